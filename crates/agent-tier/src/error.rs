@@ -1,0 +1,45 @@
+use crate::{Surface, Tier};
+
+/// Why the registry refused or failed a call. Every variant becomes an error result for the
+/// caller; none of them is a panic.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No tool of that name is registered in this run.
+    #[error("unknown tool `{name}`; tools on the {surface} surface: {available}")]
+    UnknownTool {
+        name: String,
+        surface: Surface,
+        available: String,
+    },
+    /// The tool exists but its tier is hidden on the caller's surface.
+    #[error(
+        "tool `{name}` is {tier}-tier and is not available on the {surface} surface (it sees read-tier tools only)"
+    )]
+    Hidden {
+        name: String,
+        tier: Tier,
+        surface: Surface,
+    },
+    /// The arguments did not match the tool's schema.
+    #[error("invalid arguments for `{tool}`: {detail}; valid arguments: {valid}")]
+    InvalidArguments {
+        tool: String,
+        detail: String,
+        valid: String,
+    },
+    /// The policy requires approval and no approver is connected.
+    #[error(
+        "tool `{name}` is {tier}-tier and needs approval, but no approver is connected; the call was not made"
+    )]
+    NoApprover { name: String, tier: Tier },
+    /// The approver said no.
+    #[error("the operator declined `{name}`{reason}; the call was not made")]
+    Declined { name: String, reason: String },
+    /// The tool panicked; the host keeps serving.
+    #[error("tool `{name}` panicked: {message}; the host is still running and the call had no other effect it could report")]
+    Panicked { name: String, message: String },
+    /// The call was cancelled by the caller.
+    #[error("call to `{name}` was cancelled")]
+    Cancelled { name: String },
+}

@@ -1,0 +1,38 @@
+//! # agent-tier — the floor of agent-tools
+//!
+//! This crate owns what every tool family shares and nothing that any one of them owns:
+//!
+//! - [`Tier`] (`read` / `write` / `exec`) and [`Surface`] (`full` / `plan` / `read-only`): the tier
+//!   decides which surfaces can see a tool, not merely whether it prompts;
+//! - the [`Tool`] trait, whose input schema is generated from the argument type by `schemars`;
+//! - the run's [`Registry`]: the one call path (surface check, argument validation, approval,
+//!   per-resource serialisation, panic capture, wrappers) taken by every call, whether it comes
+//!   from the model, a kernel cell's `tool()` bridge or a worker;
+//! - [`Approver`] and [`ApprovalPolicy`]: approvals fail closed when no approver is connected;
+//! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
+//! - small shared mechanisms the families need identically: root confinement and all-or-nothing
+//!   atomic writes ([`workspace`]), the one process-spawn configuration ([`process`]), and the plain
+//!   data of `doctor` reports ([`doctor`]).
+//!
+//! It never starts a process (the [`process`] helpers configure a command; the family crate
+//! spawns it), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
+//! on a family crate.
+
+pub mod doctor;
+mod error;
+pub mod process;
+mod registry;
+mod tier;
+mod tool;
+pub mod workspace;
+
+pub use error::CallError;
+pub use registry::{
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, CallContext, Origin, Registry,
+    RunInfo, Wrapper,
+};
+pub use tier::{Surface, Tier};
+pub use tool::{BoxError, Image, Tool, ToolInfo, ToolOutput};
+
+/// Re-exported so that family crates derive schemas with the same `schemars` the registry uses.
+pub use schemars;

@@ -1,0 +1,516 @@
+use crate::tool::{BoxError, Tool, ToolInfo, ToolOutput};
+use crate::{CallError, Surface, Tier};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, RwLock};
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a run is: the facts the families need to attach their resources.
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    /// The workspace root; file arguments are confined to it.
+    pub root: PathBuf,
+    /// The conversation this run belongs to (the debug tool needs one).
+    pub conversation_id: Option<String>,
+    /// Whether vibe mode is on.
+    pub vibe: bool,
+    /// A command prefix that runs a program inside the conversation's sandbox, when it has one
+    /// (for example `["docker", "exec", "-i", "box"]`). Empty: children start on the host.
+    pub sandbox_prefix: Vec<String>,
+}
+
+/// Where a call came from. A bridge or worker call keeps the surface of the run that started it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The model called the tool.
+    Model,
+    /// A kernel cell called `tool()`; `via` names the tool whose call made it (`eval`).
+    Bridge { via: String },
+    /// A background worker called the tool.
+    Worker { worker_id: String },
+}
+
+/// The context a tool call runs in.
+#[derive(Clone)]
+pub struct CallContext {
+    /// The caller's surface; a nested call keeps it.
+    pub surface: Surface,
+    /// Where the call came from.
+    pub origin: Origin,
+    registry: Registry,
+}
+
+impl fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallContext")
+            .field("surface", &self.surface)
+            .field("origin", &self.origin)
+            .finish()
+    }
+}
+
+impl CallContext {
+    /// The run this call belongs to.
+    pub fn run(&self) -> &RunInfo {
+        &self.registry.inner.run
+    }
+
+    /// The registry, for tools that re-enter it.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Call another tool from inside this one (a kernel cell's `tool()` bridge, a worker). The
+    /// nested call takes the same path as a model call, on this call's surface.
+    pub async fn nested_call(&self, origin: Origin, name: &str, args: Value) -> ToolOutput {
+        self.registry
+            .call_with(name, args, self.surface, origin)
+            .await
+    }
+}
+
+/// A request for the operator's approval of one call.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    pub tool: String,
+    pub tier: Tier,
+    pub arguments: Value,
+    pub surface: Surface,
+    pub origin: Origin,
+}
+
+/// The operator's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalDecision {
+    Approve,
+    Decline { reason: Option<String> },
+}
+
+/// Asks a person whether a call may proceed. Supplied by the harness (or the `ask` family).
+pub trait Approver: Send + Sync + 'static {
+    /// Ask; resolve once someone answers. A port that cannot reach anybody should decline.
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'_, ApprovalDecision>;
+}
+
+/// Which tiers need approval before a call runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApprovalPolicy {
+    tiers: BTreeSet<Tier>,
+}
+
+impl ApprovalPolicy {
+    /// No tier needs approval.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// These tiers need approval.
+    pub fn tiers(tiers: impl IntoIterator<Item = Tier>) -> Self {
+        ApprovalPolicy {
+            tiers: tiers.into_iter().collect(),
+        }
+    }
+
+    /// Whether a call of this tier needs approval.
+    pub fn requires(&self, tier: Tier) -> bool {
+        self.tiers.contains(&tier)
+    }
+}
+
+/// Code outside a tool that post-processes the results of named tools, on every call path.
+pub trait Wrapper: Send + Sync + 'static {
+    /// Whether this wrapper applies to the tool of that name.
+    fn wraps(&self, tool: &str) -> bool;
+
+    /// Transform the result of a call that has run.
+    fn after<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Value,
+        output: ToolOutput,
+        cx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput>;
+}
+
+trait ErasedTool: Send + Sync {
+    fn info(&self) -> ToolInfo;
+    fn resource_key(&self) -> String;
+    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError>;
+    fn run(
+        self: Arc<Self>,
+        args: Box<dyn std::any::Any + Send>,
+        cx: CallContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+}
+
+struct Erased<T: Tool> {
+    tool: T,
+    schema: Value,
+}
+
+impl<T: Tool> ErasedTool for Erased<T> {
+    fn info(&self) -> ToolInfo {
+        ToolInfo {
+            name: self.tool.name().to_string(),
+            tier: self.tool.tier(),
+            description: self.tool.description(),
+            parallel_safe: self.tool.parallel_safe(),
+            input_schema: self.schema.clone(),
+        }
+    }
+
+    fn resource_key(&self) -> String {
+        self.tool.resource_key()
+    }
+
+    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError> {
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
+        match serde_path_to_error::deserialize::<_, T::Args>(args) {
+            Ok(parsed) => Ok(Box::new(parsed)),
+            Err(err) => {
+                let path = err.path().to_string();
+                let inner = err.into_inner().to_string();
+                let detail = if path == "." || path.is_empty() {
+                    inner
+                } else {
+                    format!("at `{path}`: {inner}")
+                };
+                Err(CallError::InvalidArguments {
+                    tool: self.tool.name().to_string(),
+                    detail,
+                    valid: describe_schema(&self.schema),
+                })
+            }
+        }
+    }
+
+    fn run(
+        self: Arc<Self>,
+        args: Box<dyn std::any::Any + Send>,
+        cx: CallContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
+        Box::pin(async move {
+            // Invariant: `validate` of this same tool produced the box.
+            let args = match args.downcast::<T::Args>() {
+                Ok(a) => *a,
+                Err(_) => return Err("internal error: argument type mismatch".into()),
+            };
+            self.tool.call(args, cx).await
+        })
+    }
+}
+
+/// A one-line summary of a generated object schema: `name (type, required), …`.
+fn describe_schema(schema: &Value) -> String {
+    let required: BTreeSet<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return "none (pass an empty object)".to_string();
+    };
+    if props.is_empty() {
+        return "none (pass an empty object)".to_string();
+    }
+    props
+        .iter()
+        .map(|(name, p)| {
+            let ty = describe_type(p);
+            let req = if required.contains(name.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
+            format!("{name} ({ty}{req})")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe_type(p: &Value) -> String {
+    if let Some(values) = p.get("enum").and_then(Value::as_array) {
+        let v: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or(v.to_string(), |s| format!("\"{s}\"")))
+            .collect();
+        return format!("one of {}", v.join(" | "));
+    }
+    if let Some(values) = p.get("oneOf").and_then(Value::as_array) {
+        let consts: Vec<String> = values
+            .iter()
+            .filter_map(|v| v.get("const").and_then(Value::as_str))
+            .map(|s| format!("\"{s}\""))
+            .collect();
+        if consts.len() == values.len() && !consts.is_empty() {
+            return format!("one of {}", consts.join(" | "));
+        }
+    }
+    match p.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ if p.get("$ref").is_some() => "object".to_string(),
+        _ => "any".to_string(),
+    }
+}
+
+struct Inner {
+    run: RunInfo,
+    tools: RwLock<BTreeMap<String, Arc<dyn ErasedTool>>>,
+    wrappers: RwLock<Vec<Arc<dyn Wrapper>>>,
+    approver: RwLock<Option<Arc<dyn Approver>>>,
+    policy: RwLock<ApprovalPolicy>,
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// The run's tools. Cheap to clone; every clone is the same registry.
+///
+/// A tool is registered by the code that attaches its resource, so the registry never lists a
+/// tool whose resource is missing.
+#[derive(Clone)]
+pub struct Registry {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("root", &self.inner.run.root)
+            .field("tools", &self.names())
+            .finish()
+    }
+}
+
+// Poisoning can only follow a panic while a lock is held; none of the critical sections below
+// can panic, so recovering the guard is sound.
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Registry {
+    /// An empty registry for one run.
+    pub fn new(run: RunInfo) -> Self {
+        Registry {
+            inner: Arc::new(Inner {
+                run,
+                tools: RwLock::new(BTreeMap::new()),
+                wrappers: RwLock::new(Vec::new()),
+                approver: RwLock::new(None),
+                policy: RwLock::new(ApprovalPolicy::none()),
+                locks: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The run.
+    pub fn run(&self) -> &RunInfo {
+        &self.inner.run
+    }
+
+    /// Register a tool. A later tool of the same name replaces the earlier one.
+    pub fn register<T: Tool>(&self, tool: T) {
+        let schema = serde_json::to_value(schemars::schema_for!(T::Args))
+            .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+        let name = tool.name().to_string();
+        write(&self.inner.tools).insert(name, Arc::new(Erased { tool, schema }));
+    }
+
+    /// Add a wrapper; it applies to every later call of the tools it names.
+    pub fn add_wrapper(&self, wrapper: Arc<dyn Wrapper>) {
+        write(&self.inner.wrappers).push(wrapper);
+    }
+
+    /// Connect (or replace) the approver.
+    pub fn set_approver(&self, approver: Arc<dyn Approver>) {
+        *write(&self.inner.approver) = Some(approver);
+    }
+
+    /// Set which tiers need approval.
+    pub fn set_policy(&self, policy: ApprovalPolicy) {
+        *write(&self.inner.policy) = policy;
+    }
+
+    /// Every registered tool name.
+    pub fn names(&self) -> Vec<String> {
+        read(&self.inner.tools).keys().cloned().collect()
+    }
+
+    /// Whether a tool of that name is registered (on any surface).
+    pub fn contains(&self, name: &str) -> bool {
+        read(&self.inner.tools).contains_key(name)
+    }
+
+    /// The tools a surface sees, sorted by name.
+    pub fn list(&self, surface: Surface) -> Vec<ToolInfo> {
+        read(&self.inner.tools)
+            .values()
+            .map(|t| t.info())
+            .filter(|i| surface.allows(i.tier))
+            .collect()
+    }
+
+    /// Call a tool as the model would, on `surface`.
+    pub async fn call(&self, name: &str, args: Value, surface: Surface) -> ToolOutput {
+        self.call_with(name, args, surface, Origin::Model).await
+    }
+
+    /// The one call path: surface check, argument validation, approval, serialisation of
+    /// non-parallel-safe tools per resource, panic capture, wrappers.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        args: Value,
+        surface: Surface,
+        origin: Origin,
+    ) -> ToolOutput {
+        match self.try_call(name, args, surface, origin).await {
+            Ok(out) => out,
+            Err(e) => ToolOutput::error(e.to_string()),
+        }
+    }
+
+    async fn try_call(
+        &self,
+        name: &str,
+        args: Value,
+        surface: Surface,
+        origin: Origin,
+    ) -> Result<ToolOutput, CallError> {
+        let tool = read(&self.inner.tools).get(name).cloned();
+        let Some(tool) = tool else {
+            let available = self
+                .list(surface)
+                .into_iter()
+                .map(|i| i.name)
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(CallError::UnknownTool {
+                name: name.to_string(),
+                surface,
+                available: if available.is_empty() {
+                    "none".into()
+                } else {
+                    available
+                },
+            });
+        };
+        let info = tool.info();
+        if !surface.allows(info.tier) {
+            return Err(CallError::Hidden {
+                name: info.name,
+                tier: info.tier,
+                surface,
+            });
+        }
+        let parsed = tool.validate(args.clone())?;
+
+        if read(&self.inner.policy).requires(info.tier) {
+            let approver = read(&self.inner.approver).clone();
+            let Some(approver) = approver else {
+                return Err(CallError::NoApprover {
+                    name: info.name,
+                    tier: info.tier,
+                });
+            };
+            let decision = approver
+                .approve(ApprovalRequest {
+                    tool: info.name.clone(),
+                    tier: info.tier,
+                    arguments: args.clone(),
+                    surface,
+                    origin: origin.clone(),
+                })
+                .await;
+            if let ApprovalDecision::Decline { reason } = decision {
+                return Err(CallError::Declined {
+                    name: info.name,
+                    reason: reason.map(|r| format!(" ({r})")).unwrap_or_default(),
+                });
+            }
+        }
+
+        let cx = CallContext {
+            surface,
+            origin,
+            registry: self.clone(),
+        };
+
+        let lock = if info.parallel_safe {
+            None
+        } else {
+            let key = tool.resource_key();
+            let mut locks = self
+                .inner
+                .locks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            Some(locks.entry(key).or_default().clone())
+        };
+        let _guard = match &lock {
+            Some(l) => Some(l.lock().await),
+            None => None,
+        };
+
+        let handle = AbortOnDrop(tokio::spawn(tool.clone().run(parsed, cx.clone())));
+        let joined = handle.join().await;
+        let mut output = match joined {
+            Ok(Ok(out)) => out,
+            Ok(Err(e)) => ToolOutput::error(e.to_string()),
+            Err(join) if join.is_panic() => {
+                let payload = join.into_panic();
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic payload".to_string());
+                return Err(CallError::Panicked {
+                    name: info.name,
+                    message,
+                });
+            }
+            Err(_) => return Err(CallError::Cancelled { name: info.name }),
+        };
+
+        let wrappers: Vec<_> = read(&self.inner.wrappers)
+            .iter()
+            .filter(|w| w.wraps(name))
+            .cloned()
+            .collect();
+        for w in wrappers {
+            output = w.after(name, &args, output, &cx).await;
+        }
+        Ok(output)
+    }
+}
+
+/// Aborts the spawned call when the caller stops waiting (cancellation).
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> AbortOnDrop<T> {
+    async fn join(mut self) -> Result<T, tokio::task::JoinError> {
+        (&mut self.0).await
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

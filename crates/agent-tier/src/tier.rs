@@ -1,0 +1,86 @@
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// What a tool may do. The tier decides which surfaces can see the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// No side effects.
+    Read,
+    /// Changes files.
+    Write,
+    /// Starts or controls a process.
+    Exec,
+}
+
+impl Tier {
+    /// The lowercase name used in schemas and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Read => "read",
+            Tier::Write => "write",
+            Tier::Exec => "exec",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who is looking at the tool list: the full agent, plan mode, or a read-only subagent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Surface {
+    /// Every registered tool.
+    Full,
+    /// Plan mode: read-tier tools only.
+    Plan,
+    /// Read-only subagents: read-tier tools only.
+    ReadOnly,
+}
+
+impl Surface {
+    /// All surfaces, in a stable order.
+    pub const ALL: [Surface; 3] = [Surface::Full, Surface::Plan, Surface::ReadOnly];
+
+    /// Whether a tool of `tier` is visible (and callable) on this surface.
+    pub fn allows(self, tier: Tier) -> bool {
+        match self {
+            Surface::Full => true,
+            Surface::Plan | Surface::ReadOnly => tier == Tier::Read,
+        }
+    }
+
+    /// The name used on the command line and in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Surface::Full => "full",
+            Surface::Plan => "plan",
+            Surface::ReadOnly => "read-only",
+        }
+    }
+}
+
+impl fmt::Display for Surface {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Surface {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" => Ok(Surface::Full),
+            "plan" => Ok(Surface::Plan),
+            "read-only" | "readonly" | "read_only" => Ok(Surface::ReadOnly),
+            other => Err(format!(
+                "unknown surface `{other}`; valid surfaces: full, plan, read-only"
+            )),
+        }
+    }
+}

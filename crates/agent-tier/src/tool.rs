@@ -1,0 +1,122 @@
+use crate::{CallContext, Tier};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::future::Future;
+
+/// The error type a tool returns; the registry renders it as an error result.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// A PNG image in a tool result (a matplotlib figure, for example).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Image {
+    /// Always `image/png` for now.
+    pub mime_type: String,
+    /// The encoded bytes.
+    #[serde(skip)]
+    pub data: Vec<u8>,
+}
+
+impl Image {
+    /// A PNG image from its encoded bytes.
+    pub fn png(data: Vec<u8>) -> Self {
+        Image {
+            mime_type: "image/png".to_string(),
+            data,
+        }
+    }
+}
+
+/// What a tool call returns: text for the model, optional structured JSON, images, and whether
+/// it is an error.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolOutput {
+    /// Plain text a model can act on.
+    pub text: String,
+    /// The same result as structured data, when the tool has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured: Option<serde_json::Value>,
+    /// Images (PNG).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful text result.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    /// An error result.
+    pub fn error(text: impl Into<String>) -> Self {
+        ToolOutput {
+            text: text.into(),
+            is_error: true,
+            ..Default::default()
+        }
+    }
+
+    /// Attach structured data.
+    pub fn with_structured(mut self, value: serde_json::Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+
+    /// Attach an image.
+    pub fn with_image(mut self, image: Image) -> Self {
+        self.images.push(image);
+        self
+    }
+}
+
+/// A built-in tool bound to a live resource of this run.
+///
+/// The argument type's JSON Schema is the tool's input schema (generated, never hand-written);
+/// argument types should use `#[serde(deny_unknown_fields)]` so that a misspelt argument is an
+/// error rather than silently ignored.
+pub trait Tool: Send + Sync + 'static {
+    /// The deserialised arguments.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+
+    /// The name the model calls.
+    fn name(&self) -> &str;
+
+    /// What the tool may do.
+    fn tier(&self) -> Tier;
+
+    /// The description shown to the model.
+    fn description(&self) -> String;
+
+    /// Whether calls may run concurrently. When in doubt, `false`.
+    fn parallel_safe(&self) -> bool {
+        false
+    }
+
+    /// The key under which non-parallel-safe calls are serialised: tools that share one
+    /// resource (a debug session, a kernel) share a key. Defaults to the tool's name.
+    fn resource_key(&self) -> String {
+        self.name().to_string()
+    }
+
+    /// Run the tool. A returned error becomes an error result.
+    fn call(
+        &self,
+        args: Self::Args,
+        cx: CallContext,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send;
+}
+
+/// What a surface sees of a tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub tier: Tier,
+    pub description: String,
+    pub parallel_safe: bool,
+    pub input_schema: serde_json::Value,
+}

@@ -1,0 +1,285 @@
+//! Root confinement and all-or-nothing atomic writes, shared by every tool that touches files.
+
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a path or a write was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FsError {
+    #[error(
+        "`{arg}` = `{path}` is outside the workspace root {root}; give a path inside it (relative paths are taken from the root)"
+    )]
+    Outside {
+        arg: String,
+        path: String,
+        root: String,
+    },
+    #[error("`{arg}` = `{path}` does not exist under the workspace root")]
+    Missing { arg: String, path: String },
+    #[error("`{path}` changed since the edit was staged; nothing was written")]
+    Stale { path: String },
+    #[error("could not write `{path}`: {source}; every file was restored to its previous content")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{context} `{path}`: {source}")]
+    Io {
+        context: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Lexically normalise `a/./b/../c` to `a/c` without touching the disk.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Resolve a user-supplied path (argument `arg`) against `root`, refusing anything that leads
+/// outside it: `..`, absolute paths elsewhere, and symlinks whose target is outside.
+///
+/// The path need not exist (a file about to be written); its deepest existing ancestor is
+/// canonicalised so that a symlinked directory cannot smuggle the write out.
+pub fn confine(root: &Path, arg: &str, path: &str) -> Result<PathBuf, FsError> {
+    let root_canon = root.canonicalize().map_err(|e| FsError::Io {
+        context: "cannot open workspace root",
+        path: root.display().to_string(),
+        source: e,
+    })?;
+    let joined = if Path::new(path).is_absolute() {
+        PathBuf::from(path)
+    } else {
+        root_canon.join(path)
+    };
+    let lexical = normalize(&joined);
+    let outside = || FsError::Outside {
+        arg: arg.to_string(),
+        path: path.to_string(),
+        root: root_canon.display().to_string(),
+    };
+    // Canonicalise the deepest existing ancestor, then re-append the rest.
+    let mut existing = lexical.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() && existing.symlink_metadata().is_err() {
+        match existing.file_name() {
+            Some(name) => rest.push(name.to_os_string()),
+            None => break,
+        }
+        if !existing.pop() {
+            break;
+        }
+    }
+    let mut resolved = existing.canonicalize().map_err(|_| outside())?;
+    for part in rest.iter().rev() {
+        resolved.push(part);
+    }
+    if !resolved.starts_with(&root_canon) {
+        return Err(outside());
+    }
+    Ok(resolved)
+}
+
+/// Like [`confine`], but the path must exist.
+pub fn confine_existing(root: &Path, arg: &str, path: &str) -> Result<PathBuf, FsError> {
+    let p = confine(root, arg, path)?;
+    if !p.exists() {
+        return Err(FsError::Missing {
+            arg: arg.to_string(),
+            path: path.to_string(),
+        });
+    }
+    Ok(p)
+}
+
+/// The path relative to `root` for display (falls back to the full path).
+pub fn display_path(root: &Path, path: &Path) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    path.strip_prefix(&root)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
+}
+
+/// SHA-256 of some bytes, hex.
+pub fn hash(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
+/// The file's permission bits are kept when it already exists.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
+    // Refuse to replace a file we could not write in place: rename would bypass its mode.
+    if let Some(perm) = &mode {
+        if perm.readonly() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "file is read-only",
+            ));
+        }
+    }
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.agent-tools-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        if let Some(perm) = mode {
+            std::fs::set_permissions(&tmp, perm)?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// One file in an all-or-nothing change.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    /// The absolute path.
+    pub path: PathBuf,
+    /// The content the change was computed from (`None`: the file must not exist yet).
+    pub expected: Option<Vec<u8>>,
+    /// The new content (`None`: delete the file).
+    pub new: Option<Vec<u8>>,
+}
+
+/// Apply several file changes all-or-nothing.
+///
+/// First every file is compared with the content the change was computed from; any difference
+/// rejects the whole change and writes nothing ([`FsError::Stale`], naming every stale file).
+/// Then each file is written atomically; if any write fails, the files already written are
+/// restored, so the tree ends either fully old or fully new.
+pub fn apply_all(root: &Path, changes: &[FileChange]) -> Result<(), FsError> {
+    let mut stale = Vec::new();
+    for c in changes {
+        let current = std::fs::read(&c.path).ok();
+        if current != c.expected {
+            stale.push(display_path(root, &c.path));
+        }
+    }
+    if !stale.is_empty() {
+        return Err(FsError::Stale {
+            path: stale.join("`, `"),
+        });
+    }
+    let mut done: Vec<&FileChange> = Vec::new();
+    for c in changes {
+        let res = match &c.new {
+            Some(bytes) => {
+                if let Some(parent) = c.path.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                write_atomic(&c.path, bytes)
+            }
+            None => std::fs::remove_file(&c.path),
+        };
+        if let Err(e) = res {
+            for prev in done.iter().rev() {
+                let _ = match &prev.expected {
+                    Some(old) => write_atomic(&prev.path, old),
+                    None => std::fs::remove_file(&prev.path),
+                };
+            }
+            return Err(FsError::Write {
+                path: display_path(root, &c.path),
+                source: e,
+            });
+        }
+        done.push(c);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confine_refuses_parent_and_absolute_and_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        assert!(confine(dir.path(), "path", "a.txt").is_ok());
+        assert!(confine(dir.path(), "path", "new/b.txt").is_ok());
+        for bad in ["../x", "/etc/passwd", "link/evil.txt", "sub/../../x"] {
+            let err = confine(dir.path(), "path", bad).unwrap_err().to_string();
+            assert!(err.contains("outside the workspace root"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn apply_all_rejects_stale_and_rolls_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&a, "old a").unwrap();
+        std::fs::write(&b, "old b").unwrap();
+        let stale = [FileChange {
+            path: a.clone(),
+            expected: Some(b"something else".to_vec()),
+            new: Some(b"new".to_vec()),
+        }];
+        assert!(matches!(
+            apply_all(dir.path(), &stale),
+            Err(FsError::Stale { .. })
+        ));
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "old a");
+
+        // b is read-only: the write to a must be rolled back.
+        let mut perm = std::fs::metadata(&b).unwrap().permissions();
+        perm.set_readonly(true);
+        std::fs::set_permissions(&b, perm).unwrap();
+        let changes = [
+            FileChange {
+                path: a.clone(),
+                expected: Some(b"old a".to_vec()),
+                new: Some(b"new a".to_vec()),
+            },
+            FileChange {
+                path: b.clone(),
+                expected: Some(b"old b".to_vec()),
+                new: Some(b"new b".to_vec()),
+            },
+        ];
+        let err = apply_all(dir.path(), &changes).unwrap_err();
+        assert!(matches!(err, FsError::Write { .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "old a");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "old b");
+    }
+
+    #[test]
+    fn write_atomic_keeps_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.sh");
+        std::fs::write(&p, "a").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_atomic(&p, b"b").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+    }
+}
