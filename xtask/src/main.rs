@@ -1,1 +1,404 @@
-fn main() {}
+//! `cargo xtask` — the project's own automation: `setup`, `test`, `ci`, `codegen`, `bench`.
+//!
+//! Everything the tests need is installed by `setup`, idempotently: system packages with
+//! `apt-get`, Python packages into `<workspace>/.tools/venv`, node packages into
+//! `<workspace>/.tools/node`, and `rust-analyzer` with rustup.
+
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const APT_PACKAGES: &[&str] = &["clangd-19", "lldb-19", "golang-go", "gopls", "delve"];
+/// (binary that proves the package is there, package)
+const APT_PROBES: &[(&str, &str)] = &[
+    ("clangd-19", "clangd-19"),
+    ("lldb-dap-19", "lldb-19"),
+    ("go", "golang-go"),
+    ("gopls", "gopls"),
+    ("dlv", "delve"),
+];
+const PIP_PACKAGES: &[&str] = &[
+    "basedpyright",
+    "python-lsp-server",
+    "ty",
+    "debugpy",
+    "pandas",
+    "matplotlib",
+    "jupyter_client",
+    "ipykernel",
+];
+const NPM_PACKAGES: &[&str] = &[
+    "pyright",
+    "typescript-language-server",
+    "typescript@6",
+    "@ast-grep/cli@0.51",
+];
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    match args.first().map(String::as_str) {
+        Some("setup") => setup(&root),
+        Some("test") => {
+            setup(&root)?;
+            test(&root, &args[1..])
+        }
+        Some("ci") => ci(&root),
+        Some("codegen") => codegen(&root, args.iter().any(|a| a == "--check")),
+        Some("bench") => bench(&root, args.get(1).map(String::as_str).unwrap_or("all")),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <setup | test [cargo test args] | ci | codegen [--check] | bench [host|astgrep|lsp|dap|kernel|all]>"
+            );
+            std::process::exit(2)
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+fn tools_dir(root: &Path) -> PathBuf {
+    root.join(".tools")
+}
+
+/// PATH with the project-local tool folders in front.
+fn test_path(root: &Path) -> String {
+    let t = tools_dir(root);
+    format!(
+        "{}:{}:{}",
+        t.join("venv/bin").display(),
+        t.join("node/node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed with {status}");
+    }
+    Ok(())
+}
+
+fn on_path(bin: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(bin))
+        .find(|p| p.is_file())
+}
+
+fn step(name: &str, f: impl FnOnce() -> Result<String>) -> Result<()> {
+    let t = Instant::now();
+    let what = f().with_context(|| format!("setup step `{name}`"))?;
+    println!(
+        "setup: {name:<14} {:>6.1}s  {what}",
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn setup(root: &Path) -> Result<()> {
+    let tools = tools_dir(root);
+    std::fs::create_dir_all(&tools)?;
+
+    step("apt", || {
+        let missing: Vec<&str> = APT_PROBES
+            .iter()
+            .filter(|(bin, _)| on_path(bin).is_none())
+            .map(|(_, pkg)| *pkg)
+            .collect();
+        if missing.is_empty() {
+            return Ok(format!("already installed: {}", APT_PACKAGES.join(" ")));
+        }
+        let sudo = if on_path("sudo").is_some() && !is_root() {
+            vec!["sudo"]
+        } else {
+            vec![]
+        };
+        let apt = |args: &[&str]| {
+            let mut c = Command::new(if sudo.is_empty() { "apt-get" } else { "sudo" });
+            if !sudo.is_empty() {
+                c.arg("apt-get");
+            }
+            c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+            c
+        };
+        run(apt(&["update", "-q"]).stdout(Stdio::null()))?;
+        let mut install = apt(&["install", "-y", "-q", "--no-install-recommends"]);
+        install.args(APT_PACKAGES).stdout(Stdio::null());
+        run(&mut install)?;
+        Ok(format!("installed {} (system, apt-get)", missing.join(" ")))
+    })?;
+
+    step("pip", || {
+        let venv = tools.join("venv");
+        if !venv.join("bin/python").exists() {
+            run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+        }
+        run(Command::new(venv.join("bin/pip"))
+            .args(["install", "-q", "--disable-pip-version-check"])
+            .args(PIP_PACKAGES))?;
+        Ok(format!(
+            "{} into {}",
+            PIP_PACKAGES.join(" "),
+            venv.display()
+        ))
+    })?;
+
+    step("npm", || {
+        let node = tools.join("node");
+        std::fs::create_dir_all(&node)?;
+        let pkg = node.join("package.json");
+        if !pkg.exists() {
+            std::fs::write(&pkg, "{\"private\": true}\n")?;
+        }
+        run(Command::new("npm")
+            .current_dir(&node)
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+            .args(NPM_PACKAGES)
+            .stdout(Stdio::null()))?;
+        Ok(format!(
+            "{} into {}",
+            NPM_PACKAGES.join(" "),
+            node.display()
+        ))
+    })?;
+
+    step("rust-analyzer", || {
+        run(Command::new("rustup")
+            .args(["component", "add", "rust-analyzer"])
+            .stderr(Stdio::null()))?;
+        Ok("rustup component rust-analyzer".into())
+    })?;
+    Ok(())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn cargo(root: &Path) -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root)
+        .env("PATH", test_path(root))
+        .env("AGENT_TOOLS_VENV", tools_dir(root).join("venv"))
+        .env("AGENT_TOOLS_REQUIRE_REAL", "1");
+    c
+}
+
+fn test(root: &Path, extra: &[String]) -> Result<()> {
+    run(cargo(root)
+        .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
+        .args(extra))
+}
+
+fn ci(root: &Path) -> Result<()> {
+    run(cargo(root).args(["fmt", "--all", "--check"]))?;
+    run(cargo(root).args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    for feature in ["lsp", "astgrep", "dap", "kernel", "ask", "vibe", "full"] {
+        run(cargo(root).args([
+            "check",
+            "-q",
+            "-p",
+            "agent-tools",
+            "--no-default-features",
+            "--features",
+            feature,
+        ]))?;
+    }
+    run(cargo(root).args(["check", "-q", "-p", "agent-tools", "--no-default-features"]))?;
+    codegen(root, true)?;
+    setup(root)?;
+    test(root, &[])
+}
+
+fn host_binary(root: &Path, release: bool) -> Result<PathBuf> {
+    let mut c = cargo(root);
+    c.args(["build", "-q", "-p", "agent-tools-cli"]);
+    if release {
+        c.arg("--release");
+    }
+    run(&mut c)?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    Ok(target
+        .join(if release { "release" } else { "debug" })
+        .join("agent-tools"))
+}
+
+fn codegen(root: &Path, check: bool) -> Result<()> {
+    let bin = host_binary(root, false)?;
+    let mut doc = String::from(
+        "# Tools\n\nGenerated by `cargo xtask codegen` from the registry of `agent-tools serve --vibe` \
+         with every family compiled in. Do not edit by hand.\n\n\
+         | tool | tier | parallel-safe | plan / read-only surfaces |\n|---|---|---|---|\n",
+    );
+    let out = Command::new(&bin)
+        .args(["tools", "--json", "--vibe", "--root"])
+        .arg(root)
+        .output()?;
+    if !out.status.success() {
+        bail!(
+            "agent-tools tools failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let tools: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout)?;
+    for t in &tools {
+        let tier = t["_meta"]["tier"].as_str().unwrap_or("?");
+        doc.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            t["name"].as_str().unwrap_or("?"),
+            tier,
+            t["_meta"]["parallelSafe"].as_bool().unwrap_or(false),
+            if tier == "read" {
+                "visible"
+            } else {
+                "hidden and refused"
+            }
+        ));
+    }
+    for t in &tools {
+        doc.push_str(&format!(
+            "\n## `{}`\n\n{}\n\n```json\n{}\n```\n",
+            t["name"].as_str().unwrap_or("?"),
+            t["description"].as_str().unwrap_or(""),
+            serde_json::to_string_pretty(&t["inputSchema"])?
+        ));
+    }
+    let path = root.join("docs/tools.md");
+    if check {
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current != doc {
+            bail!("docs/tools.md is stale: run `cargo xtask codegen`");
+        }
+        println!("docs/tools.md is up to date");
+    } else {
+        std::fs::write(&path, doc)?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn bench(root: &Path, which: &str) -> Result<()> {
+    let all = which == "all";
+    if all || which == "host" {
+        bench_host(root)?;
+    }
+    for family in ["astgrep", "lsp", "dap", "kernel"] {
+        if all || which == family {
+            let krate = format!("agent-{family}");
+            if !root
+                .join("crates")
+                .join(&krate)
+                .join("examples/bench.rs")
+                .exists()
+            {
+                println!("bench {family}: no benchmark in crates/{krate}/examples/bench.rs");
+                continue;
+            }
+            println!("== bench {family} ==");
+            run(cargo(root).args(["run", "-q", "--release", "-p", &krate, "--example", "bench"]))?;
+        }
+    }
+    Ok(())
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn bench_host(root: &Path) -> Result<()> {
+    use std::io::{BufRead, BufReader, Write};
+    let bin = host_binary(root, true)?;
+    let dir = std::env::temp_dir().join(format!("agent-tools-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("hello.txt"), "hello\n")?;
+    let mut child = Command::new(&bin)
+        .args(["serve", "--vibe", "--root"])
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let mut stdout = BufReader::new(child.stdout.take().context("stdout")?);
+    let mut line = String::new();
+    let mut rpc = |id: u64, method: &str, params: serde_json::Value| -> Result<f64> {
+        let t = Instant::now();
+        writeln!(
+            stdin,
+            "{}",
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )?;
+        loop {
+            line.clear();
+            if stdout.read_line(&mut line)? == 0 {
+                bail!("agent-tools serve closed its stdout");
+            }
+            let v: serde_json::Value = serde_json::from_str(&line)?;
+            if v["id"] == id {
+                return Ok(t.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+    };
+    rpc(
+        0,
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}),
+    )?;
+    rpc(1, "tools/list", serde_json::json!({}))?;
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let rss = rss_kib(child.id()).unwrap_or(0);
+    let mut times = Vec::new();
+    for i in 0..500 {
+        times.push(rpc(
+            10 + i,
+            "tools/call",
+            serde_json::json!({"name": "read", "arguments": {"path": "hello.txt"}}),
+        )?);
+    }
+    times.sort_by(f64::total_cmp);
+    drop(stdin);
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("== bench host ==");
+    println!(
+        "idle RSS of `agent-tools serve --vibe` with every family attached: {:.1} MB (goal <= 25 MB)",
+        rss as f64 / 1024.0
+    );
+    println!(
+        "tools/call `read` round trip over stdio, 500 calls: median {:.0} us, p90 {:.0} us, p99 {:.0} us",
+        times[times.len() / 2],
+        times[times.len() * 9 / 10],
+        times[times.len() * 99 / 100]
+    );
+    Ok(())
+}

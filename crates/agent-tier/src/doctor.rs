@@ -37,7 +37,11 @@ impl DoctorEntry {
             Some(b) => format!("binary {}", b.display()),
             None => format!("binary not found (install: {})", self.install),
         };
-        let verdict = if self.usable() { "usable" } else { "not usable" };
+        let verdict = if self.usable() {
+            "usable"
+        } else {
+            "not usable"
+        };
         format!("{}/{}: {verdict}; {marker}; {binary}", self.family, self.id)
     }
 }

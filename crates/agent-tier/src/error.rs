@@ -37,7 +37,7 @@ pub enum CallError {
     #[error("the operator declined `{name}`{reason}; the call was not made")]
     Declined { name: String, reason: String },
     /// The tool panicked; the host keeps serving.
-    #[error("tool `{name}` panicked: {message}; the host is still running and the call had no other effect it could report")]
+    #[error("tool `{name}` panicked: {message}; the host keeps serving other calls")]
     Panicked { name: String, message: String },
     /// The call was cancelled by the caller.
     #[error("call to `{name}` was cancelled")]

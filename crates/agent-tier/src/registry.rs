@@ -456,11 +456,7 @@ impl Registry {
             None
         } else {
             let key = tool.resource_key();
-            let mut locks = self
-                .inner
-                .locks
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut locks = self.inner.locks.lock().unwrap_or_else(|e| e.into_inner());
             Some(locks.entry(key).or_default().clone())
         };
         let _guard = match &lock {

@@ -136,7 +136,10 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.agent-tools-{}.tmp", std::process::id()));
+    let tmp = dir.join(format!(
+        ".{file_name}.agent-tools-{}.tmp",
+        std::process::id()
+    ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(contents)?;

@@ -1,0 +1,419 @@
+//! The one call path: surfaces, approvals, bridge origin, wrappers, argument errors, panics,
+//! per-resource serialisation.
+
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, BoxError, CallContext, Origin,
+    Registry, RunInfo, Surface, Tier, Tool, ToolOutput, Wrapper,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EchoArgs {
+    /// What to echo.
+    text: String,
+    /// How many times.
+    #[serde(default)]
+    times: Option<u32>,
+}
+
+struct Echo {
+    name: &'static str,
+    tier: Tier,
+}
+
+impl Tool for Echo {
+    type Args = EchoArgs;
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn tier(&self) -> Tier {
+        self.tier
+    }
+    fn description(&self) -> String {
+        format!("echo ({})", self.tier)
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    async fn call(&self, args: EchoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        Ok(ToolOutput::text(
+            args.text.repeat(args.times.unwrap_or(1) as usize),
+        ))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+/// Calls another tool through the bridge path, as a kernel cell would.
+struct Bridge;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct BridgeArgs {
+    tool: String,
+    args: Value,
+}
+
+impl Tool for Bridge {
+    type Args = BridgeArgs;
+    fn name(&self) -> &str {
+        "bridge"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "calls a tool from inside a tool".into()
+    }
+    async fn call(&self, args: BridgeArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let out = cx
+            .nested_call(
+                Origin::Bridge {
+                    via: "bridge".into(),
+                },
+                &args.tool,
+                args.args,
+            )
+            .await;
+        Ok(out)
+    }
+}
+
+struct Panics;
+
+impl Tool for Panics {
+    type Args = NoArgs;
+    fn name(&self) -> &str {
+        "panics"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "always panics".into()
+    }
+    async fn call(&self, _args: NoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        panic!("boom inside the tool")
+    }
+}
+
+/// Records how many calls run at once on one resource.
+struct Serial {
+    name: &'static str,
+    running: Arc<AtomicUsize>,
+    max_seen: Arc<AtomicUsize>,
+}
+
+impl Tool for Serial {
+    type Args = NoArgs;
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn tier(&self) -> Tier {
+        Tier::Exec
+    }
+    fn description(&self) -> String {
+        "not parallel-safe".into()
+    }
+    fn resource_key(&self) -> String {
+        "session".into()
+    }
+    async fn call(&self, _args: NoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_seen.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        self.running.fetch_sub(1, Ordering::SeqCst);
+        Ok(ToolOutput::text("done"))
+    }
+}
+
+fn registry() -> Registry {
+    let r = Registry::new(RunInfo::default());
+    r.register(Echo {
+        name: "look",
+        tier: Tier::Read,
+    });
+    r.register(Echo {
+        name: "change",
+        tier: Tier::Write,
+    });
+    r.register(Echo {
+        name: "run",
+        tier: Tier::Exec,
+    });
+    r.register(Bridge);
+    r.register(Panics);
+    r
+}
+
+#[test]
+fn surfaces_see_only_their_tiers() {
+    let r = registry();
+    let names = |s| {
+        r.list(s)
+            .into_iter()
+            .map(|t| format!("{} ({})", t.name, t.tier))
+            .collect::<Vec<_>>()
+    };
+    insta::assert_debug_snapshot!(
+        "surface_lists",
+        (
+            names(Surface::Full),
+            names(Surface::Plan),
+            names(Surface::ReadOnly)
+        )
+    );
+}
+
+#[tokio::test]
+async fn hidden_tools_are_refused_at_call_time() {
+    let r = registry();
+    let mut lines = Vec::new();
+    for surface in [Surface::Plan, Surface::ReadOnly] {
+        for tool in ["change", "run"] {
+            let out = r.call(tool, json!({"text": "x"}), surface).await;
+            assert!(out.is_error);
+            lines.push(out.text);
+        }
+    }
+    insta::assert_snapshot!(lines.join("\n"));
+    // Read-tier tools still run there.
+    let ok = r.call("look", json!({"text": "x"}), Surface::Plan).await;
+    assert!(!ok.is_error && ok.text == "x");
+}
+
+#[tokio::test]
+async fn a_bridge_call_keeps_its_callers_surface() {
+    let r = registry();
+    let from_plan = r
+        .call(
+            "bridge",
+            json!({"tool": "change", "args": {"text": "x"}}),
+            Surface::Plan,
+        )
+        .await;
+    assert!(from_plan.is_error, "{}", from_plan.text);
+    assert!(
+        from_plan.text.contains("not available on the plan surface"),
+        "{}",
+        from_plan.text
+    );
+    let from_full = r
+        .call(
+            "bridge",
+            json!({"tool": "change", "args": {"text": "y"}}),
+            Surface::Full,
+        )
+        .await;
+    assert!(
+        !from_full.is_error && from_full.text == "y",
+        "{}",
+        from_full.text
+    );
+}
+
+#[tokio::test]
+async fn argument_errors_name_the_argument_and_what_is_valid() {
+    let r = registry();
+    let cases = [
+        json!({}),
+        json!({"text": 3}),
+        json!({"text": "a", "colour": "red"}),
+        json!({"text": "a", "times": "twice"}),
+        json!("just a string"),
+    ];
+    let mut out = Vec::new();
+    for c in cases {
+        let res = r.call("look", c.clone(), Surface::Full).await;
+        assert!(res.is_error);
+        out.push(format!("{c} -> {}", res.text));
+    }
+    out.push(r.call("nope", json!({}), Surface::Plan).await.text);
+    insta::assert_snapshot!(out.join("\n"));
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_an_error_and_the_registry_keeps_serving() {
+    let r = registry();
+    let out = r.call("panics", json!({}), Surface::Full).await;
+    assert!(out.is_error);
+    insta::assert_snapshot!(out.text);
+    let after = r
+        .call("look", json!({"text": "still here"}), Surface::Full)
+        .await;
+    assert_eq!(after.text, "still here");
+}
+
+struct Script(ApprovalDecision, Arc<AtomicUsize>);
+
+impl Approver for Script {
+    fn approve(
+        &self,
+        request: ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = ApprovalDecision> + Send + '_>> {
+        assert_eq!(request.tier, Tier::Write);
+        self.1.fetch_add(1, Ordering::SeqCst);
+        let d = self.0.clone();
+        Box::pin(async move { d })
+    }
+}
+
+#[tokio::test]
+async fn approvals_fail_closed_without_an_approver() {
+    let r = registry();
+    r.set_policy(ApprovalPolicy::tiers([Tier::Write]));
+    let out = r.call("change", json!({"text": "x"}), Surface::Full).await;
+    assert!(out.is_error);
+    insta::assert_snapshot!("no_approver", out.text);
+    // Read tier does not need approval under this policy.
+    assert!(
+        !r.call("look", json!({"text": "x"}), Surface::Full)
+            .await
+            .is_error
+    );
+
+    let asked = Arc::new(AtomicUsize::new(0));
+    r.set_approver(Arc::new(Script(
+        ApprovalDecision::Decline {
+            reason: Some("not now".into()),
+        },
+        asked.clone(),
+    )));
+    let out = r.call("change", json!({"text": "x"}), Surface::Full).await;
+    assert!(out.is_error);
+    insta::assert_snapshot!("declined", out.text);
+
+    r.set_approver(Arc::new(Script(ApprovalDecision::Approve, asked.clone())));
+    let out = r.call("change", json!({"text": "ok"}), Surface::Full).await;
+    assert!(!out.is_error && out.text == "ok");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_refused_before_asking_for_approval() {
+    let r = registry();
+    r.set_policy(ApprovalPolicy::tiers([Tier::Write]));
+    let asked = Arc::new(AtomicUsize::new(0));
+    r.set_approver(Arc::new(Script(ApprovalDecision::Approve, asked.clone())));
+    let out = r.call("change", json!({"txt": "x"}), Surface::Full).await;
+    assert!(
+        out.is_error && out.text.contains("unknown field `txt`"),
+        "{}",
+        out.text
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+struct Suffix;
+
+impl Wrapper for Suffix {
+    fn wraps(&self, tool: &str) -> bool {
+        tool == "change"
+    }
+    fn after<'a>(
+        &'a self,
+        _tool: &'a str,
+        args: &'a Value,
+        mut output: ToolOutput,
+        cx: &'a CallContext,
+    ) -> Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>> {
+        Box::pin(async move {
+            output.text.push_str(&format!(
+                " [wrapped: {} via {:?}]",
+                args["text"].as_str().unwrap_or_default(),
+                cx.origin
+            ));
+            output
+        })
+    }
+}
+
+#[tokio::test]
+async fn wrappers_apply_on_every_path() {
+    let r = registry();
+    r.add_wrapper(Arc::new(Suffix));
+    let direct = r.call("change", json!({"text": "a"}), Surface::Full).await;
+    assert_eq!(direct.text, "a [wrapped: a via Model]");
+    let bridged = r
+        .call(
+            "bridge",
+            json!({"tool": "change", "args": {"text": "b"}}),
+            Surface::Full,
+        )
+        .await;
+    assert_eq!(
+        bridged.text,
+        "b [wrapped: b via Bridge { via: \"bridge\" }]"
+    );
+    let worker = r
+        .call_with(
+            "change",
+            json!({"text": "c"}),
+            Surface::Full,
+            Origin::Worker {
+                worker_id: "w1".into(),
+            },
+        )
+        .await;
+    assert_eq!(
+        worker.text,
+        "c [wrapped: c via Worker { worker_id: \"w1\" }]"
+    );
+    // Other tools are not wrapped.
+    assert_eq!(
+        r.call("look", json!({"text": "d"}), Surface::Full)
+            .await
+            .text,
+        "d"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_parallel_safe_tools_are_serialised_per_resource() {
+    let r = Registry::new(RunInfo::default());
+    let running = Arc::new(AtomicUsize::new(0));
+    let max_seen = Arc::new(AtomicUsize::new(0));
+    for name in ["debug_a", "debug_b"] {
+        r.register(Serial {
+            name,
+            running: running.clone(),
+            max_seen: max_seen.clone(),
+        });
+    }
+    let mut handles = Vec::new();
+    for i in 0..8 {
+        let r = r.clone();
+        let name = if i % 2 == 0 { "debug_a" } else { "debug_b" };
+        handles.push(tokio::spawn(async move {
+            r.call(name, json!({}), Surface::Full).await
+        }));
+    }
+    for h in handles {
+        assert!(!h.await.unwrap().is_error);
+    }
+    assert_eq!(
+        max_seen.load(Ordering::SeqCst),
+        1,
+        "two calls on one resource overlapped"
+    );
+}
+
+#[test]
+fn schemas_are_generated_from_the_argument_types() {
+    let r = registry();
+    let look = r
+        .list(Surface::Full)
+        .into_iter()
+        .find(|t| t.name == "look")
+        .unwrap();
+    insta::assert_json_snapshot!(look.input_schema);
+}

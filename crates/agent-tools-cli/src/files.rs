@@ -1,0 +1,280 @@
+//! The generic file tools the spec assumes a harness has: `read`, `write`, `edit`, `apply_patch`.
+//!
+//! All of them are confined to the run's root (`..`, absolute paths elsewhere and symlinks that
+//! lead out are refused) and write atomically. On success, `structured.changed_files` lists the
+//! files written, relative to the root, so that wrappers (diagnostics on write) know what to sync.
+
+use crate::patch;
+use agent_tools::tier::workspace::{self, FileChange, FsError};
+use agent_tools::tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::path::Path;
+
+/// Largest file `read` returns whole.
+const READ_CAP: usize = 256 * 1024;
+
+/// Register the four file tools.
+pub fn attach(registry: &Registry) {
+    registry.register(ReadTool);
+    registry.register(WriteTool);
+    registry.register(EditTool);
+    registry.register(ApplyPatchTool);
+}
+
+fn changed(root: &Path, paths: &[&Path]) -> serde_json::Value {
+    json!({ "changed_files": paths.iter().map(|p| workspace::display_path(root, p)).collect::<Vec<_>>() })
+}
+
+fn io_err(context: &'static str, path: &Path, source: std::io::Error) -> FsError {
+    FsError::Io {
+        context,
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+struct ReadTool;
+
+/// Arguments of `read`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    /// File to read, relative to the workspace root.
+    path: String,
+}
+
+impl Tool for ReadTool {
+    type Args = ReadArgs;
+    fn name(&self) -> &str {
+        "read"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "Read a file inside the workspace.".into()
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    async fn call(&self, args: ReadArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = &cx.run().root;
+        let path = workspace::confine_existing(root, "path", &args.path)?;
+        let bytes = std::fs::read(&path).map_err(|e| io_err("cannot read", &path, e))?;
+        let mut text = String::from_utf8_lossy(&bytes[..bytes.len().min(READ_CAP)]).into_owned();
+        if bytes.len() > READ_CAP {
+            text.push_str(&format!(
+                "\n[… {} more bytes not shown]",
+                bytes.len() - READ_CAP
+            ));
+        }
+        Ok(ToolOutput::text(text))
+    }
+}
+
+struct WriteTool;
+
+/// Arguments of `write`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    /// File to write, relative to the workspace root; created with its directories if missing.
+    path: String,
+    /// The whole new content.
+    content: String,
+}
+
+impl Tool for WriteTool {
+    type Args = WriteArgs;
+    fn name(&self) -> &str {
+        "write"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+    fn description(&self) -> String {
+        "Write a whole file inside the workspace (atomically; the file's mode is kept).".into()
+    }
+    fn resource_key(&self) -> String {
+        "files".into()
+    }
+    async fn call(&self, args: WriteArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = &cx.run().root;
+        let path = workspace::confine(root, "path", &args.path)?;
+        if path.is_dir() {
+            return Err(
+                format!("`path` = `{}` is a directory; give a file path", args.path).into(),
+            );
+        }
+        let expected = std::fs::read(&path).ok();
+        workspace::apply_all(
+            root,
+            &[FileChange {
+                path: path.clone(),
+                expected,
+                new: Some(args.content.clone().into_bytes()),
+            }],
+        )?;
+        Ok(ToolOutput::text(format!(
+            "wrote {} ({} bytes)",
+            workspace::display_path(root, &path),
+            args.content.len()
+        ))
+        .with_structured(changed(root, &[&path])))
+    }
+}
+
+struct EditTool;
+
+/// Arguments of `edit`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EditArgs {
+    /// File to edit, relative to the workspace root.
+    path: String,
+    /// The exact text to replace; it must occur exactly once in the file.
+    old_string: String,
+    /// The replacement text.
+    new_string: String,
+}
+
+impl Tool for EditTool {
+    type Args = EditArgs;
+    fn name(&self) -> &str {
+        "edit"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+    fn description(&self) -> String {
+        "Replace one exact, unique occurrence of `old_string` with `new_string` in a file.".into()
+    }
+    fn resource_key(&self) -> String {
+        "files".into()
+    }
+    async fn call(&self, args: EditArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = &cx.run().root;
+        let path = workspace::confine_existing(root, "path", &args.path)?;
+        let bytes = std::fs::read(&path).map_err(|e| io_err("cannot read", &path, e))?;
+        let text = String::from_utf8(bytes.clone())
+            .map_err(|_| format!("`path` = `{}` is not UTF-8 text", args.path))?;
+        if args.old_string.is_empty() {
+            return Err("`old_string` is empty; give the exact text to replace".into());
+        }
+        let count = text.matches(&args.old_string).count();
+        match count {
+            0 => {
+                return Err(format!(
+                    "`old_string` does not occur in {}; nothing was written (read the file and copy the text exactly)",
+                    args.path
+                )
+                .into());
+            }
+            1 => {}
+            n => {
+                return Err(format!(
+                    "`old_string` occurs {n} times in {}; include more surrounding text so that it is unique; nothing was written",
+                    args.path
+                )
+                .into());
+            }
+        }
+        let new_text = text.replacen(&args.old_string, &args.new_string, 1);
+        workspace::apply_all(
+            root,
+            &[FileChange {
+                path: path.clone(),
+                expected: Some(bytes),
+                new: Some(new_text.into_bytes()),
+            }],
+        )?;
+        Ok(
+            ToolOutput::text(format!("edited {}", workspace::display_path(root, &path)))
+                .with_structured(changed(root, &[&path])),
+        )
+    }
+}
+
+struct ApplyPatchTool;
+
+/// Arguments of `apply_patch`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ApplyPatchArgs {
+    /// A unified diff (`--- a/file`, `+++ b/file`, `@@ … @@` hunks); `/dev/null` creates or
+    /// deletes a file. Applied all-or-nothing.
+    patch: String,
+}
+
+impl Tool for ApplyPatchTool {
+    type Args = ApplyPatchArgs;
+    fn name(&self) -> &str {
+        "apply_patch"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+    fn description(&self) -> String {
+        "Apply a unified diff to files in the workspace, all-or-nothing: if any hunk does not apply, no file is changed.".into()
+    }
+    fn resource_key(&self) -> String {
+        "files".into()
+    }
+    async fn call(&self, args: ApplyPatchArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = &cx.run().root;
+        let files = patch::parse(&args.patch)?;
+        let mut changes = Vec::new();
+        for f in &files {
+            let target = f.new_path.as_deref().or(f.old_path.as_deref()).ok_or(
+                "a file in `patch` has neither an old nor a new path; nothing was written",
+            )?;
+            let path = workspace::confine(root, "patch", target)?;
+            let expected = if f.old_path.is_some() {
+                Some(std::fs::read(&path).map_err(|e| {
+                    format!("`patch` modifies `{target}`, which cannot be read ({e}); nothing was written")
+                })?)
+            } else {
+                if path.exists() {
+                    return Err(format!(
+                        "`patch` creates `{target}`, which already exists; nothing was written"
+                    )
+                    .into());
+                }
+                None
+            };
+            let old_text = match &expected {
+                Some(b) => String::from_utf8(b.clone())
+                    .map_err(|_| format!("`{target}` is not UTF-8 text; nothing was written"))?,
+                None => String::new(),
+            };
+            let new = if f.new_path.is_none() {
+                None
+            } else {
+                Some(
+                    patch::apply(&old_text, &f.hunks)
+                        .map_err(|e| format!("{target}: {e}; nothing was written"))?
+                        .into_bytes(),
+                )
+            };
+            changes.push(FileChange {
+                path,
+                expected,
+                new,
+            });
+        }
+        workspace::apply_all(root, &changes)?;
+        let paths: Vec<&Path> = changes.iter().map(|c| c.path.as_path()).collect();
+        let list: Vec<String> = paths
+            .iter()
+            .map(|p| workspace::display_path(root, p))
+            .collect();
+        Ok(ToolOutput::text(format!(
+            "patched {} file(s): {}",
+            list.len(),
+            list.join(", ")
+        ))
+        .with_structured(changed(root, &paths)))
+    }
+}

@@ -1,0 +1,97 @@
+//! Composing one run: the registry, the host's file tools, and every family compiled in.
+
+use agent_tools::tier::doctor::DoctorEntry;
+use agent_tools::{Registry, RunInfo};
+use std::path::{Path, PathBuf};
+
+/// How the host was asked to set up the run.
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    pub root: PathBuf,
+    pub vibe: bool,
+    pub conversation_id: Option<String>,
+    pub sandbox_prefix: Vec<String>,
+}
+
+/// Which families this binary was built with.
+pub fn families() -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if cfg!(feature = "lsp") {
+        v.push("lsp");
+    }
+    if cfg!(feature = "astgrep") {
+        v.push("astgrep");
+    }
+    if cfg!(feature = "dap") {
+        v.push("dap");
+    }
+    if cfg!(feature = "kernel") {
+        v.push("kernel");
+    }
+    if cfg!(feature = "ask") {
+        v.push("ask");
+    }
+    if cfg!(feature = "vibe") {
+        v.push("vibe");
+    }
+    v
+}
+
+/// A fresh registry for one run with the file tools and every family's resource attached.
+/// `ask` is attached by the caller, which knows the port (terminal, elicitation).
+pub fn build(opts: &HostOptions) -> Registry {
+    let registry = Registry::new(RunInfo {
+        root: opts.root.clone(),
+        conversation_id: opts
+            .conversation_id
+            .clone()
+            .or_else(|| Some(format!("run-{}", std::process::id()))),
+        vibe: opts.vibe,
+        sandbox_prefix: opts.sandbox_prefix.clone(),
+    });
+    crate::files::attach(&registry);
+    #[cfg(feature = "astgrep")]
+    agent_tools::astgrep::attach(&registry, Default::default());
+    #[cfg(feature = "lsp")]
+    agent_tools::lsp::attach(&registry, Default::default());
+    #[cfg(feature = "dap")]
+    agent_tools::dap::attach(&registry, Default::default());
+    #[cfg(feature = "kernel")]
+    agent_tools::kernel::attach(&registry, Default::default());
+    #[cfg(feature = "vibe")]
+    agent_tools::vibe::attach(&registry, Default::default());
+    registry
+}
+
+/// Every program the families know, for this checkout.
+pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
+    #[allow(unused_mut)]
+    let mut v: Vec<DoctorEntry> = Vec::new();
+    #[cfg(feature = "lsp")]
+    v.extend(agent_tools::lsp::doctor(root));
+    #[cfg(feature = "dap")]
+    v.extend(agent_tools::dap::doctor(root));
+    #[cfg(feature = "kernel")]
+    v.extend(agent_tools::kernel::doctor(root));
+    let _ = root;
+    v
+}
+
+/// `doctor` as text.
+pub fn doctor_text(root: &Path) -> String {
+    let entries = doctor(root);
+    let mut out = format!(
+        "agent-tools {} at {}\nfamilies compiled in: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        root.display(),
+        families().join(", ")
+    );
+    if entries.is_empty() {
+        out.push_str("no language server, debug adapter or kernel family is compiled in\n");
+    }
+    for e in &entries {
+        out.push_str(&e.summary());
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,256 @@
+//! `agent-tools serve`: the run's tools over MCP's stdio transport (newline-delimited JSON-RPC
+//! 2.0): `initialize`, `ping`, `tools/list`, `tools/call`, `notifications/cancelled`, progress
+//! notifications, and server-initiated `elicitation/create` requests (used by `ask_user` when the
+//! client declared the capability).
+
+use agent_tools::tier::{Registry, Surface, ToolInfo, ToolOutput};
+use base64::Engine;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+/// The protocol revisions this server speaks, newest first.
+const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The client side of the connection as seen from the server: lets tools send requests to the
+/// client (elicitation) and notifications.
+#[derive(Clone)]
+pub struct Peer {
+    out: mpsc::UnboundedSender<Value>,
+    pending: Arc<Mutex<HashMap<i64, oneshot::Sender<Value>>>>,
+    next_id: Arc<AtomicI64>,
+    client_caps: Arc<Mutex<Value>>,
+}
+
+impl Peer {
+    fn new(out: mpsc::UnboundedSender<Value>) -> Self {
+        Peer {
+            out,
+            pending: Arc::default(),
+            next_id: Arc::new(AtomicI64::new(1)),
+            client_caps: Arc::new(Mutex::new(Value::Null)),
+        }
+    }
+
+    /// Whether the client declared a capability (e.g. `elicitation`) in `initialize`.
+    pub fn client_has(&self, capability: &str) -> bool {
+        self.client_caps
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(capability)
+            .is_some()
+    }
+
+    /// Send a request to the client and wait for its response (no timeout here: the caller
+    /// bounds the wait).
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, tx);
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let resp = rx
+            .await
+            .map_err(|_| "the client disconnected before answering".to_string())?;
+        if let Some(err) = resp.get("error") {
+            return Err(format!(
+                "the client answered `{method}` with an error: {err}"
+            ));
+        }
+        Ok(resp.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    fn send(&self, msg: Value) {
+        let _ = self.out.send(msg);
+    }
+}
+
+/// MCP tool annotations from the tier.
+pub fn tool_json(info: &ToolInfo) -> Value {
+    json!({
+        "name": info.name,
+        "description": info.description,
+        "inputSchema": info.input_schema,
+        "annotations": {
+            "readOnlyHint": info.tier == agent_tools::Tier::Read,
+            "destructiveHint": info.tier != agent_tools::Tier::Read,
+            "idempotentHint": false,
+            "openWorldHint": false,
+        },
+        "_meta": { "tier": info.tier, "parallelSafe": info.parallel_safe },
+    })
+}
+
+/// A tool result as MCP `CallToolResult`.
+pub fn result_json(out: &ToolOutput) -> Value {
+    let mut content = vec![json!({"type": "text", "text": out.text})];
+    for img in &out.images {
+        content.push(json!({
+            "type": "image",
+            "data": base64::engine::general_purpose::STANDARD.encode(&img.data),
+            "mimeType": img.mime_type,
+        }));
+    }
+    let mut v = json!({"content": content, "isError": out.is_error});
+    if let Some(s) = &out.structured {
+        // MCP wants an object; wrap anything else.
+        v["structuredContent"] = if s.is_object() {
+            s.clone()
+        } else {
+            json!({ "value": s })
+        };
+    }
+    v
+}
+
+/// Serve until stdin closes. `make_registry` receives the peer so that families that talk to the
+/// client (elicitation) can be attached to it.
+pub async fn serve(
+    surface: Surface,
+    make_registry: impl FnOnce(Peer) -> Registry,
+) -> anyhow::Result<()> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(msg) = rx.recv().await {
+            let mut line = msg.to_string();
+            line.push('\n');
+            if stdout.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+            let _ = stdout.flush().await;
+        }
+    });
+    let peer = Peer::new(tx);
+    let registry = make_registry(peer.clone());
+    let in_flight: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
+
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let msg: Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                peer.send(json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": format!("parse error: {e}")}}));
+                continue;
+            }
+        };
+        let id = msg.get("id").cloned();
+        let method = msg
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let Some(method) = method else {
+            // A response to one of our requests.
+            if let Some(id) = id.as_ref().and_then(Value::as_i64) {
+                let waiter = peer
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                if let Some(w) = waiter {
+                    let _ = w.send(msg);
+                }
+            }
+            continue;
+        };
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        let reply = |result: Result<Value, (i64, String)>| {
+            let Some(id) = id.clone() else { return };
+            peer.send(match result {
+                Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+                Err((code, message)) => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+                }
+            });
+        };
+        match method.as_str() {
+            "initialize" => {
+                *peer.client_caps.lock().unwrap_or_else(|e| e.into_inner()) =
+                    params.get("capabilities").cloned().unwrap_or(Value::Null);
+                let asked = params.get("protocolVersion").and_then(Value::as_str);
+                let version = asked
+                    .filter(|v| PROTOCOL_VERSIONS.contains(v))
+                    .unwrap_or(PROTOCOL_VERSIONS[0]);
+                reply(Ok(json!({
+                    "protocolVersion": version,
+                    "capabilities": { "tools": { "listChanged": false } },
+                    "serverInfo": { "name": "agent-tools", "version": env!("CARGO_PKG_VERSION") },
+                    "instructions": format!("Built-in agent tools for one run, rooted at {}; surface: {surface}.", registry.run().root.display()),
+                })));
+            }
+            "ping" => reply(Ok(json!({}))),
+            "tools/list" => {
+                let tools: Vec<Value> = registry.list(surface).iter().map(tool_json).collect();
+                reply(Ok(json!({ "tools": tools })));
+            }
+            "tools/call" => {
+                let Some(id) = id.clone() else { continue };
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+                let progress = params
+                    .get("_meta")
+                    .and_then(|m| m.get("progressToken"))
+                    .cloned();
+                let registry = registry.clone();
+                let peer2 = peer.clone();
+                let flights = in_flight.clone();
+                let key = id.to_string();
+                let key2 = key.clone();
+                let task = tokio::spawn(async move {
+                    if let Some(token) = &progress {
+                        peer2.send(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": {"progressToken": token, "progress": 0, "message": format!("calling {name}")}}));
+                    }
+                    let out = registry.call(&name, args, surface).await;
+                    if let Some(token) = &progress {
+                        peer2.send(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": {"progressToken": token, "progress": 1, "total": 1}}));
+                    }
+                    flights
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&key2);
+                    peer2.send(json!({"jsonrpc": "2.0", "id": id, "result": result_json(&out)}));
+                });
+                in_flight
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(key, task.abort_handle());
+            }
+            "notifications/cancelled" => {
+                if let Some(req) = params.get("requestId") {
+                    let handle = in_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&req.to_string());
+                    if let Some(h) = handle {
+                        // Aborting drops the call's future, which aborts the tool's task.
+                        h.abort();
+                    }
+                }
+            }
+            m if m.starts_with("notifications/") => {}
+            other => reply(Err((
+                -32601,
+                format!("method `{other}` is not supported by agent-tools"),
+            ))),
+        }
+    }
+    drop(peer);
+    drop(registry);
+    writer.abort();
+    Ok(())
+}
