@@ -1,0 +1,379 @@
+//! The host binary end to end: `tools` per surface, `call` exit codes, the file tools'
+//! confinement and atomicity, and `serve` over MCP stdio driven as a child process.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
+
+fn agent_tools(root: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run agent-tools");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn call(root: &Path, tool: &str, args: Value) -> (i32, String) {
+    let (code, out, err) = agent_tools(root, &["call", tool, &args.to_string()]);
+    (code, format!("{out}{err}").trim().to_string())
+}
+
+#[test]
+fn tools_per_surface_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    for surface in ["full", "plan", "read-only"] {
+        let (code, out, err) = agent_tools(
+            dir.path(),
+            &["tools", "--json", "--vibe", "--surface", surface],
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        if surface != "full" {
+            for t in v.as_array().unwrap() {
+                assert_eq!(t["_meta"]["tier"], "read", "{surface} shows {}", t["name"]);
+            }
+        }
+        insta::assert_json_snapshot!(format!("tools_{surface}"), v);
+    }
+}
+
+#[test]
+fn call_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    assert_eq!(
+        call(dir.path(), "read", json!({"path": "a.txt"})),
+        (0, "alpha".to_string())
+    );
+    let (code, text) = call(dir.path(), "read", json!({"path": "missing.txt"}));
+    assert_eq!(code, 1, "{text}");
+    let (code, text, err) = agent_tools(dir.path(), &["call", "read", "{oops"]);
+    assert_eq!(code, 2, "{text}{err}");
+    assert!(err.contains("ARGS_JSON"), "{err}");
+    let (code, text, err) = agent_tools(
+        dir.path(),
+        &[
+            "call",
+            "write",
+            r#"{"path":"b","content":"x"}"#,
+            "--surface",
+            "plan",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        text.contains("not available on the plan surface"),
+        "{text}{err}"
+    );
+    assert!(!dir.path().join("b").exists());
+}
+
+#[test]
+fn file_tools_are_confined_to_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
+    let abs = outside.path().join("secret.txt").display().to_string();
+    let cases = [
+        ("read", json!({"path": "../x"})),
+        ("read", json!({"path": abs})),
+        ("read", json!({"path": "escape/secret.txt"})),
+        ("write", json!({"path": "escape/new.txt", "content": "x"})),
+        (
+            "edit",
+            json!({"path": "escape/secret.txt", "old_string": "secret", "new_string": "leak"}),
+        ),
+        (
+            "apply_patch",
+            json!({"patch": "--- a/escape/secret.txt\n+++ b/escape/secret.txt\n@@ -1 +1 @@\n-secret\n+leak\n"}),
+        ),
+    ];
+    let root = dir.path().canonicalize().unwrap().display().to_string();
+    let outside_s = outside.path().canonicalize().unwrap().display().to_string();
+    let mut lines = Vec::new();
+    for (tool, args) in cases {
+        let (code, text) = call(dir.path(), tool, args);
+        assert_eq!(code, 1, "{tool}: {text}");
+        lines.push(format!(
+            "{tool}: {}",
+            text.replace(&root, "[ROOT]")
+                .replace(&outside_s, "[OUTSIDE]")
+        ));
+    }
+    insta::assert_snapshot!(lines.join("\n"));
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
+        "secret"
+    );
+    assert!(!outside.path().join("new.txt").exists());
+}
+
+#[test]
+fn write_is_atomic_and_keeps_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("run.sh");
+    std::fs::write(&script, "#!/bin/sh\necho old\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let (code, text) = call(
+        dir.path(),
+        "write",
+        json!({"path": "run.sh", "content": "#!/bin/sh\necho new\n"}),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&script).unwrap(),
+        "#!/bin/sh\necho new\n"
+    );
+    assert_eq!(
+        std::fs::metadata(&script).unwrap().permissions().mode() & 0o777,
+        0o750
+    );
+    // No temp file is left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    // New files get their directories.
+    let (code, text) = call(
+        dir.path(),
+        "write",
+        json!({"path": "a/b/c.txt", "content": "deep"}),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a/b/c.txt")).unwrap(),
+        "deep"
+    );
+}
+
+#[test]
+fn edit_refuses_absent_and_ambiguous_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f.rs"), "let a = 1;\nlet b = 1;\n").unwrap();
+    let (c1, absent) = call(
+        dir.path(),
+        "edit",
+        json!({"path": "f.rs", "old_string": "let z", "new_string": "x"}),
+    );
+    let (c2, ambiguous) = call(
+        dir.path(),
+        "edit",
+        json!({"path": "f.rs", "old_string": "= 1;", "new_string": "= 2;"}),
+    );
+    assert_eq!((c1, c2), (1, 1));
+    insta::assert_snapshot!(format!("{absent}\n{ambiguous}"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.rs")).unwrap(),
+        "let a = 1;\nlet b = 1;\n"
+    );
+    let (code, text) = call(
+        dir.path(),
+        "edit",
+        json!({"path": "f.rs", "old_string": "let b = 1;", "new_string": "let b = 2;"}),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.rs")).unwrap(),
+        "let a = 1;\nlet b = 2;\n"
+    );
+}
+
+#[test]
+fn a_patch_that_does_not_apply_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("one.txt"), "a\nb\nc\n").unwrap();
+    std::fs::write(dir.path().join("two.txt"), "x\ny\nz\n").unwrap();
+    // The first file's hunk applies, the second's does not: neither file may change.
+    let patch = "--- a/one.txt\n+++ b/one.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n\
+                 --- a/two.txt\n+++ b/two.txt\n@@ -1,3 +1,3 @@\n x\n-NOT THERE\n+Y\n z\n";
+    let (code, text) = call(dir.path(), "apply_patch", json!({"patch": patch}));
+    assert_eq!(code, 1, "{text}");
+    insta::assert_snapshot!(text);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("one.txt")).unwrap(),
+        "a\nb\nc\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("two.txt")).unwrap(),
+        "x\ny\nz\n"
+    );
+    // A patch whose write fails midway (a read-only file) is rolled back.
+    let ro = dir.path().join("two.txt");
+    let mut perm = std::fs::metadata(&ro).unwrap().permissions();
+    perm.set_readonly(true);
+    std::fs::set_permissions(&ro, perm).unwrap();
+    let patch = "--- a/one.txt\n+++ b/one.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n\
+                 --- a/two.txt\n+++ b/two.txt\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n";
+    let (code, text) = call(dir.path(), "apply_patch", json!({"patch": patch}));
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("restored"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("one.txt")).unwrap(),
+        "a\nb\nc\n"
+    );
+    // And a good patch applies to both, reporting the changed files.
+    let (code, out, _) = agent_tools(dir.path(), &["call", "apply_patch", &json!({"patch": "--- a/one.txt\n+++ b/one.txt\n@@ -2 +2 @@\n-b\n+B\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n"}).to_string(), "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["structuredContent"]["changed_files"],
+        json!(["one.txt", "new.txt"])
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("one.txt")).unwrap(),
+        "a\nB\nc\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("new.txt")).unwrap(),
+        "fresh\n"
+    );
+}
+
+struct Client {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Client {
+    fn start(root: &Path, extra: &[&str]) -> Client {
+        let mut child = Command::new(BIN)
+            .arg("serve")
+            .args(extra)
+            .arg("--root")
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start agent-tools serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Client {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+    }
+
+    /// Read messages until the response with `id`; returns it and the notifications seen.
+    fn until(&mut self, id: i64) -> (Value, Vec<Value>) {
+        let mut notes = Vec::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "serve closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id && v.get("method").is_none() {
+                return (v, notes);
+            }
+            notes.push(v);
+        }
+    }
+
+    fn rpc(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.until(id).0
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_speaks_mcp_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hello from the root\n").unwrap();
+    let mut c = Client::start(dir.path(), &["--surface", "plan"]);
+    let init = c.rpc(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}));
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "agent-tools");
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = c.rpc(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "read"));
+    for t in tools {
+        assert_eq!(
+            t["annotations"]["readOnlyHint"], true,
+            "plan surface lists {}",
+            t["name"]
+        );
+    }
+    assert!(!tools.iter().any(|t| t["name"] == "write"));
+
+    let ok = c.rpc(3, "tools/call", json!({"name": "read", "arguments": {"path": "hello.txt"}, "_meta": {"progressToken": "p1"}}));
+    assert_eq!(ok["result"]["isError"], false);
+    assert_eq!(ok["result"]["content"][0]["text"], "hello from the root\n");
+
+    // A write on the plan surface is an error result, not a call.
+    let refused = c.rpc(
+        4,
+        "tools/call",
+        json!({"name": "write", "arguments": {"path": "x", "content": "y"}}),
+    );
+    assert_eq!(refused["result"]["isError"], true);
+    assert!(
+        refused["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("plan surface")
+    );
+    assert!(!dir.path().join("x").exists());
+
+    let bad_args = c.rpc(
+        5,
+        "tools/call",
+        json!({"name": "read", "arguments": {"file": "hello.txt"}}),
+    );
+    assert_eq!(bad_args["result"]["isError"], true);
+    insta::assert_snapshot!(bad_args["result"]["content"][0]["text"].as_str().unwrap());
+
+    let unknown = c.rpc(6, "resources/list", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    assert_eq!(c.rpc(7, "ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn serve_reports_progress_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+    let mut c = Client::start(dir.path(), &[]);
+    c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
+    );
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "a.txt"}, "_meta": {"progressToken": "tok"}}}));
+    let (resp, notes) = c.until(2);
+    assert_eq!(resp["result"]["isError"], false);
+    let progress: Vec<&Value> = notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{notes:?}");
+    assert_eq!(progress[1]["params"]["progressToken"], "tok");
+}
