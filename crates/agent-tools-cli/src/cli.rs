@@ -1,17 +1,20 @@
 //! Command-line parsing and the commands.
 
 use crate::host::{self, HostOptions};
-use agent_tools::{Registry, Surface};
+use agent_tools::{Registry, Surface, Tier};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
-  agent-tools serve  [--root DIR] [--surface full|plan|read-only] [--vibe] [--conversation ID] [--sandbox-prefix CMD]
+  agent-tools serve  [--root DIR] [--surface full|plan|read-only] [--vibe] [--conversation ID] [--sandbox-prefix CMD] [--approval TIERS]
   agent-tools call   TOOL [ARGS_JSON] [--root DIR] [--surface S] [--json]
   agent-tools tools  [--root DIR] [--surface S] [--json] [--vibe]
   agent-tools doctor [--root DIR] [--json]
-  agent-tools repl   [--root DIR] [--surface S] [--vibe]
+  agent-tools repl   [--root DIR] [--surface S] [--vibe] [--approval TIERS]
+
+--approval write,exec: calls of those tiers ask the operator first (the terminal card, or MCP
+elicitation under `serve`); with nobody attached they fail closed. Default: none.
 
 exit status of `call`: 0 success, 1 the tool reported an error, 2 usage error";
 
@@ -37,6 +40,8 @@ pub struct Common {
     pub vibe: bool,
     pub conversation: Option<String>,
     pub sandbox_prefix: Vec<String>,
+    /// Tiers that need the operator's approval before a call runs.
+    pub approval: Vec<Tier>,
 }
 
 impl Common {
@@ -46,8 +51,26 @@ impl Common {
             vibe: self.vibe,
             conversation_id: self.conversation.clone(),
             sandbox_prefix: self.sandbox_prefix.clone(),
+            approval: self.approval.clone(),
         }
     }
+}
+
+/// `write,exec` → tiers; `none` → no tier.
+fn parse_tiers(text: &str) -> Result<Vec<Tier>, String> {
+    if text == "none" {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|t| match t.trim() {
+            "read" => Ok(Tier::Read),
+            "write" => Ok(Tier::Write),
+            "exec" => Ok(Tier::Exec),
+            other => Err(format!(
+                "`--approval` names an unknown tier `{other}`; valid: a comma-separated list of read, write, exec, or none"
+            )),
+        })
+        .collect()
 }
 
 pub fn parse(args: &[String]) -> Result<Command, String> {
@@ -62,6 +85,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         vibe: false,
         conversation: None,
         sandbox_prefix: Vec::new(),
+        approval: Vec::new(),
     };
     let mut positional = Vec::new();
     let mut it = rest.iter();
@@ -83,10 +107,13 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     .map(str::to_string)
                     .collect()
             }
+            "--approval" => {
+                common.approval = parse_tiers(&value("--approval")?)?;
+            }
             "-h" | "--help" => return Ok(Command::Help),
             flag if flag.starts_with("--") => {
                 return Err(format!(
-                    "unknown option `{flag}`; valid options: --root, --surface, --json, --vibe, --conversation, --sandbox-prefix"
+                    "unknown option `{flag}`; valid options: --root, --surface, --json, --vibe, --conversation, --sandbox-prefix, --approval"
                 ));
             }
             _ => positional.push(a.clone()),
@@ -252,6 +279,7 @@ mod tests {
                 parse_err(&["call", "read", "{not json"]),
                 parse_err(&["tools", "--colour"]),
                 parse_err(&["serve", "--root"]),
+                parse_err(&["serve", "--approval", "write,admin"]),
             ]
             .join("\n")
         );

@@ -11,6 +11,7 @@ pub struct HostOptions {
     pub vibe: bool,
     pub conversation_id: Option<String>,
     pub sandbox_prefix: Vec<String>,
+    pub approval: Vec<agent_tools::Tier>,
 }
 
 /// Which families this binary was built with.
@@ -49,6 +50,9 @@ pub fn build(opts: &HostOptions) -> Registry {
         vibe: opts.vibe,
         sandbox_prefix: opts.sandbox_prefix.clone(),
     });
+    registry.set_policy(agent_tools::tier::ApprovalPolicy::tiers(
+        opts.approval.iter().copied(),
+    ));
     crate::files::attach(&registry);
     #[cfg(feature = "astgrep")]
     agent_tools::astgrep::attach(&registry, Default::default());

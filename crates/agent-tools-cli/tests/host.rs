@@ -377,3 +377,29 @@ fn serve_reports_progress_when_asked() {
     assert_eq!(progress.len(), 2, "{notes:?}");
     assert_eq!(progress[1]["params"]["progressToken"], "tok");
 }
+
+#[test]
+fn approval_fails_closed_with_nobody_attached() {
+    let dir = tempfile::tempdir().unwrap();
+    // stdin is not a terminal here, so no person can approve.
+    let (code, out, err) = agent_tools(
+        dir.path(),
+        &[
+            "call",
+            "write",
+            r#"{"path":"x.txt","content":"x"}"#,
+            "--approval",
+            "write",
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("the call was not made"), "{out}{err}");
+    assert!(!dir.path().join("x.txt").exists());
+    // Read-tier calls are not gated by `--approval write`.
+    std::fs::write(dir.path().join("r.txt"), "r").unwrap();
+    let (code, out, _) = agent_tools(
+        dir.path(),
+        &["call", "read", r#"{"path":"r.txt"}"#, "--approval", "write"],
+    );
+    assert_eq!((code, out.trim()), (0, "r"));
+}
