@@ -95,16 +95,89 @@ pub async fn run(common: Common) -> ExitCode {
     }
 }
 
+/// Attach `ask_user` and the approver through one port, in the space `space`.
+#[cfg(feature = "ask")]
+fn attach_ask(
+    registry: &Registry,
+    port: std::sync::Arc<dyn agent_tools::ask::AskPort>,
+    space: &str,
+) {
+    use agent_tools::ask::{AskApprover, AskConfig};
+    let config = AskConfig {
+        port: Some(port),
+        target_space: Some(space.to_string()),
+        ..AskConfig::default()
+    };
+    registry.set_approver(std::sync::Arc::new(AskApprover::from_config(&config)));
+    agent_tools::ask::attach(registry, config);
+}
+
 /// Attach `ask_user` with the terminal card (fails closed when stdin is not a TTY).
 #[cfg(feature = "ask")]
-pub fn attach_terminal_ask(_registry: &Registry) {}
+pub fn attach_terminal_ask(registry: &Registry) {
+    use agent_tools::ask::{TerminalOptions, TerminalPort};
+    attach_ask(
+        registry,
+        std::sync::Arc::new(TerminalPort::new(TerminalOptions::default())),
+        "terminal",
+    );
+}
 
 /// Attach `ask_user` through MCP elicitation (fails closed when the client did not declare it).
 #[cfg(feature = "ask")]
-pub fn attach_elicitation_ask(_registry: &Registry, _peer: crate::mcp::Peer) {}
+pub fn attach_elicitation_ask(registry: &Registry, peer: crate::mcp::Peer) {
+    use agent_tools::ask::ElicitationPort;
+    let space = registry
+        .run()
+        .conversation_id
+        .clone()
+        .unwrap_or_else(|| "mcp".to_string());
+    attach_ask(
+        registry,
+        std::sync::Arc::new(ElicitationPort::new(std::sync::Arc::new(McpElicitor(peer)))),
+        &space,
+    );
+}
 
-#[allow(dead_code)]
-fn _registry_is_used(_: &Registry) {}
+/// Sends the card as an MCP `elicitation/create` request to the connected client.
+#[cfg(feature = "ask")]
+struct McpElicitor(crate::mcp::Peer);
+
+#[cfg(feature = "ask")]
+impl agent_tools::ask::Elicitor for McpElicitor {
+    fn elicit(
+        &self,
+        message: String,
+        requested_schema: Value,
+    ) -> agent_tools::ask::BoxFuture<'_, Result<agent_tools::ask::ElicitOutcome, String>> {
+        use agent_tools::ask::ElicitOutcome;
+        Box::pin(async move {
+            if !self.0.client_has("elicitation") {
+                return Err(
+                    "the MCP client did not declare the `elicitation` capability, so nobody can answer"
+                        .to_string(),
+                );
+            }
+            let result = self
+                .0
+                .request(
+                    "elicitation/create",
+                    serde_json::json!({"message": message, "requestedSchema": requested_schema}),
+                )
+                .await?;
+            match result.get("action").and_then(Value::as_str) {
+                Some("accept") => Ok(ElicitOutcome::Accept(
+                    result.get("content").cloned().unwrap_or(Value::Null),
+                )),
+                Some("decline") => Ok(ElicitOutcome::Decline),
+                Some("cancel") => Ok(ElicitOutcome::Cancel),
+                other => Err(format!(
+                    "the client answered elicitation/create with action {other:?}; expected accept, decline or cancel"
+                )),
+            }
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

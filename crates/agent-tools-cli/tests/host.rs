@@ -28,6 +28,8 @@ fn call(root: &Path, tool: &str, args: Value) -> (i32, String) {
     (code, format!("{out}{err}").trim().to_string())
 }
 
+/// The snapshot is of the binary with every family compiled in.
+#[cfg(feature = "full")]
 #[test]
 fn tools_per_surface_snapshot() {
     let dir = tempfile::tempdir().unwrap();
@@ -402,4 +404,93 @@ fn approval_fails_closed_with_nobody_attached() {
         &["call", "read", r#"{"path":"r.txt"}"#, "--approval", "write"],
     );
     assert_eq!((code, out.trim()), (0, "r"));
+}
+
+#[cfg(feature = "ask")]
+#[test]
+fn ask_user_through_mcp_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Client::start(dir.path(), &[]);
+    c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}}),
+    );
+    let ask = json!({"name": "ask_user", "arguments": {
+        "question": "Which database should the tests use?",
+        "options": [{"label": "sqlite", "description": "fast, in-process"}, {"label": "postgres"}],
+        "allow_free_text": false, "multi_select": false}});
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ask}));
+    // The server asks the client: an elicitation/create request with the card.
+    let req = loop {
+        let mut line = String::new();
+        assert!(c.stdout.read_line(&mut line).unwrap() > 0);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "elicitation/create" {
+            break v;
+        }
+    };
+    assert!(
+        req["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Which database")
+    );
+    assert_eq!(
+        req["params"]["requestedSchema"]["properties"]["choice"]["enum"],
+        json!(["sqlite", "postgres"])
+    );
+    c.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "accept", "content": {"choice": "postgres"}}}));
+    let (resp, _) = c.until(2);
+    assert_eq!(resp["result"]["isError"], false, "{resp}");
+    assert!(
+        resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("postgres"),
+        "{resp}"
+    );
+
+    // Decline is a skip: a success that says to proceed on a stated assumption.
+    let ask2 = json!({"name": "ask_user", "arguments": {"question": "Keep the old API?", "options": [{"label": "yes"}, {"label": "no"}]}});
+    c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ask2}));
+    let req = loop {
+        let mut line = String::new();
+        assert!(c.stdout.read_line(&mut line).unwrap() > 0);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "elicitation/create" {
+            break v;
+        }
+    };
+    c.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "decline"}}));
+    let (resp, _) = c.until(3);
+    assert_eq!(resp["result"]["isError"], false, "{resp}");
+    assert!(
+        resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("assumption"),
+        "{resp}"
+    );
+}
+
+#[cfg(feature = "ask")]
+#[test]
+fn ask_user_fails_closed_without_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Client::start(dir.path(), &[]);
+    c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
+    );
+    let resp = c.rpc(2, "tools/call", json!({"name": "ask_user", "arguments": {"question": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}}));
+    assert_eq!(resp["result"]["isError"], true, "{resp}");
+    assert!(
+        resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("elicitation"),
+        "{resp}"
+    );
 }
