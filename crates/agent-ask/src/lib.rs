@@ -1,10 +1,96 @@
 //! # agent-ask — `ask_user`, and the card that approvals render through
 //!
-//! Owns the run's ask port (terminal, MCP elicitation, scripted).
+//! Owns the run's ask port and the card it renders. A card is a question (or a permission
+//! prompt) with numbered options, optional free text and optional multi-select; a port shows it
+//! and resolves to an answer, a skip, a timeout, or "nobody is attached":
 //!
-//! Never: invents an answer, or blocks when nobody is attached.
+//! - [`TerminalPort`]: the card on a real TTY (stderr), answered on stdin; fails at once when
+//!   stdin or stderr is not a terminal;
+//! - [`ElicitationPort`]: the card as an MCP `elicitation/create` request, sent by the host
+//!   through an [`Elicitor`] (accept → answer, decline → skip, cancel → skip);
+//! - [`ScriptedPort`]: queued outcomes, for tests and embedding.
+//!
+//! [`attach`] registers `ask_user` when a port and a target space both exist; [`AskApprover`]
+//! renders the registry's permission prompts as the same card through the same port.
+//!
+//! Never: invents an answer, blocks when nobody is attached, or speaks the MCP transport (the
+//! host's [`Elicitor`] does).
+
+mod approver;
+mod card;
+mod elicit;
+mod error;
+mod port;
+mod terminal;
+mod tool;
+
+pub use approver::{APPROVE, AskApprover, DECLINE};
+pub use card::{Answer, AskOutcome, Card, CardKind, CardOption, SKIP_KEY, human_duration};
+pub use elicit::{
+    CHOICE, ElicitOutcome, ElicitationPort, Elicitor, TEXT, elicitation_request, option_property,
+    read_accepted,
+};
+pub use error::AskError;
+pub use port::{AskPort, BoxFuture, ScriptedPort};
+pub use terminal::{TerminalOptions, TerminalPort};
+pub use tool::{AskUserArgs, SKIP_INSTRUCTION};
 
 use agent_tier::Registry;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Attach an ask port to this run and register `ask_user`.
-pub fn attach(_registry: &Registry) {}
+/// How long a person has to answer by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What `ask_user` needs: a port, a target space, and a timeout.
+#[derive(Clone)]
+pub struct AskConfig {
+    /// Where cards are shown. `None`: `ask_user` is not registered.
+    pub port: Option<Arc<dyn AskPort>>,
+    /// The space cards belong to (a conversation id, `terminal`). `None`: the run's
+    /// conversation id is used; with neither, `ask_user` is not registered.
+    pub target_space: Option<String>,
+    /// How long a person has to answer (default [`DEFAULT_TIMEOUT`]).
+    pub timeout: Duration,
+}
+
+impl Default for AskConfig {
+    fn default() -> Self {
+        AskConfig {
+            port: None,
+            target_space: None,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl std::fmt::Debug for AskConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AskConfig")
+            .field("port", &self.port.as_ref().map(|p| p.name().to_string()))
+            .field("target_space", &self.target_space)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// Attach the ask port to this run and register `ask_user` — only when the config has a port
+/// and a target space exists (the config's, else the run's conversation id). Check
+/// `registry.contains("ask_user")` to see whether it was.
+pub fn attach(registry: &Registry, config: AskConfig) {
+    let Some(port) = config.port else {
+        return;
+    };
+    let Some(space) = config
+        .target_space
+        .or_else(|| registry.run().conversation_id.clone())
+    else {
+        return;
+    };
+    registry.register(tool::AskUser {
+        port,
+        space,
+        timeout: config.timeout,
+        skipped: Default::default(),
+    });
+}

@@ -1,0 +1,109 @@
+//! The ask port trait and the scripted port.
+
+use crate::card::{AskOutcome, Card};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A boxed, sendable future (the object-safe async of the port traits).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a card is rendered and answered: a terminal, an MCP client's elicitation, a script.
+///
+/// A port must never block when nobody is attached (it resolves to
+/// [`AskOutcome::Unavailable`] at once), must never invent an answer, and honours
+/// [`Card::timeout`] by resolving to [`AskOutcome::Timeout`]. Dropping the future withdraws the
+/// card.
+pub trait AskPort: Send + Sync + 'static {
+    /// A short name for messages (`terminal`, `elicitation`, `scripted`).
+    fn name(&self) -> &str;
+
+    /// Show the card and resolve once it is answered, skipped, timed out, or cannot be shown.
+    fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome>;
+}
+
+/// Run `fut` under the card's timeout (if any).
+pub(crate) async fn within(
+    timeout: Option<Duration>,
+    fut: impl Future<Output = AskOutcome>,
+) -> AskOutcome {
+    match timeout {
+        Some(t) => tokio::time::timeout(t, fut)
+            .await
+            .unwrap_or(AskOutcome::Timeout),
+        None => fut.await,
+    }
+}
+
+/// A port that answers from a queue, for tests and embedding. Every card it is shown is recorded.
+///
+/// An answer that does not fit the card (an unknown label, say) resolves to
+/// [`AskOutcome::Unavailable`] naming the mismatch; an empty queue also resolves to
+/// `Unavailable` — the port never invents an answer.
+#[derive(Debug, Default)]
+pub struct ScriptedPort {
+    queue: Mutex<VecDeque<AskOutcome>>,
+    shown: Mutex<Vec<Card>>,
+}
+
+impl ScriptedPort {
+    /// An empty script.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A script that replies with these outcomes, in order.
+    pub fn with(outcomes: impl IntoIterator<Item = AskOutcome>) -> Self {
+        ScriptedPort {
+            queue: Mutex::new(outcomes.into_iter().collect()),
+            shown: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Queue one more outcome.
+    pub fn push(&self, outcome: AskOutcome) {
+        lock(&self.queue).push_back(outcome);
+    }
+
+    /// The cards shown so far.
+    pub fn shown(&self) -> Vec<Card> {
+        lock(&self.shown).clone()
+    }
+
+    /// How many outcomes are still queued.
+    pub fn remaining(&self) -> usize {
+        lock(&self.queue).len()
+    }
+}
+
+// Poisoning needs a panic while the lock is held; the sections below cannot panic.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl AskPort for ScriptedPort {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome> {
+        lock(&self.shown).push(card.clone());
+        let next = lock(&self.queue).pop_front();
+        Box::pin(async move {
+            match next {
+                None => AskOutcome::Unavailable(
+                    "the scripted port has no answer queued for this card".into(),
+                ),
+                Some(AskOutcome::Answer(a)) => match card.check_answer(&a) {
+                    Ok(()) => AskOutcome::Answer(a),
+                    Err(e) => {
+                        AskOutcome::Unavailable(format!("the scripted answer is invalid: {e}"))
+                    }
+                },
+                Some(other) => other,
+            }
+        })
+    }
+}
