@@ -1,10 +1,630 @@
 //! # agent-astgrep — structural search and staged rewrite: `ast_grep`, `ast_edit`, `resolve`
 //!
-//! Owns the run's parser resource (bundled tree-sitter grammars) and its staged edits.
+//! Owns the run's parser resource (22 bundled tree-sitter grammars, statically linked) and its
+//! staged edits. Matching and rewriting use `ast-grep-core`; this crate adds the grammar table,
+//! the scaffolding contexts in which a pattern snippet is parsed, the parallel file walk (which
+//! honours `.gitignore`, skips binary and large files, and never parses a file that lacks one
+//! of the pattern's literal identifiers), and the staging of rewrites.
+//!
+//! - `ast_grep` (read tier, parallel-safe): find code by shape.
+//! - `ast_edit` (write tier): compute a rewrite and stage it; nothing is written.
+//! - `resolve` (write tier): accept (all-or-nothing, stale files rejected) or discard a staged
+//!   rewrite. Staged edits belong to the run that attached this resource.
 //!
 //! Never: starts a process, downloads a grammar, or writes a file outside `resolve`.
 
-use agent_tier::Registry;
+mod engine;
+mod error;
+mod lang;
+mod pattern;
 
-/// Attach the parser resource to this run and register its tools.
-pub fn attach(_registry: &Registry) {}
+pub use error::AstGrepError;
+pub use lang::Lang;
+
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::workspace::{FileChange, FsError, apply_all};
+use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use ast_grep_core::replacer::TemplateFix;
+use serde::Deserialize;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// How the parser resource behaves. Plain data; `Default` gives the documented defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AstGrepConfig {
+    /// Files larger than this many bytes are skipped (and counted). Default 2 MiB.
+    pub max_file_bytes: u64,
+    /// Worker threads for a search; 0 means one per available core. Default 0.
+    pub threads: usize,
+    /// Lines of each match shown in the result. Default 5.
+    pub max_match_lines: usize,
+    /// Lines of unified diff shown in an `ast_edit` proposal. Default 200.
+    pub max_diff_lines: usize,
+}
+
+impl Default for AstGrepConfig {
+    fn default() -> Self {
+        AstGrepConfig {
+            max_file_bytes: 2 * 1024 * 1024,
+            threads: 0,
+            max_match_lines: 5,
+            max_diff_lines: 200,
+        }
+    }
+}
+
+/// Attach the parser resource to this run and register `ast_grep`, `ast_edit` and `resolve`.
+pub fn attach(registry: &Registry, config: AstGrepConfig) {
+    let shared = Arc::new(Shared {
+        root: registry.run().root.clone(),
+        config,
+        edits: Mutex::new(Edits::default()),
+    });
+    registry.register(AstGrepTool(shared.clone()));
+    registry.register(AstEditTool(shared.clone()));
+    registry.register(ResolveTool(shared));
+}
+
+struct Shared {
+    root: PathBuf,
+    config: AstGrepConfig,
+    edits: Mutex<Edits>,
+}
+
+impl Shared {
+    fn edits(&self) -> std::sync::MutexGuard<'_, Edits> {
+        // Poisoning only follows a panic inside a critical section; none below can panic.
+        self.edits.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[derive(Default)]
+struct Edits {
+    next: u64,
+    slots: BTreeMap<u64, Slot>,
+}
+
+enum Slot {
+    Pending(Staged),
+    Accepted,
+    Discarded,
+}
+
+struct Staged {
+    changes: Vec<FileChange>,
+    files: Vec<String>,
+    replacements: usize,
+}
+
+const LANGUAGE_DOC: &str = "bash, c, c_sharp, cpp, css, dart, go, html, java, javascript, json, kotlin, lua, php, python, ruby, rust, swift, toml, tsx, typescript, yaml";
+
+/// Arguments of `ast_grep`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AstGrepArgs {
+    /// A code snippet with metavariables: `$NAME` matches one node, `$$$NAME` a run of sibling
+    /// nodes (possibly empty), `$_` one node without binding it. A metavariable used twice must
+    /// match the same code both times. Example: `if ($X != null) $X.dispose()`.
+    pub pattern: String,
+    /// File or directory to search, relative to the workspace root; default the whole
+    /// workspace. `.gitignore` is honoured.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Grammar id: bash, c, c_sharp (cs), cpp, css, dart, go, html, java, javascript (js), json,
+    /// kotlin, lua, php, python (py), ruby, rust (rs), swift, toml, tsx, typescript (ts), yaml
+    /// (yml). Inferred from the extension when `path` is one file; required for a directory.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// At most this many matches are listed (default 50); the result says how many more matched.
+    #[serde(default)]
+    pub max_results: Option<usize>,
+}
+
+/// Arguments of `ast_edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AstEditArgs {
+    /// What to match: a code snippet with metavariables (`$NAME`, `$$$NAME`, `$_`), as for
+    /// `ast_grep`. Example: `dispose($X)`.
+    pub pattern: String,
+    /// What to replace each match with; `$NAME` and `$$$NAME` are substituted with what the
+    /// pattern captured. Example: `$X.dispose()`. Multi-line text keeps the site's indentation.
+    pub rewrite: String,
+    /// File or directory to rewrite, relative to the workspace root; default the whole workspace.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Grammar id (as for `ast_grep`); inferred when `path` is one file, required for a directory.
+    #[serde(default)]
+    pub language: Option<String>,
+}
+
+/// What `resolve` does with a staged edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResolveAction {
+    /// Write every file of the staged edit (all or nothing).
+    Accept,
+    /// Drop the staged edit; nothing is written.
+    Discard,
+}
+
+/// Arguments of `resolve`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveArgs {
+    /// The id from an `ast_edit` proposal, e.g. `edit_1`.
+    pub edit_id: String,
+    /// `accept` writes the staged change (rejected whole if any file changed since staging);
+    /// `discard` drops it.
+    pub action: ResolveAction,
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, AstGrepError> + Send + 'static,
+) -> Result<T, AstGrepError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| AstGrepError::Internal(format!("search task failed: {e}")))?
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    if bytes % (1024 * 1024) == 0 {
+        format!("{} MiB", bytes / (1024 * 1024))
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The footer line: how many files were searched and skipped.
+fn walk_summary(stats: &engine::Stats, lang: Lang, config: &AstGrepConfig) -> String {
+    let mut s = format!(
+        "searched {} {} file{}",
+        stats.files_searched,
+        lang.id(),
+        if stats.files_searched == 1 { "" } else { "s" }
+    );
+    if stats.files_prefiltered > 0 {
+        let _ = write!(
+            s,
+            " ({} ruled out without parsing: they lack the pattern's identifiers)",
+            stats.files_prefiltered
+        );
+    }
+    let mut skipped = Vec::new();
+    if stats.skipped_binary > 0 {
+        skipped.push(format!("{} binary", stats.skipped_binary));
+    }
+    if stats.skipped_large > 0 {
+        skipped.push(format!(
+            "{} larger than {}",
+            stats.skipped_large,
+            mib(config.max_file_bytes)
+        ));
+    }
+    if stats.skipped_unreadable > 0 {
+        skipped.push(format!("{} unreadable", stats.skipped_unreadable));
+    }
+    if !skipped.is_empty() {
+        let _ = write!(s, "; skipped {}", skipped.join(", "));
+    }
+    s
+}
+
+struct AstGrepTool(Arc<Shared>);
+
+impl Tool for AstGrepTool {
+    type Args = AstGrepArgs;
+
+    fn name(&self) -> &str {
+        "ast_grep"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "Structural code search: find code by shape, not text. The pattern is parsed by the \
+             same grammar as the files, so it matches however the code is spaced or broken \
+             across lines, and never inside strings or comments. `$NAME` matches one node, \
+             `$$$NAME` a run of sibling nodes, `$_` one node without binding; a metavariable \
+             used twice must capture the same code. Example: pattern `if ($X != null) \
+             $X.dispose()` with language `dart` finds guards that dispose what they checked. \
+             Languages: {LANGUAGE_DOC}."
+        )
+    }
+
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+
+    async fn call(&self, args: AstGrepArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let shared = self.0.clone();
+        let out = blocking(move || grep(&shared, args)).await?;
+        Ok(out)
+    }
+}
+
+fn grep(shared: &Shared, args: AstGrepArgs) -> Result<ToolOutput, AstGrepError> {
+    let config = &shared.config;
+    let scope = engine::scope(&shared.root, args.path.as_deref(), args.language.as_deref())?;
+    let compiled = pattern::compile(scope.lang, &args.pattern)?;
+    let result = engine::search(&scope, &compiled, config);
+    let max = args.max_results.unwrap_or(50);
+    let total = result.matches.len();
+    let shown = total.min(max);
+    let more = total - shown;
+    let pattern_line = args.pattern.trim().replace('\n', "⏎");
+
+    let mut text = String::new();
+    if total == 0 {
+        let _ = writeln!(
+            text,
+            "no matches for `{pattern_line}` ({}, parsed as {})",
+            scope.lang.id(),
+            compiled.context
+        );
+    } else {
+        let _ = writeln!(
+            text,
+            "{} in {} for `{pattern_line}` ({}, parsed as {})",
+            plural(total, "match", "matches"),
+            plural(result.files_matched, "file", "files"),
+            scope.lang.id(),
+            compiled.context
+        );
+    }
+    for m in result.matches.iter().take(shown) {
+        let _ = writeln!(text, "\n{}:{}:{}", m.file, m.line, m.column);
+        let width = (m.line + m.lines.len()).to_string().len();
+        for (i, l) in m.lines.iter().enumerate() {
+            let _ = writeln!(text, "  {:>width$} | {l}", m.line + i);
+        }
+        if m.more_lines > 0 {
+            let _ = writeln!(text, "  {:>width$} | … {} more lines", "", m.more_lines);
+        }
+        for (name, value) in &m.captures {
+            let value = if value.contains('\n') {
+                let first = value.lines().next().unwrap_or_default();
+                format!("{first} … ({} lines)", value.lines().count())
+            } else {
+                value.clone()
+            };
+            let _ = writeln!(text, "  ${name} = {value}");
+        }
+    }
+    if more > 0 {
+        let _ = writeln!(
+            text,
+            "\n… {more} more {} not shown (max_results {max}); narrow `path` or raise `max_results`",
+            if more == 1 { "match" } else { "matches" }
+        );
+    }
+    let _ = write!(
+        text,
+        "\n{}",
+        walk_summary(&result.stats, scope.lang, config)
+    );
+    let structured = json!({
+        "language": scope.lang.id(),
+        "context": compiled.context,
+        "total": total,
+        "shown": shown,
+        "more": more,
+        "files_matched": result.files_matched,
+        "matches": result.matches.iter().take(shown).collect::<Vec<_>>(),
+        "stats": result.stats,
+    });
+    Ok(ToolOutput::text(text).with_structured(structured))
+}
+
+struct AstEditTool(Arc<Shared>);
+
+impl Tool for AstEditTool {
+    type Args = AstEditArgs;
+
+    fn name(&self) -> &str {
+        "ast_edit"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+
+    fn description(&self) -> String {
+        "Structural rewrite, staged first: same matching as ast_grep, plus a `rewrite` template \
+         into which `$NAME` / `$$$NAME` captures are substituted. Nothing is written: the result \
+         is a proposal with a unified diff and an edit_id; call resolve with that edit_id and \
+         action `accept` to write every file at once (or `discard`). Where matches overlap, the \
+         outermost is rewritten. Example: pattern `dispose($X)`, rewrite `$X.dispose()`, \
+         language `dart`."
+            .to_string()
+    }
+
+    fn resource_key(&self) -> String {
+        "astgrep.edits".to_string()
+    }
+
+    async fn call(&self, args: AstEditArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let shared = self.0.clone();
+        let out = blocking(move || edit(&shared, args)).await?;
+        Ok(out)
+    }
+}
+
+fn bounded_diff(files: &[engine::FileRewrite], max_lines: usize) -> String {
+    let mut lines = Vec::new();
+    for f in files {
+        let diff = similar::TextDiff::from_lines(&f.old, &f.new);
+        let text = diff
+            .unified_diff()
+            .context_radius(2)
+            .header(&format!("a/{}", f.rel), &format!("b/{}", f.rel))
+            .to_string();
+        lines.extend(text.lines().map(str::to_string));
+    }
+    let total = lines.len();
+    if total > max_lines {
+        lines.truncate(max_lines);
+        lines.push(format!(
+            "… diff truncated: {} more lines (accepting applies all of it)",
+            total - max_lines
+        ));
+    }
+    lines.join("\n")
+}
+
+fn edit(shared: &Shared, args: AstEditArgs) -> Result<ToolOutput, AstGrepError> {
+    let config = &shared.config;
+    let scope = engine::scope(&shared.root, args.path.as_deref(), args.language.as_deref())?;
+    let compiled = pattern::compile(scope.lang, &args.pattern)?;
+    let fixer = match TemplateFix::try_new(&args.rewrite, &scope.lang) {
+        Ok(f) => f,
+        Err(e) => match e {},
+    };
+    let mut unbound: Vec<&str> = fixer
+        .used_vars()
+        .into_iter()
+        .filter(|v| !compiled.vars.iter().any(|b| b == v))
+        .collect();
+    unbound.sort_unstable();
+    if let Some(var) = unbound.first() {
+        let bound = if compiled.vars.is_empty() {
+            "none".to_string()
+        } else {
+            compiled
+                .vars
+                .iter()
+                .map(|v| format!("${v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(AstGrepError::UnboundRewriteVar {
+            var: format!("${var}"),
+            bound,
+        });
+    }
+    let (rewrites, stats) = engine::rewrite(&scope, &compiled, &fixer, config);
+    let unchanged: usize = rewrites
+        .iter()
+        .filter(|r| r.old == r.new)
+        .map(|r| r.replacements)
+        .sum();
+    let files: Vec<engine::FileRewrite> = rewrites.into_iter().filter(|r| r.old != r.new).collect();
+    let replacements: usize = files.iter().map(|f| f.replacements).sum();
+    let inner: usize = files.iter().map(|f| f.inner_skipped).sum();
+    let footer = walk_summary(&stats, scope.lang, config);
+    let pattern_line = args.pattern.trim().replace('\n', "⏎");
+
+    if files.is_empty() {
+        let mut text = format!(
+            "(nothing staged) no change: `{pattern_line}` ({}, parsed as {}) ",
+            scope.lang.id(),
+            compiled.context
+        );
+        if unchanged > 0 {
+            let _ = write!(
+                text,
+                "matched {} but the rewrite leaves the code as it is",
+                plural(unchanged, "time", "times")
+            );
+        } else {
+            text.push_str("matched nothing");
+        }
+        let _ = write!(text, "\n{footer}");
+        return Ok(ToolOutput::text(text).with_structured(json!({
+            "edit_id": null,
+            "replacements": 0,
+            "files": [],
+            "stats": stats,
+        })));
+    }
+
+    let broken: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.broken.as_ref().map(|b| format!("{} ({b})", f.rel)))
+        .collect();
+    let changes: Vec<FileChange> = files
+        .iter()
+        .map(|f| FileChange {
+            path: f.path.clone(),
+            expected: Some(f.old.clone().into_bytes()),
+            new: Some(f.new.clone().into_bytes()),
+        })
+        .collect();
+    let rels: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
+    let id = {
+        let mut edits = shared.edits();
+        edits.next += 1;
+        let n = edits.next;
+        edits.slots.insert(
+            n,
+            Slot::Pending(Staged {
+                changes,
+                files: rels.clone(),
+                replacements,
+            }),
+        );
+        format!("edit_{n}")
+    };
+
+    let mut text = format!(
+        "(proposed) {} in {} … call resolve with edit_id \"{id}\" (action \"accept\" writes them all, \"discard\" drops them); nothing is written yet",
+        plural(replacements, "replacement", "replacements"),
+        plural(files.len(), "file", "files"),
+    );
+    if inner > 0 {
+        let _ = write!(
+            text,
+            "\n{} nested inside a rewritten match {} left as {} (the outermost match wins)",
+            plural(inner, "match", "matches"),
+            if inner == 1 { "was" } else { "were" },
+            if inner == 1 { "it is" } else { "they are" }
+        );
+    }
+    if !broken.is_empty() {
+        let _ = write!(
+            text,
+            "\nwarning: after this rewrite {} no longer {}: {}",
+            plural(broken.len(), "file", "files"),
+            if broken.len() == 1 { "parses" } else { "parse" },
+            broken.join("; ")
+        );
+    }
+    let _ = write!(
+        text,
+        "\n{footer}\n\n{}",
+        bounded_diff(&files, config.max_diff_lines)
+    );
+    let structured = json!({
+        "edit_id": id,
+        "replacements": replacements,
+        "inner_matches_left": inner,
+        "files": rels,
+        "no_longer_parse": broken,
+        "stats": stats,
+    });
+    Ok(ToolOutput::text(text).with_structured(structured))
+}
+
+struct ResolveTool(Arc<Shared>);
+
+impl Tool for ResolveTool {
+    type Args = ResolveArgs;
+
+    fn name(&self) -> &str {
+        "resolve"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+
+    fn description(&self) -> String {
+        "Commit or discard a change staged by ast_edit. `accept` first compares every file with \
+         the content captured at staging: any difference rejects the whole change and writes \
+         nothing. Files are written atomically; if one write fails the others are restored, so \
+         the tree ends fully old or fully new. `discard` drops the staged change."
+            .to_string()
+    }
+
+    fn resource_key(&self) -> String {
+        "astgrep.edits".to_string()
+    }
+
+    async fn call(&self, args: ResolveArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let shared = self.0.clone();
+        let out = blocking(move || resolve(&shared, args)).await?;
+        Ok(out)
+    }
+}
+
+fn pending_ids(edits: &Edits) -> String {
+    let pending: Vec<String> = edits
+        .slots
+        .iter()
+        .filter(|(_, s)| matches!(s, Slot::Pending(_)))
+        .map(|(n, _)| format!("edit_{n}"))
+        .collect();
+    if pending.is_empty() {
+        "no edit is staged in this run; call ast_edit first".to_string()
+    } else {
+        format!("staged edits: {}", pending.join(", "))
+    }
+}
+
+fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
+    let given = args.edit_id.trim().to_string();
+    let mut edits = shared.edits();
+    let number = given
+        .strip_prefix("edit_")
+        .and_then(|n| n.parse::<u64>().ok());
+    let Some((n, slot)) = number.and_then(|n| edits.slots.get(&n).map(|s| (n, s))) else {
+        return Err(AstGrepError::UnknownEdit {
+            known: pending_ids(&edits),
+            given,
+        });
+    };
+    let staged = match slot {
+        Slot::Accepted => {
+            return Err(AstGrepError::AlreadyResolved {
+                id: given,
+                how: "accepted",
+            });
+        }
+        Slot::Discarded => {
+            return Err(AstGrepError::AlreadyResolved {
+                id: given,
+                how: "discarded",
+            });
+        }
+        Slot::Pending(staged) => staged,
+    };
+    match args.action {
+        ResolveAction::Discard => {
+            let files = staged.files.len();
+            edits.slots.insert(n, Slot::Discarded);
+            Ok(ToolOutput::text(format!(
+                "discarded {given}: nothing was written ({} staged)",
+                plural(files, "file was", "files were")
+            ))
+            .with_structured(json!({"edit_id": given, "action": "discard", "changed_files": []})))
+        }
+        ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
+            Ok(()) => {
+                let files = staged.files.clone();
+                let replacements = staged.replacements;
+                edits.slots.insert(n, Slot::Accepted);
+                Ok(ToolOutput::text(format!(
+                    "accepted {given}: wrote {} in {}: {}",
+                    plural(replacements, "replacement", "replacements"),
+                    plural(files.len(), "file", "files"),
+                    files.join(", ")
+                ))
+                .with_structured(
+                    json!({"edit_id": given, "action": "accept", "changed_files": files}),
+                ))
+            }
+            Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
+                id: given,
+                files: format!("`{path}`"),
+            }),
+            Err(e) => Err(AstGrepError::WriteFailed {
+                id: given,
+                detail: e.to_string(),
+            }),
+        },
+    }
+}

@@ -1,0 +1,441 @@
+//! The search and rewrite engine: which files, in parallel, prefiltered, matched with
+//! ast-grep-core, in a deterministic order.
+
+use crate::AstGrepConfig;
+use crate::error::AstGrepError;
+use crate::lang::Lang;
+use crate::pattern::Compiled;
+use agent_tier::workspace::{confine_existing, display_path};
+use ast_grep_core::replacer::TemplateFix;
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, NodeMatch};
+use memchr::memmem;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What to search: the confined target, whether it is one file, and the grammar.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub root: PathBuf,
+    pub target: PathBuf,
+    pub single_file: bool,
+    pub lang: Lang,
+}
+
+/// Resolve `path` and `language` arguments into a scope.
+pub fn scope(
+    root: &Path,
+    path: Option<&str>,
+    language: Option<&str>,
+) -> Result<Scope, AstGrepError> {
+    let given = path.unwrap_or(".");
+    let given = if given.trim().is_empty() { "." } else { given };
+    let target = confine_existing(root, "path", given)?;
+    let root = root.canonicalize().map_err(|e| AstGrepError::Walk {
+        path: root.display().to_string(),
+        detail: e.to_string(),
+    })?;
+    let lang = match language {
+        Some(id) if !id.trim().is_empty() => {
+            Some(
+                Lang::from_id(id).ok_or_else(|| AstGrepError::UnknownLanguage {
+                    given: id.to_string(),
+                    valid: Lang::ids(),
+                })?,
+            )
+        }
+        _ => None,
+    };
+    let single_file = target.is_file();
+    let lang = match (lang, single_file) {
+        (Some(l), _) => l,
+        (None, true) => Lang::from_file(&target).ok_or_else(|| AstGrepError::CannotInfer {
+            path: given.to_string(),
+            valid: Lang::ids(),
+        })?,
+        (None, false) => {
+            return Err(AstGrepError::NeedLanguage {
+                path: given.to_string(),
+                valid: Lang::ids(),
+            });
+        }
+    };
+    Ok(Scope {
+        root,
+        target,
+        single_file,
+        lang,
+    })
+}
+
+/// Counts of what the walk did.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    /// Files of the language that were considered.
+    pub files_searched: usize,
+    /// Of those, files ruled out by the literal-identifier prefilter (never parsed).
+    pub files_prefiltered: usize,
+    /// Files skipped because they look binary (a NUL byte, or not UTF-8).
+    pub skipped_binary: usize,
+    /// Files skipped because they are larger than the limit.
+    pub skipped_large: usize,
+    /// Files that could not be read.
+    pub skipped_unreadable: usize,
+}
+
+#[derive(Default)]
+struct Counters {
+    searched: AtomicUsize,
+    prefiltered: AtomicUsize,
+    binary: AtomicUsize,
+    large: AtomicUsize,
+    unreadable: AtomicUsize,
+}
+
+impl Counters {
+    fn stats(&self) -> Stats {
+        Stats {
+            files_searched: self.searched.load(Ordering::Relaxed),
+            files_prefiltered: self.prefiltered.load(Ordering::Relaxed),
+            skipped_binary: self.binary.load(Ordering::Relaxed),
+            skipped_large: self.large.load(Ordering::Relaxed),
+            skipped_unreadable: self.unreadable.load(Ordering::Relaxed),
+        }
+    }
+}
+
+struct Prefilter {
+    finders: Vec<memmem::Finder<'static>>,
+}
+
+impl Prefilter {
+    fn new(literals: &[String]) -> Self {
+        Prefilter {
+            finders: literals
+                .iter()
+                .map(|l| memmem::Finder::new(l.as_bytes()).into_owned())
+                .collect(),
+        }
+    }
+    fn may_match(&self, bytes: &[u8]) -> bool {
+        self.finders.iter().all(|f| f.find(bytes).is_some())
+    }
+}
+
+/// Read, filter and hand each candidate file to `f`; results come back sorted by path.
+fn walk<T: Send>(
+    scope: &Scope,
+    compiled: &Compiled,
+    config: &AstGrepConfig,
+    f: impl Fn(&Path, String) -> Option<T> + Sync,
+) -> (Vec<(PathBuf, T)>, Stats) {
+    let counters = Counters::default();
+    let prefilter = Prefilter::new(&compiled.literals);
+    let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
+    let visit = |path: &Path, len: Option<u64>| {
+        counters.searched.fetch_add(1, Ordering::Relaxed);
+        if len.is_some_and(|l| l > config.max_file_bytes) {
+            counters.large.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let Ok(bytes) = std::fs::read(path) else {
+            counters.unreadable.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        if bytes.len() as u64 > config.max_file_bytes {
+            counters.large.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let head = &bytes[..bytes.len().min(8192)];
+        if memchr::memchr(0, head).is_some() {
+            counters.binary.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if !prefilter.may_match(&bytes) {
+            counters.prefiltered.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            counters.binary.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        if let Some(t) = f(path, text) {
+            results
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((path.to_path_buf(), t));
+        }
+    };
+
+    if scope.single_file {
+        let len = std::fs::metadata(&scope.target).ok().map(|m| m.len());
+        visit(&scope.target, len);
+    } else {
+        let threads = if config.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            config.threads
+        };
+        let lang = scope.lang;
+        let mut builder = ignore::WalkBuilder::new(&scope.target);
+        builder.threads(threads).require_git(false);
+        builder.build_parallel().run(|| {
+            let visit = &visit;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                if entry.file_type().is_some_and(|t| t.is_file()) && lang.owns(entry.path()) {
+                    let len = entry.metadata().ok().map(|m| m.len());
+                    visit(entry.path(), len);
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    }
+    let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    (out, counters.stats())
+}
+
+/// One match, ready to render.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Match {
+    /// Path relative to the workspace root.
+    pub file: String,
+    /// 1-based line of the match start.
+    pub line: usize,
+    /// 1-based column (in characters) of the match start.
+    pub column: usize,
+    /// 1-based line of the match end.
+    pub end_line: usize,
+    /// 1-based column (in characters) just past the match end.
+    pub end_column: usize,
+    /// The matched lines, at most `max_match_lines`, each at most 240 characters.
+    pub lines: Vec<String>,
+    /// How many matched lines were left out of `lines`.
+    pub more_lines: usize,
+    /// Each metavariable's capture (a `$$$` run as the source text it spans).
+    pub captures: BTreeMap<String, String>,
+}
+
+const MAX_LINE_CHARS: usize = 240;
+
+fn clip(line: &str) -> String {
+    if line.chars().count() <= MAX_LINE_CHARS {
+        line.to_string()
+    } else {
+        let mut s: String = line.chars().take(MAX_LINE_CHARS).collect();
+        s.push('…');
+        s
+    }
+}
+
+fn column_of(text: &str, offset: usize) -> usize {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..offset].chars().count() + 1
+}
+
+fn captures(
+    text: &str,
+    compiled: &Compiled,
+    nm: &NodeMatch<'_, StrDoc<Lang>>,
+) -> BTreeMap<String, String> {
+    let env = nm.get_env();
+    let mut out = BTreeMap::new();
+    for var in &compiled.vars {
+        if let Some(node) = env.get_match(var) {
+            out.insert(var.clone(), node.text().to_string());
+        } else {
+            let nodes = env.get_multiple_matches(var);
+            let captured = match (nodes.first(), nodes.last()) {
+                (Some(first), Some(last)) => {
+                    text[first.range().start..last.range().end].to_string()
+                }
+                _ => String::new(),
+            };
+            out.insert(var.clone(), captured);
+        }
+    }
+    out
+}
+
+fn to_match(
+    rel: &str,
+    text: &str,
+    compiled: &Compiled,
+    nm: &NodeMatch<'_, StrDoc<Lang>>,
+    max_lines: usize,
+) -> Match {
+    let range = nm.range();
+    let start_line = nm.start_pos().line();
+    let end_line = nm.end_pos().line();
+    let first = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let last = text[range.end..]
+        .find('\n')
+        .map_or(text.len(), |i| range.end + i);
+    let all: Vec<&str> = text[first..last].split('\n').collect();
+    let total = all.len();
+    let lines = all
+        .iter()
+        .take(max_lines.max(1))
+        .map(|l| clip(l.strip_suffix('\r').unwrap_or(l)))
+        .collect::<Vec<_>>();
+    Match {
+        file: rel.to_string(),
+        line: start_line + 1,
+        column: column_of(text, range.start),
+        end_line: end_line + 1,
+        end_column: column_of(text, range.end),
+        more_lines: total - lines.len(),
+        lines,
+        captures: captures(text, compiled, nm),
+    }
+}
+
+/// The result of a search: every match found (sorted), and the walk's counts.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    pub matches: Vec<Match>,
+    pub files_matched: usize,
+    pub stats: Stats,
+}
+
+/// Search `scope` for `compiled`.
+pub fn search(scope: &Scope, compiled: &Compiled, config: &AstGrepConfig) -> SearchResult {
+    let root = &scope.root;
+    let (per_file, stats) = walk(scope, compiled, config, |path, text| {
+        let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
+        let rel = display_path(root, path);
+        let found: Vec<Match> = ast
+            .root()
+            .find_all(&compiled.pattern)
+            .map(|nm| to_match(&rel, &text, compiled, &nm, config.max_match_lines))
+            .collect();
+        if found.is_empty() { None } else { Some(found) }
+    });
+    let files_matched = per_file.len();
+    let mut matches: Vec<Match> = per_file.into_iter().flat_map(|(_, m)| m).collect();
+    // find_all is pre-order; order by position within each file.
+    matches.sort_by(|a, b| {
+        (
+            a.file.as_str(),
+            a.line,
+            a.column,
+            std::cmp::Reverse((a.end_line, a.end_column)),
+        )
+            .cmp(&(
+                b.file.as_str(),
+                b.line,
+                b.column,
+                std::cmp::Reverse((b.end_line, b.end_column)),
+            ))
+    });
+    SearchResult {
+        matches,
+        files_matched,
+        stats,
+    }
+}
+
+/// One file's rewrite.
+#[derive(Debug, Clone)]
+pub struct FileRewrite {
+    pub path: PathBuf,
+    pub rel: String,
+    pub old: String,
+    pub new: String,
+    pub replacements: usize,
+    /// Matches nested inside a replaced match, left as they are.
+    pub inner_skipped: usize,
+    /// Where the rewritten file no longer parses (it parsed before).
+    pub broken: Option<String>,
+}
+
+/// The first error or missing node, as `line L, column C: what`.
+fn first_error(ast: &AstGrep<StrDoc<Lang>>, text: &str) -> Option<String> {
+    let root = ast.root();
+    if !root.get_inner_node().has_error() {
+        return None;
+    }
+    let bad = root.dfs().find(|n| n.is_error() || n.is_missing())?;
+    let pos = bad.range().start;
+    let line = bad.start_pos().line() + 1;
+    let col = column_of(text, pos);
+    let what = if bad.is_missing() {
+        format!("missing `{}`", bad.kind())
+    } else {
+        let snippet: String = bad.text().chars().take(40).collect();
+        format!("syntax error at `{}`", snippet.replace('\n', " "))
+    };
+    Some(format!("line {line}, column {col}: {what}"))
+}
+
+/// Compute the rewrite of every matching file in `scope`.
+pub fn rewrite(
+    scope: &Scope,
+    compiled: &Compiled,
+    fixer: &TemplateFix,
+    config: &AstGrepConfig,
+) -> (Vec<FileRewrite>, Stats) {
+    let root = &scope.root;
+    let (per_file, stats) = walk(scope, compiled, config, |path, text| {
+        let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
+        let mut edits: Vec<(usize, usize, Vec<u8>)> = ast
+            .root()
+            .find_all(&compiled.pattern)
+            .map(|nm| {
+                let e = nm.make_edit(&compiled.pattern, fixer);
+                (e.position, e.deleted_length, e.inserted_text)
+            })
+            .collect();
+        if edits.is_empty() {
+            return None;
+        }
+        // Outermost wins: by start, longer first; drop anything starting inside a kept edit.
+        edits.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut kept: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+        let mut inner_skipped = 0;
+        let mut end = 0usize;
+        for e in edits {
+            if !kept.is_empty() && e.0 < end {
+                inner_skipped += 1;
+                continue;
+            }
+            end = e.0 + e.1;
+            kept.push(e);
+        }
+        let mut new = Vec::with_capacity(text.len());
+        let mut at = 0;
+        for (pos, len, ins) in &kept {
+            new.extend_from_slice(&text.as_bytes()[at..*pos]);
+            new.extend_from_slice(ins);
+            at = pos + len;
+        }
+        new.extend_from_slice(&text.as_bytes()[at..]);
+        // Replacements are built from UTF-8 template text and slices of the UTF-8 source at
+        // node boundaries, so this cannot fail; fall back to lossy decoding all the same.
+        let new = String::from_utf8(new)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let broken = if first_error(&ast, &text).is_none() {
+            AstGrep::<StrDoc<Lang>>::try_new(&new, compiled.lang)
+                .ok()
+                .and_then(|a| first_error(&a, &new))
+        } else {
+            None
+        };
+        Some(FileRewrite {
+            path: path.to_path_buf(),
+            rel: display_path(root, path),
+            replacements: kept.len(),
+            inner_skipped,
+            broken,
+            new,
+            old: text,
+        })
+    });
+    (per_file.into_iter().map(|(_, r)| r).collect(), stats)
+}
