@@ -3,17 +3,88 @@
 //! Owns the run's debug-session supervisor: at most one session per conversation, driven over
 //! the Debug Adapter Protocol against real adapters (debugpy, lldb-dap, delve, dart).
 //!
-//! Never: speaks any protocol but DAP, keeps a session past its TTL, or leaves an adapter or
-//! debuggee process behind.
+//! - [`attach`] registers `debug` (exec tier, not parallel-safe) when the run has a conversation
+//!   id; without one it registers nothing.
+//! - Which adapter can start is decided at call time, by the intersection of a root marker and a
+//!   binary (`adapters` says what is missing and how to install it); [`doctor`] reports the same.
+//! - The DAP client is this crate's own: `Content-Length` framing, one reader task per adapter,
+//!   responses matched by `request_seq`, events applied in order, reverse requests answered
+//!   (`runInTerminal` declined, `startDebugging` refused), a timeout on every request.
+//! - A session ends on `terminate`, when the debuggee terminates, when the adapter dies, or when
+//!   its hard TTL expires; ending kills the adapter's and the debuggee's process groups.
+//!
+//! Never: speaks any protocol but DAP, keeps a session past its TTL, replaces a live session
+//! silently, or leaves an adapter or debuggee process behind.
+
+mod adapters;
+mod error;
+mod session;
+mod tool;
+mod transport;
+
+pub use adapters::AdapterId;
+pub use error::DapError;
+pub use tool::{DebugArgs, Op};
 
 use agent_tier::Registry;
 use agent_tier::doctor::DoctorEntry;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How the debug-session supervisor behaves. Plain data; [`Default`] is what the host uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DapConfig {
+    /// Hard time to live of a session, from its launch: the adapter and the debuggee are killed
+    /// when it expires. Default 30 minutes.
+    pub ttl: Duration,
+    /// How long `launch`, `continue`, `pause` and the steps wait for the debuggee to stop or
+    /// exit before they return with state `running`. Default 10 seconds.
+    pub run_wait: Duration,
+    /// Timeout of each request to a live adapter. Default 15 seconds.
+    pub request_timeout: Duration,
+    /// Timeout of the start-up sequence (spawning, `initialize`, `launch`/`attach`,
+    /// configuration), per step. Default 60 seconds.
+    pub startup_timeout: Duration,
+    /// Directories searched for adapter programs before `$PATH` (a sandbox's tool directory, or
+    /// a test's scripted adapter). Default empty.
+    pub extra_bin_dirs: Vec<PathBuf>,
+}
+
+impl Default for DapConfig {
+    fn default() -> Self {
+        DapConfig {
+            ttl: Duration::from_secs(30 * 60),
+            run_wait: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(15),
+            startup_timeout: Duration::from_secs(60),
+            extra_bin_dirs: Vec::new(),
+        }
+    }
+}
 
 /// Attach the debug-session supervisor to this run and register `debug`.
-pub fn attach(_registry: &Registry) {}
+///
+/// The tool is registered only when the run has a conversation id (`registry.run()
+/// .conversation_id` is `Some`): a session belongs to one conversation. Without one this
+/// registers nothing and returns.
+pub fn attach(registry: &Registry, config: DapConfig) {
+    let run = registry.run();
+    let Some(conversation) = run.conversation_id.clone() else {
+        return;
+    };
+    registry.register(tool::DebugTool::new(
+        run.root.clone(),
+        conversation,
+        run.sandbox_prefix.clone(),
+        config,
+    ));
+}
 
-/// What adapters this family could start for the checkout at `root`.
-pub fn doctor(_root: &Path) -> Vec<DoctorEntry> {
-    Vec::new()
+/// What adapters this family could start for the checkout at `root` (markers looked for at the
+/// root itself).
+pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
+    AdapterId::ALL
+        .iter()
+        .map(|id| adapters::detect(*id, root, root, &[]).doctor())
+        .collect()
 }

@@ -1,0 +1,616 @@
+//! One debug session: the adapter process, its DAP client, the debuggee's state as the events
+//! tell it, the captured output, and the TTL.
+
+use crate::DapError;
+use crate::adapters::{AdapterId, Started};
+use crate::transport::{Client, Sink};
+use agent_tier::process::{GroupGuard, Tail};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+use tokio::sync::watch;
+
+/// Output kept per session; older output is dropped (and counted).
+const OUTPUT_KEEP: usize = 256 * 1024;
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Poisoning follows only a panic while held; no critical section here can panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Where the debuggee is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) enum Run {
+    /// Launched, not yet configured.
+    #[default]
+    Starting,
+    Running,
+    Stopped {
+        thread_id: Option<i64>,
+        reason: String,
+        description: Option<String>,
+    },
+    /// The debuggee is gone (`exited` and/or `terminated`).
+    Exited,
+}
+
+/// The session's state as the adapter's events tell it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct State {
+    pub run: Run,
+    /// Bumped by every `stopped`, `exited` and `terminated`: waiters compare it.
+    pub stop_gen: u64,
+    pub initialized: bool,
+    pub exit_code: Option<i64>,
+    pub terminated: bool,
+    /// The connection closed, and why.
+    pub closed: Option<String>,
+    /// The session is over, and why.
+    pub ended: Option<String>,
+    pub debuggee_pid: Option<u32>,
+}
+
+/// The debuggee's captured stdout/stderr.
+#[derive(Debug, Default)]
+pub(crate) struct OutputBuf {
+    text: String,
+    /// Bytes dropped from the front.
+    dropped: usize,
+    /// Where the next `output` call without a cursor starts.
+    pub read_cursor: usize,
+}
+
+impl OutputBuf {
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        if self.text.len() > OUTPUT_KEEP {
+            let mut cut = self.text.len() - OUTPUT_KEEP;
+            while !self.text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.text.drain(..cut);
+            self.dropped += cut;
+        }
+    }
+
+    /// Total bytes ever captured.
+    pub fn end(&self) -> usize {
+        self.dropped + self.text.len()
+    }
+
+    /// Up to `max` bytes from `cursor`: (text, where it really started, the next cursor).
+    pub fn read(&self, cursor: usize, max: usize) -> (String, usize, usize) {
+        let start = cursor.clamp(self.dropped, self.end()) - self.dropped;
+        let mut start = start;
+        while !self.text.is_char_boundary(start) {
+            start += 1;
+        }
+        let mut stop = (start + max).min(self.text.len());
+        while !self.text.is_char_boundary(stop) {
+            stop -= 1;
+        }
+        (
+            self.text[start..stop].to_string(),
+            start + self.dropped,
+            stop + self.dropped,
+        )
+    }
+}
+
+/// The ids handed out since the last stop; anything else is unknown.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    pub stop_gen: u64,
+    /// frame id → "name at file:line"
+    pub frames: BTreeMap<i64, String>,
+    pub refs: BTreeSet<i64>,
+}
+
+/// What the reader task and the supervisor share.
+pub(crate) struct Shared {
+    pub state: watch::Sender<State>,
+    pub output: Mutex<OutputBuf>,
+}
+
+impl Sink for Shared {
+    fn event(&self, name: &str, body: &Value) {
+        match name {
+            "output" => {
+                let category = body
+                    .get("category")
+                    .and_then(Value::as_str)
+                    .unwrap_or("console");
+                if matches!(category, "stdout" | "stderr")
+                    && let Some(text) = body.get("output").and_then(Value::as_str)
+                {
+                    lock(&self.output).push(text);
+                }
+            }
+            "initialized" => self.state.send_modify(|s| s.initialized = true),
+            "process" => {
+                let pid = body
+                    .get("systemProcessId")
+                    .and_then(Value::as_u64)
+                    .and_then(|p| u32::try_from(p).ok());
+                self.state.send_modify(|s| s.debuggee_pid = pid.or(s.debuggee_pid));
+            }
+            "stopped" => {
+                let thread_id = body.get("threadId").and_then(Value::as_i64);
+                let reason = body
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown")
+                    .to_string();
+                let description = body
+                    .get("description")
+                    .or_else(|| body.get("text"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                self.state.send_modify(|s| {
+                    if s.run != Run::Exited {
+                        s.run = Run::Stopped {
+                            thread_id,
+                            reason,
+                            description,
+                        };
+                    }
+                    s.stop_gen += 1;
+                });
+            }
+            "continued" => self.state.send_modify(|s| {
+                if matches!(s.run, Run::Stopped { .. } | Run::Starting) {
+                    s.run = Run::Running;
+                }
+            }),
+            "exited" => {
+                let code = body.get("exitCode").and_then(Value::as_i64);
+                self.state.send_modify(|s| {
+                    s.exit_code = code;
+                    s.run = Run::Exited;
+                    s.stop_gen += 1;
+                });
+            }
+            "terminated" => self.state.send_modify(|s| {
+                s.terminated = true;
+                s.run = Run::Exited;
+                s.stop_gen += 1;
+            }),
+            _ => {}
+        }
+    }
+
+    fn closed(&self, why: &str) {
+        self.state.send_modify(|s| {
+            if s.closed.is_none() {
+                s.closed = Some(why.to_string());
+            }
+            s.stop_gen += 1;
+        });
+    }
+}
+
+/// A live (or ended) debug session.
+pub(crate) struct Session {
+    pub id: u64,
+    pub adapter: AdapterId,
+    /// What is being debugged (the program, or `127.0.0.1:PORT`).
+    pub target: String,
+    /// The adapter's command line.
+    pub command: String,
+    pub client: Arc<Client>,
+    pub shared: Arc<Shared>,
+    pub capabilities: Mutex<Value>,
+    pub known: Mutex<Known>,
+    pub started: Instant,
+    pub ttl: Duration,
+    pub request_timeout: Duration,
+    /// Attached to a debuggee we did not start: it is left running when the session ends.
+    pub attached: bool,
+    adapter_pid: Option<u32>,
+    stderr: Tail,
+    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
+    guard: Mutex<GroupGuard>,
+    watcher: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Session {
+    /// Wrap a started adapter: the reader task runs from here on; a watcher task ends the session
+    /// when the debuggee terminates, the adapter goes away, or the TTL expires.
+    pub fn new(
+        id: u64,
+        adapter: AdapterId,
+        target: String,
+        started: Started,
+        ttl: Duration,
+        request_timeout: Duration,
+        attached: bool,
+    ) -> Arc<Session> {
+        let shared = Arc::new(Shared {
+            state: watch::Sender::new(State::default()),
+            output: Mutex::new(OutputBuf::default()),
+        });
+        let client = Client::start(started.reader, started.writer, shared.clone());
+        if let Some(mut out) = started.program_stdout {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = out.read(&mut chunk).await {
+                    if n == 0 {
+                        break;
+                    }
+                    lock(&shared.output).push(&String::from_utf8_lossy(&chunk[..n]));
+                }
+            });
+        }
+        let session = Arc::new(Session {
+            id,
+            adapter,
+            target,
+            command: started.command,
+            client,
+            shared,
+            capabilities: Mutex::new(Value::Null),
+            known: Mutex::new(Known::default()),
+            started: Instant::now(),
+            ttl,
+            request_timeout,
+            attached,
+            adapter_pid: started.guard.pid(),
+            stderr: started.stderr,
+            child: tokio::sync::Mutex::new(started.child),
+            guard: Mutex::new(started.guard),
+            watcher: Mutex::new(None),
+        });
+        let weak = Arc::downgrade(&session);
+        let mut rx = session.shared.state.subscribe();
+        let watcher = tokio::spawn(async move {
+            let why = tokio::select! {
+                _ = tokio::time::sleep(ttl) => format!("its time to live of {} expired", human(ttl)),
+                r = rx.wait_for(|s| s.terminated || s.closed.is_some()) => match r {
+                    Ok(s) if s.closed.is_some() && !s.terminated => "the debug adapter exited unexpectedly".to_string(),
+                    _ => "the debuggee terminated".to_string(),
+                },
+            };
+            if let Some(s) = weak.upgrade() {
+                s.end(why, false).await;
+            }
+        });
+        *lock(&session.watcher) = Some(watcher.abort_handle());
+        session
+    }
+
+    /// A snapshot of the state.
+    pub fn state(&self) -> State {
+        self.shared.state.borrow().clone()
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.shared.state.borrow().ended.is_none()
+    }
+
+    /// The adapter's stderr, last lines.
+    pub fn stderr_tail(&self) -> String {
+        let t = self.stderr.text();
+        let lines: Vec<&str> = t.lines().filter(|l| !l.trim().is_empty()).collect();
+        let start = lines.len().saturating_sub(8);
+        lines[start..].join("\n")
+    }
+
+    /// Fail unless the session is live.
+    pub fn check_live(&self) -> Result<(), DapError> {
+        let s = self.state();
+        match s.ended {
+            None if s.closed.is_some() => Err(DapError::AdapterGone {
+                detail: self.gone_detail(),
+            }),
+            None => Ok(()),
+            Some(why) => Err(DapError::NoSession {
+                ended: format!(" (session {} on {} ended: {why})", self.id, self.target),
+            }),
+        }
+    }
+
+    fn gone_detail(&self) -> String {
+        let tail = self.stderr_tail();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; its stderr ends with: {tail}")
+        }
+    }
+
+    /// Send a request, with the session's timeout; map a closed connection to a clear error.
+    pub async fn request(&self, command: &str, args: Value) -> Result<Value, DapError> {
+        self.check_live()?;
+        match self.client.request(command, args, self.request_timeout).await {
+            Err(DapError::AdapterGone { .. }) => Err(DapError::AdapterGone {
+                detail: self.gone_detail(),
+            }),
+            other => other,
+        }
+    }
+
+    /// Wait (at most `wait`) until `stop_gen` passes `after` or the session ends.
+    pub async fn wait_stop(&self, after: u64, wait: Duration) -> State {
+        let mut rx = self.shared.state.subscribe();
+        let _ = tokio::time::timeout(
+            wait,
+            rx.wait_for(|s| s.stop_gen > after || s.ended.is_some() || s.closed.is_some()),
+        )
+        .await;
+        self.state()
+    }
+
+    /// The ids known since the last stop (cleared when the debuggee has moved).
+    pub fn known(&self) -> std::sync::MutexGuard<'_, Known> {
+        let gen_now = self.shared.state.borrow().stop_gen;
+        let mut k = lock(&self.known);
+        if k.stop_gen != gen_now {
+            *k = Known {
+                stop_gen: gen_now,
+                ..Known::default()
+            };
+        }
+        k
+    }
+
+    /// End the session: ask the adapter to disconnect (briefly), then kill the adapter's and
+    /// the debuggee's process groups and reap the adapter. Idempotent.
+    pub async fn end(&self, why: String, from_caller: bool) {
+        let first = self.shared.state.send_if_modified(|s| {
+            if s.ended.is_none() {
+                s.ended = Some(why.clone());
+                true
+            } else {
+                false
+            }
+        });
+        if !first {
+            return;
+        }
+        let watcher = lock(&self.watcher).take();
+        if from_caller && let Some(w) = watcher {
+            // The watcher calls `end` itself with `from_caller == false`; never abort it then.
+            w.abort();
+        }
+        let state = self.state();
+        if state.closed.is_none() {
+            let _ = self
+                .client
+                .request(
+                    "disconnect",
+                    json!({"terminateDebuggee": !self.attached}),
+                    Duration::from_secs(3),
+                )
+                .await;
+        }
+        if let Some(pid) = state.debuggee_pid.filter(|_| !self.attached) {
+            // The debuggee may lead its own group (delve, lldb); killing a group that does not
+            // exist is harmless.
+            agent_tier::process::kill_group(pid);
+        }
+        lock(&self.guard).kill();
+        if let Some(mut child) = self.child.lock().await.take() {
+            let _ = child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+        }
+    }
+
+    /// The adapter's process group id, if it has one.
+    pub fn adapter_pgid(&self) -> Option<u32> {
+        self.adapter_pid
+    }
+
+    /// Run the DAP start-up sequence: `initialize` → `launch`/`attach` (not awaited) →
+    /// `initialized` → breakpoints, exception filters → `configurationDone` → the
+    /// launch/attach response. Returns the breakpoints' results per file.
+    pub async fn configure(
+        &self,
+        request: &str,
+        arguments: Value,
+        breakpoints: &BTreeMap<PathBuf, Vec<u32>>,
+        startup_timeout: Duration,
+    ) -> Result<Vec<(PathBuf, Vec<Value>)>, DapError> {
+        let caps = self
+            .client
+            .request(
+                "initialize",
+                json!({
+                    "clientID": "agent-dap",
+                    "clientName": "agent-dap",
+                    "adapterID": self.adapter.name(),
+                    "pathFormat": "path",
+                    "linesStartAt1": true,
+                    "columnsStartAt1": true,
+                    "supportsVariableType": true,
+                    "supportsVariablePaging": false,
+                    "supportsRunInTerminalRequest": false,
+                    "supportsStartDebuggingRequest": false,
+                    "supportsProgressReporting": false,
+                    "supportsMemoryReferences": false,
+                    "supportsInvalidatedEvent": false,
+                    "locale": "en-us",
+                }),
+                startup_timeout,
+            )
+            .await
+            .map_err(|e| self.startup_error(e))?;
+        *lock(&self.capabilities) = caps.clone();
+
+        let pending = self
+            .client
+            .send(request, arguments)
+            .await
+            .map_err(|e| self.startup_error(e))?;
+        let mut launch_task = tokio::spawn(pending.wait_raw(startup_timeout));
+        let mut launch_resp: Option<crate::transport::Response> = None;
+        let refused = |message: String| DapError::Refused {
+            command: request.to_string(),
+            message,
+        };
+        // Wait for `initialized`, taking the launch response on the way if it comes first
+        // (lldb-dap and delve answer launch early; debugpy only after configurationDone; a
+        // failure can come at any time).
+        let mut rx = self.shared.state.subscribe();
+        let phase1 = tokio::time::timeout(startup_timeout, async {
+            loop {
+                tokio::select! {
+                    r = rx.wait_for(|s| s.initialized || s.closed.is_some()) => {
+                        drop(r);
+                        return Ok(());
+                    }
+                    r = &mut launch_task, if launch_resp.is_none() => {
+                        let r = r.map_err(|e| refused(format!("internal error: {e}")))??;
+                        if !r.success {
+                            return Err(refused(r.message));
+                        }
+                        launch_resp = Some(r);
+                    }
+                }
+            }
+        })
+        .await;
+        match phase1 {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(self.startup_error(e)),
+            Err(_) => {
+                return Err(self.startup_error(DapError::Timeout {
+                    command: format!("{request} (no `initialized` event)"),
+                    secs: startup_timeout.as_secs(),
+                }));
+            }
+        }
+        if self.state().closed.is_some() {
+            return Err(self.startup_error(DapError::AdapterGone {
+                detail: String::new(),
+            }));
+        }
+        let mut results = Vec::new();
+        for (file, lines) in breakpoints {
+            let body = self
+                .client
+                .request("setBreakpoints", set_breakpoints_args(file, lines), startup_timeout)
+                .await
+                .map_err(|e| self.startup_error(e))?;
+            results.push((file.clone(), breakpoint_list(&body)));
+        }
+        let filters: Vec<Value> = caps
+            .get("exceptionBreakpointFilters")
+            .and_then(Value::as_array)
+            .map(|fs| {
+                fs.iter()
+                    .filter(|f| f.get("default").and_then(Value::as_bool) == Some(true))
+                    .filter_map(|f| f.get("filter").cloned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !filters.is_empty() {
+            // An adapter that rejects its own default filters still debugs; not fatal.
+            let _ = self
+                .client
+                .request(
+                    "setExceptionBreakpoints",
+                    json!({"filters": filters}),
+                    startup_timeout,
+                )
+                .await;
+        }
+        if caps
+            .get("supportsConfigurationDoneRequest")
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
+            self.client
+                .request("configurationDone", json!({}), startup_timeout)
+                .await
+                .map_err(|e| self.startup_error(e))?;
+        }
+        if launch_resp.is_none() {
+            let r = match tokio::time::timeout(startup_timeout, &mut launch_task).await {
+                Ok(Ok(r)) => r.map_err(|e| self.startup_error(e))?,
+                Ok(Err(e)) => return Err(refused(format!("internal error: {e}"))),
+                Err(_) => {
+                    launch_task.abort();
+                    return Err(DapError::Timeout {
+                        command: request.to_string(),
+                        secs: startup_timeout.as_secs(),
+                    });
+                }
+            };
+            if !r.success {
+                return Err(self.startup_error(refused(r.message)));
+            }
+        }
+        Ok(results)
+    }
+
+    fn startup_error(&self, e: DapError) -> DapError {
+        let tail = self.stderr_tail();
+        match e {
+            DapError::AdapterGone { .. } => DapError::AdapterGone {
+                detail: if tail.is_empty() {
+                    " during start-up".to_string()
+                } else {
+                    format!(" during start-up; its stderr ends with: {tail}")
+                },
+            },
+            DapError::Refused { command, message } if !tail.is_empty() && message.len() < 40 => {
+                DapError::Refused {
+                    command,
+                    message: format!("{message}; adapter stderr: {tail}"),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The arguments of `setBreakpoints` for one file.
+pub(crate) fn set_breakpoints_args(file: &std::path::Path, lines: &[u32]) -> Value {
+    json!({
+        "source": {
+            "path": file.display().to_string(),
+            "name": file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        },
+        "breakpoints": lines.iter().map(|l| json!({"line": l})).collect::<Vec<_>>(),
+        "lines": lines,
+        "sourceModified": false,
+    })
+}
+
+/// The `breakpoints` array of a `setBreakpoints` response.
+pub(crate) fn breakpoint_list(body: &Value) -> Vec<Value> {
+    body.get("breakpoints")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Last resort when the session is dropped without `end` (the host shutting down): the
+        // adapter's group guard kills on drop; the debuggee's own group is killed here.
+        let state = self.shared.state.borrow().clone();
+        if state.ended.is_none()
+            && !self.attached
+            && let Some(pid) = state.debuggee_pid
+        {
+            agent_tier::process::kill_group(pid);
+        }
+    }
+}
+
+/// `1800 s` → `30m`, `2 s` → `2s`.
+pub(crate) fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 60 && s % 60 == 0 {
+        format!("{}m", s / 60)
+    } else if s >= 1 {
+        format!("{s}s")
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of `debug` against the real adapters (debugpy, lldb-dap, delve) and a
+//! scripted fake Dart adapter.
+
+mod common;
+mod python;
