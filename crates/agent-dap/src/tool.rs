@@ -613,7 +613,7 @@ impl Supervisor {
                 {
                     a["initCommands"] = json!([
                         format!("command script import \"{}\"", etc.join("lldb_lookup.py").display()),
-                        format!("command source -s 0 \"{}\"", etc.join("lldb_commands").display()),
+                        format!("command source -s 1 \"{}\"", etc.join("lldb_commands").display()),
                     ]);
                 }
                 a

@@ -115,6 +115,14 @@ impl Fixture {
         out
     }
 
+    /// Call and require success, without recording the exchange (output that depends on the
+    /// toolchain version).
+    pub async fn quiet(&mut self, args: Value) -> ToolOutput {
+        let out = self.reg.call("debug", args.clone(), Surface::Full).await;
+        assert!(!out.is_error, "{args} failed: {}", out.text);
+        out
+    }
+
     /// Call, and require an error.
     pub async fn err(&mut self, args: Value) -> ToolOutput {
         let out = self.call(args.clone()).await;
@@ -150,6 +158,8 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
         (r"- \d+: ", "- [tid]: "),
         (r"age \S+", "age [t]"),
         (r"0x[0-9a-fA-F]+", "[addr]"),
+        (r"::h[0-9a-f]{16}", "::[hash]"),
+        (r"/rustc/[0-9a-f]+/", "/rustc/[commit]/"),
     ]
 }
 
