@@ -1,11 +1,136 @@
 //! # agent-vibe — the five `vibe_*` tools that direct background workers
 //!
-//! Owns the run's worker roster and the backend that runs workers.
+//! Owns the run's worker roster and the backend that runs workers:
+//!
+//! - [`VibeBackend`]: what the harness supplies to run one worker run to its end (dropping the
+//!   run stops the worker);
+//! - [`CommandBackend`]: the shipped backend — a configured program per tier (`fast`, `good`),
+//!   started through `agent_tier::process::command` (own process group) with the brief on stdin
+//!   and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its stdout is the result;
+//! - the roster: every worker of the run with its state (running, done, failed, killed), elapsed
+//!   time and last result, kept for the whole run.
+//!
+//! `vibe_spawn` returns at once; `vibe_send` appends to the brief and runs the worker again
+//! (stopping a current run); `vibe_wait` returns the current state when its timeout passes
+//! (not an error); `vibe_kill` kills the worker's process group; `vibe_list` shows them all.
+//! All five are read tier, registered only while vibe mode is on.
 //!
 //! Never: gates a worker's own tools (that gate belongs to the workers' tools), or drops a
 //! finished worker's result before someone reads it.
 
-use agent_tier::Registry;
+mod backend;
+mod error;
+mod roster;
+mod tools;
 
-/// Attach the vibe roster to this run and register the `vibe_*` tools.
-pub fn attach(_registry: &Registry) {}
+pub use backend::{
+    BoxFuture, CommandBackend, DEFAULT_MAX_OUTPUT, VibeBackend, WorkerCommand, WorkerJob,
+    WorkerTier,
+};
+pub use error::VibeError;
+pub use roster::{Roster, WorkerState, WorkerView};
+pub use tools::{KillArgs, ListArgs, SendArgs, SpawnArgs, WaitArgs, bounded, human_elapsed};
+
+use agent_tier::Registry;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The environment variable read for the `fast` tier's program when the config has none.
+pub const FAST_ENV: &str = "AGENT_TOOLS_VIBE_FAST";
+/// The environment variable read for the `good` tier's program when the config has none.
+pub const GOOD_ENV: &str = "AGENT_TOOLS_VIBE_GOOD";
+
+/// How the vibe roster runs workers.
+#[derive(Clone)]
+pub struct VibeConfig {
+    /// The `fast` tier's worker program. `None`: the `AGENT_TOOLS_VIBE_FAST` environment
+    /// variable (a command line split on whitespace), if set.
+    pub fast: Option<WorkerCommand>,
+    /// The `good` tier's worker program. `None`: `AGENT_TOOLS_VIBE_GOOD`, if set.
+    pub good: Option<WorkerCommand>,
+    /// A backend supplied by the harness; when set it replaces the command backend.
+    pub backend: Option<Arc<dyn VibeBackend>>,
+    /// A worker run longer than this is stopped and counts as failed (default 1 hour).
+    pub max_run: Duration,
+    /// How long `vibe_wait` waits when no `timeout_seconds` is given (default 300 s).
+    pub default_wait: Duration,
+    /// The longest `vibe_wait` may wait (default 3600 s).
+    pub max_wait: Duration,
+    /// How many characters of each last result `vibe_list` shows (default 200).
+    pub list_result_chars: usize,
+    /// How many bytes of a command worker's stdout are kept (default 1 MiB).
+    pub max_output_bytes: usize,
+}
+
+impl Default for VibeConfig {
+    fn default() -> Self {
+        VibeConfig {
+            fast: None,
+            good: None,
+            backend: None,
+            max_run: Duration::from_secs(3600),
+            default_wait: Duration::from_secs(300),
+            max_wait: Duration::from_secs(3600),
+            list_result_chars: 200,
+            max_output_bytes: DEFAULT_MAX_OUTPUT,
+        }
+    }
+}
+
+impl std::fmt::Debug for VibeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VibeConfig")
+            .field("fast", &self.fast)
+            .field("good", &self.good)
+            .field(
+                "backend",
+                &self.backend.as_ref().map(|b| b.name().to_string()),
+            )
+            .field("max_run", &self.max_run)
+            .field("default_wait", &self.default_wait)
+            .field("max_wait", &self.max_wait)
+            .field("list_result_chars", &self.list_result_chars)
+            .field("max_output_bytes", &self.max_output_bytes)
+            .finish()
+    }
+}
+
+fn from_env(name: &str) -> Option<WorkerCommand> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| WorkerCommand::parse(&v))
+}
+
+/// Attach the vibe roster to this run and register the five `vibe_*` tools — only while vibe
+/// mode is on (`registry.run().vibe`). Workers run through `config.backend`, or else a
+/// [`CommandBackend`] over `config.fast` / `config.good` (or their environment variables), in
+/// the run's root and through its sandbox prefix.
+pub fn attach(registry: &Registry, config: VibeConfig) {
+    let run = registry.run();
+    if !run.vibe {
+        return;
+    }
+    let backend: Arc<dyn VibeBackend> = match config.backend {
+        Some(b) => b,
+        None => Arc::new(
+            CommandBackend::new(
+                config.fast.or_else(|| from_env(FAST_ENV)),
+                config.good.or_else(|| from_env(GOOD_ENV)),
+                &run.root,
+            )
+            .with_prefix(run.sandbox_prefix.clone())
+            .with_max_output(config.max_output_bytes),
+        ),
+    };
+    let roster = Roster::new(backend, config.max_run);
+    let limits = tools::Limits {
+        default_wait: config.default_wait.min(config.max_wait),
+        max_wait: config.max_wait,
+        list_result_chars: config.list_result_chars.max(20),
+    };
+    registry.register(tools::Spawn(roster.clone()));
+    registry.register(tools::Send(roster.clone()));
+    registry.register(tools::Wait(roster.clone(), limits));
+    registry.register(tools::Kill(roster.clone()));
+    registry.register(tools::List(roster, limits));
+}

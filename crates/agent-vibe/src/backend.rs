@@ -1,0 +1,364 @@
+//! What runs a worker: the [`VibeBackend`] trait the harness supplies, and the shipped
+//! [`CommandBackend`] (a configured program per tier).
+
+use agent_tier::process::{GroupGuard, Tail, command, resolve_binary};
+use agent_tier::schemars::{self, JsonSchema};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A boxed, sendable future (the object-safe async of [`VibeBackend`]).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Which kind of worker: `fast` for well-specified mechanical work, `good` for design,
+/// judgement, or reviewing a fast worker's output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum WorkerTier {
+    /// Well-specified mechanical work (the default).
+    #[default]
+    Fast,
+    /// Design, judgement, or reviewing a fast worker's output.
+    Good,
+}
+
+impl WorkerTier {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerTier::Fast => "fast",
+            WorkerTier::Good => "good",
+        }
+    }
+}
+
+impl fmt::Display for WorkerTier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One run of a worker: its whole brief so far (the first brief plus every message sent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerJob {
+    /// The worker's id (`w1`, `w2`, …).
+    pub worker_id: String,
+    /// The label given at spawn.
+    pub label: String,
+    /// The tier.
+    pub tier: WorkerTier,
+    /// The brief, with every message sent so far appended.
+    pub brief: String,
+    /// Which run of this worker this is (1 for the first).
+    pub run: u32,
+}
+
+/// Runs workers. Supplied by the harness; [`CommandBackend`] is the shipped one.
+pub trait VibeBackend: Send + Sync + 'static {
+    /// A short name for messages.
+    fn name(&self) -> &str;
+
+    /// Whether a worker of `tier` can be started at all; checked at spawn so that a missing
+    /// program fails the spawn at once. The error says what to configure.
+    fn check(&self, tier: WorkerTier) -> Result<(), String> {
+        let _ = tier;
+        Ok(())
+    }
+
+    /// Run the job to its end: `Ok(result)` when the worker succeeded, `Err(what happened)` when
+    /// it failed. Dropping the future must stop the worker and everything it started.
+    fn run(&self, job: WorkerJob) -> BoxFuture<'static, Result<String, String>>;
+}
+
+/// A worker program: the program and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkerCommand {
+    /// The program (a name on `PATH` or a path).
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl WorkerCommand {
+    /// A program with arguments.
+    pub fn new(
+        program: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        WorkerCommand {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Split a command line on whitespace (no quoting): `my-agent --model fast`. `None` when
+    /// the line is blank.
+    pub fn parse(line: &str) -> Option<Self> {
+        let mut words = line.split_whitespace();
+        let program = words.next()?;
+        Some(WorkerCommand::new(program, words))
+    }
+
+    fn display(&self) -> String {
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Starts a configured program per tier, with the brief on stdin and `VIBE_LABEL`, `VIBE_TIER`
+/// and `VIBE_WORKER_ID` in its environment, in the run's root; its stdout is the worker's
+/// result. A non-zero exit is a failure whose message carries the exit status and the tails of
+/// stdout and stderr. Every worker is its own process group, killed when its run ends or is
+/// stopped.
+#[derive(Debug, Clone)]
+pub struct CommandBackend {
+    fast: Option<WorkerCommand>,
+    good: Option<WorkerCommand>,
+    cwd: PathBuf,
+    prefix: Vec<String>,
+    max_output: usize,
+}
+
+/// How much of a worker's stdout is kept by default.
+pub const DEFAULT_MAX_OUTPUT: usize = 1 << 20;
+
+impl CommandBackend {
+    /// Programs for the tiers (either may be missing), started in `cwd`.
+    pub fn new(fast: Option<WorkerCommand>, good: Option<WorkerCommand>, cwd: &Path) -> Self {
+        CommandBackend {
+            fast,
+            good,
+            cwd: cwd.to_path_buf(),
+            prefix: Vec::new(),
+            max_output: DEFAULT_MAX_OUTPUT,
+        }
+    }
+
+    /// Start workers through a sandbox launcher (`docker exec -i box`).
+    pub fn with_prefix(mut self, prefix: Vec<String>) -> Self {
+        self.prefix = prefix;
+        self
+    }
+
+    /// Keep at most this many bytes of a worker's stdout.
+    pub fn with_max_output(mut self, bytes: usize) -> Self {
+        self.max_output = bytes.max(1);
+        self
+    }
+
+    fn program(&self, tier: WorkerTier) -> Option<&WorkerCommand> {
+        match tier {
+            WorkerTier::Fast => self.fast.as_ref(),
+            WorkerTier::Good => self.good.as_ref(),
+        }
+    }
+
+    fn configured(&self) -> String {
+        let tiers: Vec<&str> = [WorkerTier::Fast, WorkerTier::Good]
+            .into_iter()
+            .filter(|t| self.program(*t).is_some())
+            .map(WorkerTier::as_str)
+            .collect();
+        if tiers.is_empty() {
+            "none".into()
+        } else {
+            tiers.join(", ")
+        }
+    }
+}
+
+fn env_name(tier: WorkerTier) -> &'static str {
+    match tier {
+        WorkerTier::Fast => "AGENT_TOOLS_VIBE_FAST",
+        WorkerTier::Good => "AGENT_TOOLS_VIBE_GOOD",
+    }
+}
+
+impl VibeBackend for CommandBackend {
+    fn name(&self) -> &str {
+        "command"
+    }
+
+    fn check(&self, tier: WorkerTier) -> Result<(), String> {
+        let Some(cmd) = self.program(tier) else {
+            return Err(format!(
+                "no worker program is configured for tier `{tier}` (tiers with a program: {}); use one of those, or have the host set `VibeConfig.{tier}` or the `{}` environment variable",
+                self.configured(),
+                env_name(tier)
+            ));
+        };
+        if self.prefix.is_empty()
+            && resolve_binary(&self.cwd, &[], &[cmd.program.as_str()]).is_none()
+            && !self.cwd.join(&cmd.program).is_file()
+        {
+            return Err(format!(
+                "the worker program for tier `{tier}`, `{}`, is not on PATH or in {}; install it or configure another",
+                cmd.program,
+                self.cwd.display()
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(&self, job: WorkerJob) -> BoxFuture<'static, Result<String, String>> {
+        let cmd = self.program(job.tier).cloned();
+        let cwd = self.cwd.clone();
+        let prefix = self.prefix.clone();
+        let max_output = self.max_output;
+        Box::pin(async move {
+            let Some(cmd) = cmd else {
+                return Err(format!(
+                    "no worker program is configured for tier `{}`",
+                    job.tier
+                ));
+            };
+            run_command(&cmd, &cwd, &prefix, max_output, &job).await
+        })
+    }
+}
+
+/// A bounded capture of a child's stdout, shared with its reader task.
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    dropped: usize,
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn tail_of(text: &str, chars: usize) -> String {
+    let n = text.chars().count();
+    if n <= chars {
+        text.to_string()
+    } else {
+        format!("...{}", text.chars().skip(n - chars).collect::<String>())
+    }
+}
+
+async fn run_command(
+    cmd: &WorkerCommand,
+    cwd: &Path,
+    prefix: &[String],
+    max_output: usize,
+    job: &WorkerJob,
+) -> Result<String, String> {
+    let mut c = command(prefix, &cmd.program, &cmd.args);
+    if !cwd.as_os_str().is_empty() {
+        c.current_dir(cwd);
+    }
+    c.stdin(Stdio::piped())
+        .env("VIBE_LABEL", &job.label)
+        .env("VIBE_TIER", job.tier.as_str())
+        .env("VIBE_WORKER_ID", &job.worker_id);
+    let mut child = c.spawn().map_err(|e| {
+        format!(
+            "cannot start the worker program `{}`: {e}; check that it is installed",
+            cmd.display()
+        )
+    })?;
+    // Kills the whole group when this run ends or its future is dropped (the worker was
+    // stopped): nothing the worker started outlives it.
+    let mut guard = GroupGuard::new(child.id());
+    let stderr = Tail::new(4096);
+    if let Some(e) = child.stderr.take() {
+        stderr.capture(e);
+    }
+    let captured = Arc::new(Mutex::new(Captured::default()));
+    let reader = child.stdout.take().map(|mut out| {
+        let captured = captured.clone();
+        tokio::spawn(async move {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = out.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                // Poisoning needs a panic while held; this section cannot panic.
+                let mut c = captured.lock().unwrap_or_else(|e| e.into_inner());
+                let room = max_output.saturating_sub(c.bytes.len());
+                let keep = n.min(room);
+                c.bytes.extend_from_slice(&chunk[..keep]);
+                c.dropped += n - keep;
+            }
+        })
+    });
+    let _reader_abort = reader.as_ref().map(|r| AbortOnDrop(r.abort_handle()));
+    if let Some(mut stdin) = child.stdin.take() {
+        let brief = job.brief.clone();
+        // A worker that never reads its stdin must not stall the run: write in the background.
+        tokio::spawn(async move {
+            let _ = stdin.write_all(brief.as_bytes()).await;
+            let _ = stdin.shutdown().await;
+        });
+    }
+    let status = child
+        .wait()
+        .await
+        .map_err(|e| format!("cannot wait for the worker program: {e}"))?;
+    // Let the reader drain what the worker wrote (bounded: a leftover grandchild may hold the
+    // pipe open), then kill the group, which closes it.
+    if let Some(r) = reader {
+        let abort = r.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(5), r)
+            .await
+            .is_err()
+        {
+            abort.abort();
+        }
+    }
+    guard.kill();
+    let (stdout, dropped) = {
+        let c = captured.lock().unwrap_or_else(|e| e.into_inner());
+        (lossy(&c.bytes), c.dropped)
+    };
+    let mut stdout = stdout;
+    if dropped > 0 {
+        stdout.push_str(&format!(
+            "\n[... {dropped} more bytes of output were not kept]"
+        ));
+    }
+    if status.success() {
+        return Ok(stdout);
+    }
+    let how = match (
+        status.code(),
+        std::os::unix::process::ExitStatusExt::signal(&status),
+    ) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => format!("was killed by signal {sig}"),
+        _ => "ended abnormally".to_string(),
+    };
+    let mut msg = format!("the worker program `{}` {how}", cmd.display());
+    let err = stderr.text();
+    if !err.trim().is_empty() {
+        msg.push_str(&format!(
+            "\nstderr (last lines):\n{}",
+            tail_of(err.trim_end(), 2000)
+        ));
+    }
+    if !stdout.trim().is_empty() {
+        msg.push_str(&format!(
+            "\nstdout (last lines):\n{}",
+            tail_of(stdout.trim_end(), 2000)
+        ));
+    }
+    Err(msg)
+}
+
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

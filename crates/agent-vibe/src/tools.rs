@@ -1,0 +1,338 @@
+//! The five `vibe_*` tools.
+
+use crate::backend::WorkerTier;
+use crate::error::VibeError;
+use crate::roster::{Roster, WorkerView};
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use serde::Deserialize;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Settings the tools share.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub default_wait: Duration,
+    pub max_wait: Duration,
+    pub list_result_chars: usize,
+}
+
+/// A human duration with one decimal for seconds: `0.4s`, `12.0s`, `3m05s`.
+pub fn human_elapsed(secs: f64) -> String {
+    if secs < 60.0 {
+        format!("{secs:.1}s")
+    } else {
+        let s = secs as u64;
+        if s < 3600 {
+            format!("{}m{:02}s", s / 60, s % 60)
+        } else {
+            format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+        }
+    }
+}
+
+/// The first `chars` characters of `text` on one line, with `…` when cut.
+pub fn bounded(text: &str, chars: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= chars {
+        flat
+    } else {
+        let cut: String = flat.chars().take(chars).collect();
+        format!("{cut}…")
+    }
+}
+
+fn header(v: &WorkerView) -> String {
+    format!(
+        "{} ({}, {} tier): {} after {}, run {}",
+        v.worker_id,
+        v.label,
+        v.tier,
+        v.state.as_str(),
+        human_elapsed(v.elapsed_seconds),
+        v.runs
+    )
+}
+
+fn structured(v: &WorkerView, result: Option<&str>) -> serde_json::Value {
+    json!({
+        "worker_id": v.worker_id,
+        "label": v.label,
+        "tier": v.tier,
+        "state": v.state,
+        "elapsed_seconds": v.elapsed_seconds,
+        "runs": v.runs,
+        "result": result,
+    })
+}
+
+/// Arguments of `vibe_spawn`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnArgs {
+    /// The worker's brief: everything it needs to do the job on its own.
+    pub brief: String,
+    /// A short label for the worker, shown by `vibe_list`.
+    pub label: String,
+    /// `fast` (well-specified mechanical work, the default) or `good` (design, judgement, or
+    /// reviewing a fast worker's output).
+    #[serde(default)]
+    pub tier: WorkerTier,
+}
+
+/// Arguments of `vibe_send`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendArgs {
+    /// The worker's id, as `vibe_spawn` returned it (`w1`).
+    pub worker_id: String,
+    /// What to add to the brief; the worker runs again with the brief plus this message.
+    pub message: String,
+}
+
+/// Arguments of `vibe_wait`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitArgs {
+    /// The worker's id, as `vibe_spawn` returned it (`w1`).
+    pub worker_id: String,
+    /// How long to wait at most, in seconds (default 300, at most 3600). When it passes the
+    /// worker's current state is returned; that is not an error.
+    #[serde(default)]
+    pub timeout_seconds: Option<f64>,
+}
+
+/// Arguments of `vibe_kill`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KillArgs {
+    /// The worker's id, as `vibe_spawn` returned it (`w1`).
+    pub worker_id: String,
+}
+
+/// Arguments of `vibe_list` (none).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {}
+
+pub(crate) struct Spawn(pub Arc<Roster>);
+pub(crate) struct Send(pub Arc<Roster>);
+pub(crate) struct Wait(pub Arc<Roster>, pub Limits);
+pub(crate) struct Kill(pub Arc<Roster>);
+pub(crate) struct List(pub Arc<Roster>, pub Limits);
+
+impl Tool for Spawn {
+    type Args = SpawnArgs;
+    fn name(&self) -> &str {
+        "vibe_spawn"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    fn description(&self) -> String {
+        "Start a background worker on a brief; returns its id at once while the worker keeps running. `tier`: `fast` (well-specified mechanical work, the default) or `good` (design, judgement, or reviewing a fast worker's output). Collect the result with vibe_wait.".into()
+    }
+    async fn call(&self, args: SpawnArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        if args.brief.trim().is_empty() {
+            return Err(VibeError::InvalidArguments(
+                "`brief` is empty; pass what the worker should do".into(),
+            )
+            .into());
+        }
+        if args.label.trim().is_empty() {
+            return Err(VibeError::InvalidArguments(
+                "`label` is empty; pass a short label such as `fix-tests`".into(),
+            )
+            .into());
+        }
+        let tier = args.tier;
+        let v = self
+            .0
+            .spawn(args.brief, args.label.trim().to_string(), tier)
+            .await?;
+        let text = format!(
+            "spawned {} ({}, {} tier); it is running. Collect its result with vibe_wait {{\"worker_id\": \"{}\"}}.",
+            v.worker_id, v.label, v.tier, v.worker_id
+        );
+        Ok(ToolOutput::text(text).with_structured(structured(&v, None)))
+    }
+}
+
+impl Tool for Send {
+    type Args = SendArgs;
+    fn name(&self) -> &str {
+        "vibe_send"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    fn description(&self) -> String {
+        "Append a message to a worker's brief and run it again (its current run, if any, is stopped first). Returns at once; collect the new result with vibe_wait.".into()
+    }
+    async fn call(&self, args: SendArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        if args.message.trim().is_empty() {
+            return Err(VibeError::InvalidArguments(
+                "`message` is empty; pass what to add to the worker's brief".into(),
+            )
+            .into());
+        }
+        let (v, was_running, unread) = self.0.send(&args.worker_id, &args.message).await?;
+        let mut text = format!(
+            "{} ({}) runs again with the message appended to its brief{}; collect its result with vibe_wait.",
+            v.worker_id,
+            v.label,
+            if was_running {
+                " (its previous run was stopped)"
+            } else {
+                ""
+            }
+        );
+        if let Some(prev) = &unread {
+            let _ = write!(text, "\nIts previous result, not read before:\n{prev}");
+        }
+        let mut s = structured(&v, None);
+        s["previous_result"] = json!(unread);
+        Ok(ToolOutput::text(text).with_structured(s))
+    }
+}
+
+impl Tool for Wait {
+    type Args = WaitArgs;
+    fn name(&self) -> &str {
+        "vibe_wait"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    fn description(&self) -> String {
+        format!(
+            "Wait until a worker finishes, or until `timeout_seconds` pass (default {}s), and return its state and result. A timeout is not an error: the worker keeps running and its current state is returned.",
+            self.1.default_wait.as_secs()
+        )
+    }
+    async fn call(&self, args: WaitArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let timeout = match args.timeout_seconds {
+            None => self.1.default_wait,
+            Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s).min(self.1.max_wait),
+            Some(s) => {
+                return Err(VibeError::InvalidArguments(format!(
+                    "`timeout_seconds` is {s}; pass a number of seconds from 0 to {}",
+                    self.1.max_wait.as_secs()
+                ))
+                .into());
+            }
+        };
+        let (v, ended) = self.0.wait(&args.worker_id, timeout).await?;
+        let mut text = header(&v);
+        if !ended {
+            let _ = write!(
+                text,
+                "\nstill running after waiting {}; wait again, send it a message, or kill it.",
+                human_elapsed(timeout.as_secs_f64())
+            );
+            return Ok(ToolOutput::text(text).with_structured(structured(&v, None)));
+        }
+        match &v.result {
+            Some(r) if !r.trim().is_empty() => {
+                let _ = write!(text, "\nresult:\n{r}");
+            }
+            Some(_) => text.push_str("\nresult: (empty output)"),
+            None => text.push_str("\nresult: (none: it was stopped before its first run ended)"),
+        }
+        Ok(ToolOutput::text(text).with_structured(structured(&v, v.result.as_deref())))
+    }
+}
+
+impl Tool for Kill {
+    type Args = KillArgs;
+    fn name(&self) -> &str {
+        "vibe_kill"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    fn description(&self) -> String {
+        "Stop a worker: its process and everything it started are killed. Its record and last result stay in vibe_list; vibe_send runs it again.".into()
+    }
+    async fn call(&self, args: KillArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let (v, was_running) = self.0.kill(&args.worker_id).await?;
+        let text = if was_running {
+            format!("{}: stopped.", header(&v))
+        } else {
+            format!(
+                "{}: it was not running, so nothing was stopped.",
+                header(&v)
+            )
+        };
+        Ok(ToolOutput::text(text).with_structured(structured(&v, None)))
+    }
+}
+
+impl Tool for List {
+    type Args = ListArgs;
+    fn name(&self) -> &str {
+        "vibe_list"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    fn description(&self) -> String {
+        "List this run's workers: id, label, tier, state (running, done, failed, killed), elapsed time, and the start of the last result (vibe_wait returns it whole).".into()
+    }
+    async fn call(&self, _args: ListArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let views = self.0.list();
+        if views.is_empty() {
+            return Ok(
+                ToolOutput::text("no workers in this run yet; start one with vibe_spawn")
+                    .with_structured(json!({"workers": []})),
+            );
+        }
+        let cap = self.1.list_result_chars;
+        let mut text = String::new();
+        let mut rows = Vec::new();
+        let (mut running, mut unread) = (0, 0);
+        for v in &views {
+            let _ = write!(text, "{}", header(v));
+            if v.state == crate::roster::WorkerState::Running {
+                running += 1;
+            }
+            let preview = v.result.as_deref().map(|r| bounded(r, cap));
+            if let Some(p) = &preview {
+                let mark = if v.unread {
+                    unread += 1;
+                    " (unread)"
+                } else {
+                    ""
+                };
+                let _ = write!(text, "\n    last result{mark}: {p}");
+            }
+            text.push('\n');
+            let mut row = structured(v, preview.as_deref());
+            row["unread"] = json!(v.unread);
+            rows.push(row);
+        }
+        let _ = write!(
+            text,
+            "{} workers, {running} running, {unread} with an unread result",
+            views.len()
+        );
+        Ok(ToolOutput::text(text).with_structured(json!({"workers": rows})))
+    }
+}
