@@ -7,15 +7,93 @@
 //!
 //! Never: speaks any protocol but LSP, depends on another family crate, or lets an `lsp_types`
 //! value leak into a tool result (results are plain text and JSON).
+//!
+//! ## Codemap
+//!
+//! - [`config`]: the server table as data — built-in defaults, the user file
+//!   (`$XDG_CONFIG_HOME/agent-tools/lsp.json`, else `~/.config/agent-tools/lsp.json`), the project
+//!   file (`<root>/.agent-tools/lsp.json`), then [`LspConfig::overrides`].
+//! - `client`: our LSP client — one transport per server process (reader task, locked writer,
+//!   stderr tail), requests with timeouts, answers to the server's own requests, readiness
+//!   (work-done progress, rust-analyzer's `experimental/serverStatus`, a settle period), document
+//!   sync and fresh diagnostics.
+//! - `supervisor`: which server serves a file (language preference, root marker, binary
+//!   resolution: `node_modules/.bin`, `.venv/bin`, `venv/bin`, then `$PATH`; a rustup proxy is
+//!   resolved with `rustup which`), start, crash detection and restart with backoff.
+//! - `tools`: the `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper with its
+//!   per-run ledger keyed by (severity, code, message).
+//! - `checker`: `diagnostics` with `"*"` — `cargo check`, `pyright --outputjson`, `tsc --noEmit`,
+//!   `go vet ./...` per detected root.
+//!
+//! ## Which Python server
+//!
+//! When several Python servers resolve, the first of pyright, basedpyright, ty, pylsp serves
+//! `.py` files; set `languages.python` in a config file to choose another order.
+
+mod checker;
+mod client;
+pub mod config;
+mod error;
+mod render;
+mod supervisor;
+mod text;
+mod tools;
+
+pub use config::{ConfigFile, LspConfig, ServerPatch, ServerSpec};
+pub use error::LspError;
+pub use tools::{LspArgs, Operation, RenameArgs};
 
 use agent_tier::Registry;
 use agent_tier::doctor::DoctorEntry;
 use std::path::Path;
+use std::sync::Arc;
 
-/// Attach the language-server supervisor to this run and register its tools.
-pub fn attach(_registry: &Registry) {}
+/// Attach the language-server supervisor to this run and register its tools: `lsp`,
+/// `lsp_rename` and the diagnostics-on-write wrapper around `write`, `edit` and `apply_patch`.
+///
+/// Servers start lazily, at the first call on one of their files, and are killed with their
+/// process groups when the registry (and so the supervisor) is dropped.
+pub fn attach(registry: &Registry, config: LspConfig) {
+    let run = registry.run();
+    let root = run.root.canonicalize().unwrap_or_else(|_| run.root.clone());
+    let resolved = config.resolve(&root);
+    let sup = supervisor::Supervisor::new(resolved, root, run.sandbox_prefix.clone());
+    let state = Arc::new(tools::State::new(sup));
+    registry.register(tools::LspTool(state.clone()));
+    registry.register(tools::RenameTool(state.clone()));
+    registry.add_wrapper(Arc::new(tools::WriteDiagnostics(state)));
+}
 
-/// What this family could start for the checkout at `root`.
-pub fn doctor(_root: &Path) -> Vec<DoctorEntry> {
-    Vec::new()
+/// What this family could start for the checkout at `root`: one entry per configured server,
+/// with the first root marker found (at `root` or below) and the resolved binary.
+pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let cfg = LspConfig::default().resolve(&root);
+    cfg.servers
+        .values()
+        .map(|spec| {
+            let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
+            let found = checker::marker_dirs(&root, &markers);
+            let marker = found.first().and_then(|dir| {
+                markers
+                    .iter()
+                    .map(|m| dir.join(m))
+                    .find(|p| p.exists())
+            });
+            let binary = supervisor::resolve_command(
+                spec,
+                found.first().map(|p| p.as_path()).unwrap_or(&root),
+                &root,
+            )
+            .map(|b| b.0);
+            DoctorEntry {
+                family: "lsp".into(),
+                id: spec.id.clone(),
+                marker,
+                markers: spec.root_markers.clone(),
+                binary,
+                install: spec.install.clone(),
+            }
+        })
+        .collect()
 }

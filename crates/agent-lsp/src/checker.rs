@@ -1,0 +1,320 @@
+//! `diagnostics` with `"*"`: the project checker of every detected root, in the same format.
+
+use crate::render::{Diag, Loc};
+use crate::supervisor::{Supervisor, resolve_command};
+use agent_tier::ToolOutput;
+use agent_tier::process::{GroupGuard, Tail, command};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+const SKIP: &[&str] = &[
+    "node_modules",
+    "target",
+    "venv",
+    "__pycache__",
+    "build",
+    "dist",
+    "vendor",
+];
+
+/// Folders under `ws` (depth ≤ 5, skipping hidden and build folders) that contain one of
+/// `markers`, outermost first; a folder inside another found folder is left out.
+pub fn marker_dirs(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, depth: usize, markers: &[&str], out: &mut Vec<PathBuf>) {
+        if out.len() >= 50 {
+            return;
+        }
+        if markers.iter().any(|m| dir.join(m).exists()) {
+            out.push(dir.to_path_buf());
+            return;
+        }
+        if depth == 0 {
+            return;
+        }
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        let mut subs: Vec<PathBuf> = rd
+            .flatten()
+            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().to_string();
+                !n.starts_with('.') && !SKIP.contains(&n.as_str())
+            })
+            .map(|e| e.path())
+            .collect();
+        subs.sort();
+        for s in subs {
+            walk(&s, depth - 1, markers, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(ws, 5, markers, &mut out);
+    out
+}
+
+struct Checker {
+    name: &'static str,
+    markers: &'static [&'static str],
+    /// Server ids whose binaries can run it (pyright's CLI beside its language server).
+    programs: &'static [&'static str],
+    args: &'static [&'static str],
+    parse: fn(&Path, &str, &str) -> Vec<(PathBuf, u32, u32, String, String, String)>,
+}
+
+const CHECKERS: &[Checker] = &[
+    Checker {
+        name: "cargo check",
+        markers: &["Cargo.toml"],
+        programs: &["cargo"],
+        args: &["check", "--message-format=json", "--quiet"],
+        parse: parse_cargo,
+    },
+    Checker {
+        name: "pyright",
+        markers: &["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
+        programs: &["pyright", "basedpyright"],
+        args: &["--outputjson"],
+        parse: parse_pyright,
+    },
+    Checker {
+        name: "tsc",
+        markers: &["tsconfig.json"],
+        programs: &["tsc"],
+        args: &["--noEmit", "--pretty", "false"],
+        parse: parse_tsc,
+    },
+    Checker {
+        name: "go vet",
+        markers: &["go.mod"],
+        programs: &["go"],
+        args: &["vet", "./..."],
+        parse: parse_go,
+    },
+];
+
+type Finding = (PathBuf, u32, u32, String, String, String);
+
+fn parse_cargo(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        if v.get("reason").and_then(Value::as_str) != Some("compiler-message") {
+            continue;
+        }
+        let m = &v["message"];
+        let level = m["level"].as_str().unwrap_or("");
+        if level != "error" && level != "warning" {
+            continue;
+        }
+        let Some(span) = m["spans"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["is_primary"].as_bool() == Some(true)))
+        else {
+            continue;
+        };
+        // Paths are relative to the cargo workspace root, which is `root` or an ancestor.
+        let file = span["file_name"].as_str().unwrap_or("");
+        let manifest_dir = v["manifest_path"]
+            .as_str()
+            .and_then(|p| Path::new(p).parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| root.to_path_buf());
+        let mut path = root.join(file);
+        for cand in manifest_dir.ancestors() {
+            if cand.join(file).exists() {
+                path = cand.join(file);
+                break;
+            }
+        }
+        out.push((
+            path,
+            span["line_start"].as_u64().unwrap_or(1) as u32,
+            span["column_start"].as_u64().unwrap_or(1) as u32,
+            level.to_string(),
+            m["code"]["code"].as_str().unwrap_or("").to_string(),
+            m["message"].as_str().unwrap_or("").to_string(),
+        ));
+    }
+    out
+}
+
+fn parse_pyright(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
+    let Ok(v) = serde_json::from_str::<Value>(stdout) else { return Vec::new() };
+    v["generalDiagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| {
+            let sev = d["severity"].as_str().unwrap_or("error");
+            if sev != "error" && sev != "warning" {
+                return None;
+            }
+            Some((
+                root.join(d["file"].as_str().unwrap_or("")),
+                d["range"]["start"]["line"].as_u64().unwrap_or(0) as u32 + 1,
+                d["range"]["start"]["character"].as_u64().unwrap_or(0) as u32 + 1,
+                sev.to_string(),
+                d["rule"].as_str().unwrap_or("").to_string(),
+                d["message"].as_str().unwrap_or("").to_string(),
+            ))
+        })
+        .collect()
+}
+
+fn parse_tsc(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
+    // `src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.`
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let (loc, rest) = l.split_once("): ")?;
+            let (file, lc) = loc.rsplit_once('(')?;
+            let (line, col) = lc.split_once(',')?;
+            let (sev_code, msg) = rest.split_once(": ")?;
+            let (sev, code) = sev_code.split_once(' ')?;
+            Some((
+                root.join(file),
+                line.trim().parse().ok()?,
+                col.trim().parse().ok()?,
+                sev.to_string(),
+                code.to_string(),
+                msg.to_string(),
+            ))
+        })
+        .collect()
+}
+
+fn parse_go(root: &Path, _stdout: &str, stderr: &str) -> Vec<Finding> {
+    // `./main.go:5:2: fmt.Printf format %d has arg "x" of wrong type string` (also `vet: ` prefixed)
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let l = l.strip_prefix("vet: ").unwrap_or(l);
+            let mut it = l.splitn(4, ':');
+            let file = it.next()?;
+            let line: u32 = it.next()?.trim().parse().ok()?;
+            let col: u32 = it.next()?.trim().parse().ok()?;
+            let msg = it.next()?.trim();
+            Some((root.join(file), line, col, "error".into(), String::new(), msg.to_string()))
+        })
+        .collect()
+}
+
+async fn run_one(
+    sup: &Supervisor,
+    c: &Checker,
+    root: &Path,
+) -> Result<Vec<Diag>, String> {
+    let ws = &sup.root;
+    let spec = crate::config::ServerSpec {
+        id: c.name.to_string(),
+        language: String::new(),
+        commands: c.programs.iter().map(|p| vec![p.to_string()]).collect(),
+        extensions: Default::default(),
+        root_markers: Vec::new(),
+        init_options: Value::Null,
+        settings: Value::Null,
+        env: Default::default(),
+        install: String::new(),
+    };
+    let Some((bin, _)) = resolve_command(&spec, root, ws) else {
+        return Err(format!("{} not found ({}; looked in the project and $PATH)", c.name, c.programs.join(", ")));
+    };
+    let mut cmd = command(&[], &bin, c.args);
+    cmd.current_dir(root);
+    let child = cmd.spawn().map_err(|e| format!("could not start {}: {e}", bin.display()))?;
+    let mut guard = GroupGuard::new(child.id());
+    let tail = Tail::new(8 * 1024);
+    let out = match tokio::time::timeout(sup.cfg.checker_timeout, child.wait_with_output()).await {
+        Ok(Ok(o)) => o,
+        Ok(Err(e)) => return Err(format!("{} failed: {e}", c.name)),
+        Err(_) => {
+            guard.kill();
+            return Err(format!(
+                "{} did not finish within {} s; run it yourself to see why",
+                c.name,
+                sup.cfg.checker_timeout.as_secs()
+            ));
+        }
+    };
+    drop(guard);
+    tail.push(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let findings = (c.parse)(root, &stdout, &stderr);
+    if findings.is_empty() && !out.status.success() && c.name != "pyright" {
+        return Err(format!(
+            "{} failed ({}) without findings it could parse; its stderr ends: {}",
+            c.name,
+            out.status,
+            crate::client::tail_lines(&tail.text(), 10)
+        ));
+    }
+    let mut cache: std::collections::HashMap<PathBuf, Vec<String>> = Default::default();
+    Ok(findings
+        .into_iter()
+        .map(|(path, line, col, severity, code, message)| {
+            let lines = cache.entry(path.clone()).or_insert_with(|| {
+                std::fs::read_to_string(&path)
+                    .map(|t| crate::text::lines(&t).into_iter().map(str::to_string).collect())
+                    .unwrap_or_default()
+            });
+            let text = lines
+                .get(line.saturating_sub(1) as usize)
+                .map(|l| l.trim().to_string())
+                .unwrap_or_default();
+            let display = path
+                .strip_prefix(ws)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| path.display().to_string());
+            Diag {
+                loc: Loc { path: display, line, column: col as usize, text },
+                severity,
+                code,
+                message,
+                source: c.name.to_string(),
+            }
+        })
+        .collect())
+}
+
+/// Run every project checker whose marker is found, per root.
+pub async fn run_all(sup: &Supervisor) -> ToolOutput {
+    let ws = &sup.root;
+    let mut text = Vec::new();
+    let mut results = Vec::new();
+    for c in CHECKERS {
+        for root in marker_dirs(ws, c.markers) {
+            let shown_root = {
+                let d = agent_tier::workspace::display_path(ws, &root);
+                if d.is_empty() { ".".to_string() } else { d }
+            };
+            match run_one(sup, c, &root).await {
+                Ok(diags) => {
+                    let errors = diags.iter().filter(|d| d.severity == "error").count();
+                    text.push(format!(
+                        "{} in {shown_root}: {errors} error(s), {} warning(s)",
+                        c.name,
+                        diags.len() - errors
+                    ));
+                    text.extend(diags.iter().map(Diag::render));
+                    results.push(json!({"checker": c.name, "root": shown_root, "diagnostics": diags}));
+                }
+                Err(e) => {
+                    text.push(format!("{} in {shown_root}: {e}", c.name));
+                    results.push(json!({"checker": c.name, "root": shown_root, "error": e}));
+                }
+            }
+        }
+    }
+    if text.is_empty() {
+        text.push(format!(
+            "no project checker applies: none of {} was found in the workspace",
+            CHECKERS
+                .iter()
+                .map(|c| format!("{} ({})", c.name, c.markers.join("/")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    ToolOutput::text(text.join("\n")).with_structured(json!({"operation": "diagnostics", "file": "*", "checkers": results}))
+}
+

@@ -1,0 +1,788 @@
+//! Our LSP client: one transport per server process — a reader task that routes responses,
+//! answers the server's own requests and records notifications (progress, status, published
+//! diagnostics); a writer behind a lock; stderr into a bounded [`Tail`].
+
+use crate::config::ServerSpec;
+use crate::error::LspError;
+use crate::text::{Encoding, path_to_uri, uri_to_path};
+use agent_tier::process::{GroupGuard, Tail, command};
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::{oneshot, watch};
+
+/// LSP `ContentModified`.
+pub const CONTENT_MODIFIED: i64 = -32801;
+/// LSP `ServerCancelled`.
+pub const SERVER_CANCELLED: i64 = -32802;
+/// LSP `RequestCancelled`.
+pub const REQUEST_CANCELLED: i64 = -32800;
+
+/// How long a server must be quiet (no progress, no status change, no sync) to count as loaded.
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// One `textDocument/publishDiagnostics` as received.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub version: Option<i64>,
+    pub seq: u64,
+    pub items: Vec<Value>,
+    pub at: Instant,
+}
+
+#[derive(Default)]
+struct Shared {
+    progress: HashSet<String>,
+    last_activity: Option<Instant>,
+    quiescent: Option<bool>,
+    diagnostics: HashMap<PathBuf, Published>,
+    seq: u64,
+    exited: Option<String>,
+    registrations: HashSet<String>,
+}
+
+struct Doc {
+    version: i64,
+    text: String,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Copy)]
+pub struct Synced {
+    /// The document version the server now has.
+    pub version: i64,
+    /// The diagnostics sequence number before the sync: a publish after it is for new content.
+    pub seq_before: u64,
+}
+
+type Pending = HashMap<i64, oneshot::Sender<Result<Value, (i64, String)>>>;
+
+/// A running language server for one root.
+pub struct Server {
+    pub spec: Arc<ServerSpec>,
+    pub root: PathBuf,
+    pub started: Instant,
+    pub pid: Option<u32>,
+    pub stderr: Tail,
+    request_timeout: Duration,
+    caps: OnceLock<Value>,
+    writer: tokio::sync::Mutex<ChildStdin>,
+    pending: Mutex<Pending>,
+    next_id: AtomicI64,
+    shared: Mutex<Shared>,
+    tick: watch::Sender<u64>,
+    docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
+    guard: Mutex<GroupGuard>,
+    child: Mutex<Option<Child>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Poisoning needs a panic while the lock is held; no critical section here can panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The last lines of a stderr tail, for error messages.
+pub fn tail_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(n);
+    let s = lines[start..].join("\n");
+    if s.is_empty() { "(empty)".into() } else { s }
+}
+
+async fn read_message(r: &mut BufReader<ChildStdout>) -> std::io::Result<Option<Value>> {
+    let mut len: Option<usize> = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if r.read_line(&mut line).await? == 0 {
+            return Ok(None);
+        }
+        let t = line.trim();
+        if t.is_empty() {
+            if len.is_some() {
+                break;
+            }
+            continue;
+        }
+        if let Some((k, v)) = t.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("content-length") {
+                len = v.trim().parse().ok();
+            }
+        }
+    }
+    let mut buf = vec![0u8; len.unwrap_or(0)];
+    r.read_exact(&mut buf).await?;
+    Ok(Some(serde_json::from_slice(&buf).unwrap_or(Value::Null)))
+}
+
+fn lookup_section(settings: &Value, section: Option<&str>) -> Value {
+    let Some(section) = section.filter(|s| !s.is_empty()) else {
+        return settings.clone();
+    };
+    let mut cur = settings;
+    for part in section.split('.') {
+        match cur.get(part) {
+            Some(v) => cur = v,
+            None => return Value::Null,
+        }
+    }
+    cur.clone()
+}
+
+impl Server {
+    /// Spawn the server and run `initialize` / `initialized`.
+    pub async fn start(
+        spec: Arc<ServerSpec>,
+        root: PathBuf,
+        binary: PathBuf,
+        args: Vec<String>,
+        prefix: &[String],
+        request_timeout: Duration,
+    ) -> Result<Arc<Server>, LspError> {
+        let start_err = |detail: String, stderr: String| LspError::Start {
+            server: spec.id.clone(),
+            root: root.display().to_string(),
+            detail,
+            stderr,
+        };
+        let mut cmd = command(prefix, &binary, &args);
+        cmd.current_dir(&root).stdin(std::process::Stdio::piped());
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| start_err(format!("spawning {}: {e}", binary.display()), String::new()))?;
+        let pid = child.id();
+        let guard = GroupGuard::new(pid);
+        let stderr = Tail::new(16 * 1024);
+        if let Some(e) = child.stderr.take() {
+            stderr.capture(e);
+        }
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(start_err("no stdio pipes".into(), String::new()));
+        };
+        let (tick, _) = watch::channel(0u64);
+        let server = Arc::new(Server {
+            spec: spec.clone(),
+            root: root.clone(),
+            started: Instant::now(),
+            pid,
+            stderr: stderr.clone(),
+            request_timeout,
+            caps: OnceLock::new(),
+            writer: tokio::sync::Mutex::new(stdin),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(1),
+            shared: Mutex::new(Shared::default()),
+            tick,
+            docs: tokio::sync::Mutex::new(HashMap::new()),
+            guard: Mutex::new(guard),
+            child: Mutex::new(Some(child)),
+        });
+        tokio::spawn(reader(Arc::downgrade(&server), BufReader::new(stdout)));
+
+        let uri = path_to_uri(&root);
+        let name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| "root".into());
+        let kinds: Vec<u32> = (1..=26).collect();
+        let mut params = json!({
+            "processId": std::process::id(),
+            "clientInfo": {"name": "agent-tools", "version": env!("CARGO_PKG_VERSION")},
+            "rootUri": uri,
+            "rootPath": root.display().to_string(),
+            "workspaceFolders": [{"uri": uri, "name": name}],
+            "capabilities": {
+                "general": {"positionEncodings": ["utf-8", "utf-16"]},
+                "window": {"workDoneProgress": true, "showMessage": {}},
+                "workspace": {
+                    "configuration": true,
+                    "workspaceFolders": true,
+                    "didChangeConfiguration": {"dynamicRegistration": true},
+                    "workspaceEdit": {
+                        "documentChanges": true,
+                        "resourceOperations": ["create", "rename", "delete"],
+                        "failureHandling": "abort"
+                    },
+                    "symbol": {"symbolKind": {"valueSet": kinds}},
+                },
+                "textDocument": {
+                    "synchronization": {"didSave": true, "dynamicRegistration": false},
+                    "hover": {"contentFormat": ["markdown", "plaintext"]},
+                    "definition": {"linkSupport": true},
+                    "typeDefinition": {"linkSupport": true},
+                    "implementation": {"linkSupport": true},
+                    "declaration": {"linkSupport": true},
+                    "references": {},
+                    "documentSymbol": {
+                        "hierarchicalDocumentSymbolSupport": true,
+                        "symbolKind": {"valueSet": kinds}
+                    },
+                    "codeAction": {
+                        "codeActionLiteralSupport": {"codeActionKind": {"valueSet": [
+                            "", "quickfix", "refactor", "refactor.extract", "refactor.inline",
+                            "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"
+                        ]}},
+                        "isPreferredSupport": true
+                    },
+                    "rename": {"prepareSupport": true},
+                    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false}
+                },
+                "experimental": {"serverStatusNotification": true}
+            }
+        });
+        if !spec.init_options.is_null() {
+            params["initializationOptions"] = spec.init_options.clone();
+        }
+        let init_timeout = request_timeout.max(Duration::from_secs(60));
+        let caps = match server.request_with("initialize", params, init_timeout).await {
+            Ok(v) => v.get("capabilities").cloned().unwrap_or(Value::Null),
+            Err(e) => {
+                let tail = tail_lines(&stderr.text(), 15);
+                server.kill();
+                return Err(start_err(format!("initialize failed: {e}"), tail));
+            }
+        };
+        let _ = server.caps.set(caps);
+        server.notify("initialized", json!({})).await?;
+        if !spec.settings.is_null() {
+            server
+                .notify(
+                    "workspace/didChangeConfiguration",
+                    json!({"settings": spec.settings}),
+                )
+                .await?;
+        }
+        lock(&server.shared).last_activity = Some(Instant::now());
+        Ok(server)
+    }
+
+    /// The server's capabilities from `initialize`.
+    pub fn caps(&self) -> &Value {
+        static NULL: Value = Value::Null;
+        self.caps.get().unwrap_or(&NULL)
+    }
+
+    /// The negotiated position encoding.
+    pub fn encoding(&self) -> Encoding {
+        Encoding::from_lsp(self.caps().get("positionEncoding").and_then(Value::as_str))
+    }
+
+    /// Whether the server offers a capability (statically or by dynamic registration).
+    pub fn supports(&self, cap: &str, method: &str) -> bool {
+        match self.caps().get(cap) {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Null) | None => lock(&self.shared).registrations.contains(method),
+            Some(_) => true,
+        }
+    }
+
+    /// Why it exited, if it did.
+    pub fn exited(&self) -> Option<String> {
+        lock(&self.shared).exited.clone()
+    }
+
+    /// Progress tasks in flight (titles are not kept, only tokens) and readiness.
+    pub fn loading(&self) -> (usize, Option<bool>) {
+        let sh = lock(&self.shared);
+        (sh.progress.len(), sh.quiescent)
+    }
+
+    /// Kill the process group now.
+    pub fn kill(&self) {
+        lock(&self.guard).kill();
+    }
+
+    fn crashed(&self, method: &str) -> LspError {
+        LspError::Crashed {
+            server: self.spec.id.clone(),
+            method: method.to_string(),
+            status: self.exited().unwrap_or_else(|| "connection closed".into()),
+            stderr: tail_lines(&self.stderr.text(), 15),
+        }
+    }
+
+    async fn send(&self, msg: &Value, method: &str) -> Result<(), LspError> {
+        let body = serde_json::to_vec(msg).unwrap_or_default();
+        let mut w = self.writer.lock().await;
+        let header = format!("Content-Length: {}\r\n\r\n", body.len());
+        let r = async {
+            w.write_all(header.as_bytes()).await?;
+            w.write_all(&body).await?;
+            w.flush().await
+        };
+        match tokio::time::timeout(self.request_timeout, r).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(self.crashed(method)),
+            Err(_) => Err(LspError::Timeout {
+                server: self.spec.id.clone(),
+                method: method.to_string(),
+                secs: self.request_timeout.as_secs(),
+            }),
+        }
+    }
+
+    /// Send a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+        if self.exited().is_some() {
+            return Err(self.crashed(method));
+        }
+        self.send(
+            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
+            method,
+        )
+        .await
+    }
+
+    /// A request with the default timeout.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, LspError> {
+        self.request_with(method, params, self.request_timeout).await
+    }
+
+    /// A request with an explicit timeout; on timeout it is cancelled.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, LspError> {
+        if self.exited().is_some() {
+            return Err(self.crashed(method));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if let Err(e) = self.send(&msg, method).await {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err((code, message)))) => Err(LspError::Rpc {
+                server: self.spec.id.clone(),
+                method: method.to_string(),
+                code,
+                message,
+            }),
+            Ok(Err(_)) => {
+                // The reader dropped the sender: the server exited. Give it a moment to record
+                // the exit status.
+                let _ = self
+                    .wait_until(|sh| sh.exited.is_some(), Duration::from_secs(2))
+                    .await;
+                Err(self.crashed(method))
+            }
+            Err(_) => {
+                lock(&self.pending).remove(&id);
+                let _ = self.notify("$/cancelRequest", json!({"id": id})).await;
+                Err(LspError::Timeout {
+                    server: self.spec.id.clone(),
+                    method: method.to_string(),
+                    secs: timeout.as_secs(),
+                })
+            }
+        }
+    }
+
+    async fn wait_until(&self, pred: impl Fn(&Shared) -> bool, timeout: Duration) -> bool {
+        let mut rx = self.tick.subscribe();
+        let deadline = Instant::now() + timeout;
+        loop {
+            {
+                let sh = lock(&self.shared);
+                if pred(&sh) {
+                    return true;
+                }
+                if sh.exited.is_some() {
+                    return false;
+                }
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            let step = (deadline - now).min(Duration::from_millis(50));
+            let _ = tokio::time::timeout(step, rx.changed()).await;
+        }
+    }
+
+    /// Whether the server is loaded: no work-done progress in flight, rust-analyzer-style status
+    /// quiescent, and nothing happened for [`SETTLE`].
+    fn idle(sh: &Shared) -> bool {
+        sh.progress.is_empty()
+            && sh.quiescent != Some(false)
+            && sh.last_activity.is_none_or(|t| t.elapsed() >= SETTLE)
+    }
+
+    /// Wait (bounded) until the server has finished loading; `false` when it had not in time.
+    pub async fn wait_ready(&self, timeout: Duration) -> bool {
+        self.wait_until(Self::idle, timeout).await
+    }
+
+    /// Whether the server is idle right now.
+    pub fn is_idle(&self) -> bool {
+        Self::idle(&lock(&self.shared))
+    }
+
+    /// Bring the server's copy of `path` up to `text`: didOpen the first time, didChange (full
+    /// text) and didSave when it changed; `save` also sends didSave after a didOpen.
+    pub async fn sync(&self, path: &Path, text: &str, save: bool) -> Result<Synced, LspError> {
+        let mut docs = self.docs.lock().await;
+        let uri = path_to_uri(path);
+        let seq_before = lock(&self.shared).seq;
+        let (version, opened) = match docs.get_mut(path) {
+            Some(d) if d.text == text => {
+                // Unchanged: any publish for this version is fresh.
+                return Ok(Synced {
+                    version: d.version,
+                    seq_before: 0,
+                });
+            }
+            Some(d) => {
+                d.version += 1;
+                d.text = text.to_string();
+                let v = d.version;
+                self.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri, "version": v},
+                           "contentChanges": [{"text": text}]}),
+                )
+                .await?;
+                (v, false)
+            }
+            None => {
+                let ext = path
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                let language_id = self
+                    .spec
+                    .extensions
+                    .get(&ext)
+                    .cloned()
+                    .unwrap_or_else(|| self.spec.language.clone());
+                self.notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": uri, "languageId": language_id,
+                           "version": 1, "text": text}}),
+                )
+                .await?;
+                docs.insert(
+                    path.to_path_buf(),
+                    Doc {
+                        version: 1,
+                        text: text.to_string(),
+                    },
+                );
+                (1, true)
+            }
+        };
+        if !opened || save {
+            let include = self
+                .caps()
+                .pointer("/textDocumentSync/save/includeText")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let mut p = json!({"textDocument": {"uri": uri}});
+            if include {
+                p["text"] = json!(text);
+            }
+            self.notify("textDocument/didSave", p).await?;
+        }
+        let now = Instant::now();
+        lock(&self.shared).last_activity = Some(now);
+        self.tick.send_modify(|t| *t += 1);
+        Ok(Synced {
+            version,
+            seq_before,
+        })
+    }
+
+    /// Close a document (after it was deleted or renamed away).
+    pub async fn close(&self, path: &Path) {
+        if self.docs.lock().await.remove(path).is_some() {
+            let _ = self
+                .notify(
+                    "textDocument/didClose",
+                    json!({"textDocument": {"uri": path_to_uri(path)}}),
+                )
+                .await;
+        }
+    }
+
+    /// Whether the server has `path` open.
+    pub async fn is_open(&self, path: &Path) -> bool {
+        self.docs.lock().await.contains_key(path)
+    }
+
+    /// Diagnostics for the content synced as `synced`: pulled when the server supports it, else
+    /// the first publish for that version, then (bounded) until the server is idle again.
+    /// The flag says whether fresh diagnostics arrived in time.
+    pub async fn fresh_diagnostics(
+        &self,
+        path: &Path,
+        synced: Synced,
+        timeout: Duration,
+    ) -> (Vec<Value>, bool) {
+        let deadline = Instant::now() + timeout;
+        if self.supports("diagnosticProvider", "textDocument/diagnostic") {
+            let params = json!({"textDocument": {"uri": path_to_uri(path)}});
+            for _ in 0..5 {
+                match self
+                    .request_with("textDocument/diagnostic", params.clone(), timeout)
+                    .await
+                {
+                    Ok(v) if v.get("kind").and_then(Value::as_str) == Some("full") => {
+                        let items = v
+                            .get("items")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default();
+                        return (items, true);
+                    }
+                    Err(LspError::Rpc { code, .. })
+                        if code == CONTENT_MODIFIED || code == SERVER_CANCELLED =>
+                    {
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let fresh = |sh: &Shared| {
+            sh.diagnostics.get(path).is_some_and(|p| match p.version {
+                Some(v) => v >= synced.version && p.seq > synced.seq_before,
+                None => p.seq > synced.seq_before,
+            })
+        };
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if !self.wait_until(fresh, remaining).await {
+            return (Vec::new(), false);
+        }
+        // More may follow (a checker run on save): wait until idle and the last publish settled.
+        let settle = deadline
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_secs(10));
+        let _ = self
+            .wait_until(
+                |sh| {
+                    Self::idle(sh)
+                        && sh
+                            .diagnostics
+                            .get(path)
+                            .is_some_and(|p| p.at.elapsed() >= SETTLE)
+                },
+                settle,
+            )
+            .await;
+        let sh = lock(&self.shared);
+        let items = sh
+            .diagnostics
+            .get(path)
+            .map(|p| p.items.clone())
+            .unwrap_or_default();
+        (items, true)
+    }
+
+    /// Ask the server to shut down, then kill its group.
+    pub async fn shutdown(&self) {
+        if self.exited().is_none() {
+            let _ = self
+                .request_with("shutdown", Value::Null, Duration::from_secs(2))
+                .await;
+            let _ = self.notify("exit", Value::Null).await;
+            let _ = self
+                .wait_until(|sh| sh.exited.is_some(), Duration::from_millis(500))
+                .await;
+        }
+        self.kill();
+    }
+
+    fn on_request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
+        match method {
+            "workspace/configuration" => {
+                let items = params
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(Value::Array(
+                    items
+                        .iter()
+                        .map(|it| {
+                            lookup_section(
+                                &self.spec.settings,
+                                it.get("section").and_then(Value::as_str),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
+            "client/registerCapability" => {
+                let mut sh = lock(&self.shared);
+                for r in params
+                    .get("registrations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(m) = r.get("method").and_then(Value::as_str) {
+                        sh.registrations.insert(m.to_string());
+                    }
+                }
+                Ok(Value::Null)
+            }
+            "workspace/workspaceFolders" => {
+                let uri = path_to_uri(&self.root);
+                Ok(json!([{"uri": uri, "name": "root"}]))
+            }
+            "workspace/applyEdit" => Ok(
+                json!({"applied": false, "failureReason": "agent-tools applies edits only through lsp_rename"}),
+            ),
+            "client/unregisterCapability"
+            | "window/workDoneProgress/create"
+            | "window/showMessageRequest"
+            | "window/showDocument"
+            | "workspace/semanticTokens/refresh"
+            | "workspace/inlayHint/refresh"
+            | "workspace/inlineValue/refresh"
+            | "workspace/codeLens/refresh"
+            | "workspace/diagnostic/refresh"
+            | "workspace/foldingRange/refresh" => Ok(Value::Null),
+            other => Err((-32601, format!("method not found: {other}"))),
+        }
+    }
+
+    fn on_notification(&self, method: &str, params: &Value) {
+        let mut sh = lock(&self.shared);
+        match method {
+            "$/progress" => {
+                let token = match params.get("token") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                    None => return,
+                };
+                match params.pointer("/value/kind").and_then(Value::as_str) {
+                    Some("begin") => {
+                        sh.progress.insert(token);
+                    }
+                    Some("end") => {
+                        sh.progress.remove(&token);
+                    }
+                    _ => {}
+                }
+                sh.last_activity = Some(Instant::now());
+            }
+            "experimental/serverStatus" => {
+                sh.quiescent = params.get("quiescent").and_then(Value::as_bool);
+                sh.last_activity = Some(Instant::now());
+            }
+            "textDocument/publishDiagnostics" => {
+                let Some(path) = params
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .and_then(uri_to_path)
+                else {
+                    return;
+                };
+                sh.seq += 1;
+                let p = Published {
+                    version: params.get("version").and_then(Value::as_i64),
+                    seq: sh.seq,
+                    items: params
+                        .get("diagnostics")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                    at: Instant::now(),
+                };
+                sh.diagnostics.insert(path, p);
+            }
+            _ => return,
+        }
+        drop(sh);
+        self.tick.send_modify(|t| *t += 1);
+    }
+
+    async fn on_exit(&self) {
+        let child = lock(&self.child).take();
+        let status = match child {
+            Some(mut c) => match tokio::time::timeout(Duration::from_secs(2), c.wait()).await {
+                Ok(Ok(s)) => describe_status(s),
+                _ => "closed its output".to_string(),
+            },
+            None => "closed its output".to_string(),
+        };
+        lock(&self.shared).exited = Some(status);
+        lock(&self.pending).clear();
+        self.tick.send_modify(|t| *t += 1);
+    }
+}
+
+fn describe_status(s: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => s.to_string(),
+    }
+}
+
+async fn reader(server: Weak<Server>, mut stdout: BufReader<ChildStdout>) {
+    loop {
+        let msg = match read_message(&mut stdout).await {
+            Ok(Some(m)) => m,
+            Ok(None) | Err(_) => break,
+        };
+        let Some(srv) = server.upgrade() else { return };
+        let method = msg.get("method").and_then(Value::as_str);
+        let id = msg.get("id").filter(|v| !v.is_null()).cloned();
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        match (method, id) {
+            (Some(m), Some(id)) => {
+                let reply = match srv.on_request(m, &params) {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Err((code, message)) => json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": code, "message": message}}),
+                };
+                // Answer from a task: the writer may be busy with a large didOpen while the
+                // server waits for us to read.
+                let s = srv.clone();
+                let m = m.to_string();
+                tokio::spawn(async move {
+                    let _ = s.send(&reply, &m).await;
+                });
+            }
+            (Some(m), None) => srv.on_notification(m, &params),
+            (None, Some(id)) => {
+                let Some(id) = id.as_i64() else { continue };
+                let tx = lock(&srv.pending).remove(&id);
+                if let Some(tx) = tx {
+                    let r = match msg.get("error") {
+                        Some(e) if !e.is_null() => Err((
+                            e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                            e.get("message")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                        )),
+                        _ => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                    };
+                    let _ = tx.send(r);
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    if let Some(srv) = server.upgrade() {
+        srv.on_exit().await;
+    }
+}

@@ -1,0 +1,482 @@
+//! The server table: built-in defaults, then the user's file, then the project's file, then the
+//! [`LspConfig`] the host passes to [`crate::attach`].
+//!
+//! Config files (JSON, every key optional):
+//!
+//! - user: `$XDG_CONFIG_HOME/agent-tools/lsp.json` (else `~/.config/agent-tools/lsp.json`);
+//! - project: `<workspace root>/.agent-tools/lsp.json`.
+//!
+//! ```json
+//! {
+//!   "servers": {
+//!     "pyright": { "settings": { "python": { "analysis": { "typeCheckingMode": "strict" } } } },
+//!     "my-lsp": { "language": "zig", "commands": [["zls"]], "extensions": { "zig": "zig" },
+//!                 "root_markers": ["build.zig"] }
+//!   },
+//!   "languages": { "python": ["basedpyright", "pyright"] },
+//!   "disable": ["pylsp"]
+//! }
+//! ```
+//!
+//! A server entry whose id exists replaces only the fields it names; a new id must name
+//! `language`, `commands`, `extensions` and `root_markers`. `languages` maps a language to the
+//! server ids that may serve it, in order of preference: the first whose root marker AND binary
+//! are both present serves the file.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How one language server is found and started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerSpec {
+    /// The server's id (`pyright`, `rust-analyzer`, …).
+    pub id: String,
+    /// The language it serves (`python`, `rust`, …); see [`LspConfig::languages`].
+    pub language: String,
+    /// Commands to try in order (program and arguments); the first whose program resolves is used.
+    pub commands: Vec<Vec<String>>,
+    /// File extensions (without the dot) and the LSP `languageId` of each.
+    pub extensions: BTreeMap<String, String>,
+    /// Files or folders whose presence marks a project root.
+    pub root_markers: Vec<String>,
+    /// `initializationOptions` sent with `initialize`.
+    pub init_options: Value,
+    /// Settings answered to `workspace/configuration` (by dotted section) and sent with
+    /// `workspace/didChangeConfiguration`.
+    pub settings: Value,
+    /// Extra environment variables for the server process.
+    pub env: BTreeMap<String, String>,
+    /// The command that installs it (shown by `status` and `doctor`).
+    pub install: String,
+}
+
+/// Fields of a server entry in a config file or [`LspConfig::servers`]; each given field replaces
+/// the default's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerPatch {
+    /// The language it serves.
+    pub language: Option<String>,
+    /// Commands to try in order.
+    pub commands: Option<Vec<Vec<String>>>,
+    /// Extension → `languageId`.
+    pub extensions: Option<BTreeMap<String, String>>,
+    /// Root markers.
+    pub root_markers: Option<Vec<String>>,
+    /// `initializationOptions`.
+    pub init_options: Option<Value>,
+    /// Settings.
+    pub settings: Option<Value>,
+    /// Extra environment variables.
+    pub env: Option<BTreeMap<String, String>>,
+    /// Install hint.
+    pub install: Option<String>,
+}
+
+/// One config file's content.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Server entries by id.
+    #[serde(default)]
+    pub servers: BTreeMap<String, ServerPatch>,
+    /// Language → server ids in order of preference.
+    #[serde(default)]
+    pub languages: BTreeMap<String, Vec<String>>,
+    /// Server ids to leave out.
+    #[serde(default)]
+    pub disable: Vec<String>,
+}
+
+/// What the host passes to [`crate::attach`]. `LspConfig::default()` is the normal choice: the
+/// built-in table plus the user's and the project's config files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LspConfig {
+    /// Applied after both config files (same shape as a file).
+    pub overrides: ConfigFile,
+    /// Do not read the user and project config files (tests).
+    pub skip_config_files: bool,
+    /// Use this user config file instead of the default location.
+    pub user_config: Option<PathBuf>,
+    /// Timeout of one request to a server (default 30 s).
+    pub request_timeout_ms: Option<u64>,
+    /// How long a call waits for a server to finish loading (default 60 s); after that the
+    /// answer is given and marked as possibly partial.
+    pub ready_timeout_ms: Option<u64>,
+    /// How long the write wrapper waits for diagnostics of the new content (default 15 s,
+    /// including a server start).
+    pub write_diagnostics_timeout_ms: Option<u64>,
+    /// Timeout of a project checker run by `diagnostics` with `"*"` (default 300 s).
+    pub checker_timeout_ms: Option<u64>,
+}
+
+/// The effective table and timeouts of this run.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub servers: BTreeMap<String, ServerSpec>,
+    pub languages: BTreeMap<String, Vec<String>>,
+    pub request_timeout: Duration,
+    pub ready_timeout: Duration,
+    pub write_timeout: Duration,
+    pub checker_timeout: Duration,
+    /// Problems met while reading config files (shown by `status`).
+    pub warnings: Vec<String>,
+}
+
+fn ext(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn spec(
+    id: &str,
+    language: &str,
+    commands: Vec<Vec<String>>,
+    extensions: BTreeMap<String, String>,
+    markers: &[&str],
+    install: &str,
+) -> ServerSpec {
+    ServerSpec {
+        id: id.into(),
+        language: language.into(),
+        commands,
+        extensions,
+        root_markers: strs(markers),
+        init_options: Value::Null,
+        settings: Value::Null,
+        env: BTreeMap::new(),
+        install: install.into(),
+    }
+}
+
+const PY_MARKERS: &[&str] = &[
+    "pyproject.toml",
+    "pyrightconfig.json",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "Pipfile",
+];
+
+/// The built-in server table.
+pub fn builtin_servers() -> Vec<ServerSpec> {
+    let py = ext(&[("py", "python"), ("pyi", "python")]);
+    let mut clangd_cmds = vec![strs(&["clangd"])];
+    for v in (14..=22).rev() {
+        clangd_cmds.push(vec![format!("clangd-{v}")]);
+    }
+    let mut v = vec![
+        spec(
+            "rust-analyzer",
+            "rust",
+            vec![strs(&["rust-analyzer"])],
+            ext(&[("rs", "rust")]),
+            &["Cargo.toml"],
+            "rustup component add rust-analyzer",
+        ),
+        spec(
+            "pyright",
+            "python",
+            vec![strs(&["pyright-langserver", "--stdio"])],
+            py.clone(),
+            PY_MARKERS,
+            "npm install -g pyright",
+        ),
+        spec(
+            "basedpyright",
+            "python",
+            vec![strs(&["basedpyright-langserver", "--stdio"])],
+            py.clone(),
+            PY_MARKERS,
+            "pip install basedpyright",
+        ),
+        spec(
+            "ty",
+            "python",
+            vec![strs(&["ty", "server"])],
+            py.clone(),
+            PY_MARKERS,
+            "pip install ty",
+        ),
+        spec(
+            "pylsp",
+            "python",
+            vec![strs(&["pylsp"])],
+            py,
+            PY_MARKERS,
+            "pip install python-lsp-server",
+        ),
+        spec(
+            "typescript-language-server",
+            "typescript",
+            vec![strs(&["typescript-language-server", "--stdio"])],
+            ext(&[
+                ("ts", "typescript"),
+                ("tsx", "typescriptreact"),
+                ("mts", "typescript"),
+                ("cts", "typescript"),
+                ("js", "javascript"),
+                ("jsx", "javascriptreact"),
+                ("mjs", "javascript"),
+                ("cjs", "javascript"),
+            ]),
+            &["tsconfig.json", "jsconfig.json", "package.json"],
+            "npm install -g typescript-language-server typescript@6",
+        ),
+        spec(
+            "clangd",
+            "c",
+            clangd_cmds,
+            ext(&[
+                ("c", "c"),
+                ("h", "c"),
+                ("cc", "cpp"),
+                ("cpp", "cpp"),
+                ("cxx", "cpp"),
+                ("hpp", "cpp"),
+                ("hh", "cpp"),
+                ("hxx", "cpp"),
+            ]),
+            &[
+                "compile_commands.json",
+                "compile_flags.txt",
+                ".clangd",
+                "CMakeLists.txt",
+                "Makefile",
+                "meson.build",
+            ],
+            "apt install clangd-19",
+        ),
+        spec(
+            "gopls",
+            "go",
+            vec![strs(&["gopls"])],
+            ext(&[("go", "go")]),
+            &["go.work", "go.mod"],
+            "apt install gopls golang-go",
+        ),
+        spec(
+            "dart",
+            "dart",
+            vec![strs(&["dart", "language-server", "--protocol=lsp"])],
+            ext(&[("dart", "dart")]),
+            &["pubspec.yaml"],
+            "install the Dart SDK (https://dart.dev/get-dart)",
+        ),
+    ];
+    for s in &mut v {
+        match s.id.as_str() {
+            // Style checkers off: an agent wants errors, not 80 lines of E501.
+            "pylsp" => {
+                s.settings = json!({"pylsp": {"plugins": {
+                    "pycodestyle": {"enabled": false},
+                    "mccabe": {"enabled": false},
+                    "pydocstyle": {"enabled": false}
+                }}})
+            }
+            "pyright" | "basedpyright" => {
+                s.settings = json!({"python": {"analysis": {
+                    "autoSearchPaths": true,
+                    "useLibraryCodeForTypes": true,
+                    "diagnosticMode": "openFilesOnly"
+                }}, "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly"}}})
+            }
+            "typescript-language-server" => {
+                s.init_options = json!({"preferences": {"includeCompletionsForModuleExports": false}})
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
+/// The built-in language preference: which server serves a language when several resolve.
+///
+/// Python: pyright, basedpyright, ty, pylsp — the most complete type-aware server first, the
+/// young `ty` and the plugin-based `pylsp` last.
+pub fn builtin_languages() -> BTreeMap<String, Vec<String>> {
+    let mut m = BTreeMap::new();
+    m.insert(
+        "python".to_string(),
+        strs(&["pyright", "basedpyright", "ty", "pylsp"]),
+    );
+    m
+}
+
+/// The default location of the user config file.
+pub fn user_config_path() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+        return Some(PathBuf::from(x).join("agent-tools/lsp.json"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config/agent-tools/lsp.json"))
+}
+
+/// The project config file of a workspace.
+pub fn project_config_path(root: &Path) -> PathBuf {
+    root.join(".agent-tools/lsp.json")
+}
+
+fn apply(
+    servers: &mut BTreeMap<String, ServerSpec>,
+    languages: &mut BTreeMap<String, Vec<String>>,
+    file: &ConfigFile,
+    origin: &str,
+    warnings: &mut Vec<String>,
+) {
+    for (id, p) in &file.servers {
+        let base = servers.get(id).cloned();
+        let mut s = match base {
+            Some(s) => s,
+            None => {
+                let (Some(language), Some(commands), Some(extensions), Some(markers)) = (
+                    p.language.clone(),
+                    p.commands.clone(),
+                    p.extensions.clone(),
+                    p.root_markers.clone(),
+                ) else {
+                    warnings.push(format!(
+                        "{origin}: new server `{id}` needs `language`, `commands`, `extensions` and `root_markers`; it was ignored"
+                    ));
+                    continue;
+                };
+                ServerSpec {
+                    id: id.clone(),
+                    language,
+                    commands,
+                    extensions,
+                    root_markers: markers,
+                    init_options: Value::Null,
+                    settings: Value::Null,
+                    env: BTreeMap::new(),
+                    install: String::new(),
+                }
+            }
+        };
+        if let Some(v) = &p.language {
+            s.language = v.clone();
+        }
+        if let Some(v) = &p.commands {
+            s.commands = v.clone();
+        }
+        if let Some(v) = &p.extensions {
+            s.extensions = v.clone();
+        }
+        if let Some(v) = &p.root_markers {
+            s.root_markers = v.clone();
+        }
+        if let Some(v) = &p.init_options {
+            s.init_options = v.clone();
+        }
+        if let Some(v) = &p.settings {
+            s.settings = v.clone();
+        }
+        if let Some(v) = &p.env {
+            s.env = v.clone();
+        }
+        if let Some(v) = &p.install {
+            s.install = v.clone();
+        }
+        servers.insert(id.clone(), s);
+    }
+    for (lang, ids) in &file.languages {
+        languages.insert(lang.clone(), ids.clone());
+    }
+    for id in &file.disable {
+        servers.remove(id);
+    }
+}
+
+fn read_file(path: &Path, warnings: &mut Vec<String>) -> Option<ConfigFile> {
+    let text = std::fs::read_to_string(path).ok()?;
+    match serde_json::from_str(&text) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            warnings.push(format!(
+                "{}: not a valid lsp config ({e}); it was ignored — fix it or remove it",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+impl LspConfig {
+    /// The effective table for the workspace at `root`.
+    pub fn resolve(&self, root: &Path) -> Resolved {
+        let mut servers: BTreeMap<String, ServerSpec> = builtin_servers()
+            .into_iter()
+            .map(|s| (s.id.clone(), s))
+            .collect();
+        let mut languages = builtin_languages();
+        let mut warnings = Vec::new();
+        if !self.skip_config_files {
+            let user = self.user_config.clone().or_else(user_config_path);
+            for path in user.into_iter().chain([project_config_path(root)]) {
+                if let Some(f) = read_file(&path, &mut warnings) {
+                    let origin = path.display().to_string();
+                    apply(&mut servers, &mut languages, &f, &origin, &mut warnings);
+                }
+            }
+        }
+        apply(
+            &mut servers,
+            &mut languages,
+            &self.overrides,
+            "LspConfig",
+            &mut warnings,
+        );
+        let ms = |v: Option<u64>, d: u64| Duration::from_millis(v.unwrap_or(d));
+        Resolved {
+            servers,
+            languages,
+            request_timeout: ms(self.request_timeout_ms, 30_000),
+            ready_timeout: ms(self.ready_timeout_ms, 60_000),
+            write_timeout: ms(self.write_diagnostics_timeout_ms, 15_000),
+            checker_timeout: ms(self.checker_timeout_ms, 300_000),
+            warnings,
+        }
+    }
+}
+
+impl Resolved {
+    /// The servers that may serve a file with this extension, in order of preference.
+    pub fn servers_for_ext(&self, ext: &str) -> Vec<&ServerSpec> {
+        let mut langs: Vec<&str> = self
+            .servers
+            .values()
+            .filter(|s| s.extensions.contains_key(ext))
+            .map(|s| s.language.as_str())
+            .collect();
+        langs.sort();
+        langs.dedup();
+        let mut out = Vec::new();
+        for lang in langs {
+            match self.languages.get(lang) {
+                Some(ids) => {
+                    for id in ids {
+                        if let Some(s) = self.servers.get(id) {
+                            if s.extensions.contains_key(ext) && s.language == lang {
+                                out.push(s);
+                            }
+                        }
+                    }
+                }
+                None => out.extend(
+                    self.servers
+                        .values()
+                        .filter(|s| s.language == lang && s.extensions.contains_key(ext)),
+                ),
+            }
+        }
+        out
+    }
+}

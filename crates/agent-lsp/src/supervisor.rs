@@ -1,0 +1,403 @@
+//! The run's servers: one per (server id, root), started at call time when a root marker AND a
+//! binary are both present, restarted with backoff after a crash.
+
+use crate::client::{Server, tail_lines};
+use crate::config::{Resolved, ServerSpec};
+use crate::error::LspError;
+use agent_tier::process::{find_root_marker, resolve_binary};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Project-local binary folders, searched (in the server's root, then the workspace root) before
+/// `$PATH`.
+pub const LOCAL_DIRS: &[&str] = &["node_modules/.bin", ".venv/bin", "venv/bin"];
+
+/// Whether a server could serve a file, and which half is missing when it cannot.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub spec: Arc<ServerSpec>,
+    pub root: Option<PathBuf>,
+    pub binary: Option<(PathBuf, Vec<String>)>,
+}
+
+impl Candidate {
+    /// `root + binary` when both are present.
+    pub fn usable(&self) -> bool {
+        self.root.is_some() && self.binary.is_some()
+    }
+
+    /// What is missing, in words.
+    pub fn missing(&self, ws: &Path) -> String {
+        let mut parts = Vec::new();
+        if self.root.is_none() {
+            parts.push(format!(
+                "no root marker ({}) in the file's folder or any parent inside {}",
+                self.spec.root_markers.join(", "),
+                ws.display()
+            ));
+        }
+        if self.binary.is_none() {
+            let progs: Vec<&str> = self
+                .spec
+                .commands
+                .iter()
+                .filter_map(|c| c.first().map(String::as_str))
+                .collect();
+            parts.push(format!(
+                "binary not found ({}; looked in {} and $PATH; install: {})",
+                progs.join(", "),
+                LOCAL_DIRS.join(", "),
+                self.spec.install
+            ));
+        }
+        parts.join("; ")
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    server: Option<Arc<Server>>,
+    crashes: u32,
+    last_crash: Option<Instant>,
+    last_error: Option<String>,
+}
+
+/// One entry of `status`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SlotStatus {
+    pub id: String,
+    pub root: PathBuf,
+    pub state: String,
+    pub pid: Option<u32>,
+    pub restarts: u32,
+    pub stderr_tail: Option<String>,
+}
+
+/// The run's language servers.
+pub struct Supervisor {
+    pub cfg: Resolved,
+    pub root: PathBuf,
+    prefix: Vec<String>,
+    slots: Mutex<HashMap<(String, PathBuf), Arc<tokio::sync::Mutex<Slot>>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Poisoning needs a panic while the lock is held; no critical section here can panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `p` is a rustup proxy (same file as the `rustup` beside it).
+fn is_rustup_proxy(p: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(dir) = p.parent() else { return false };
+    let rustup = dir.join("rustup");
+    match (std::fs::metadata(p), std::fs::metadata(&rustup)) {
+        (Ok(a), Ok(b)) => {
+            p.file_name().is_some_and(|n| n != "rustup") && a.ino() == b.ino() && a.dev() == b.dev()
+        }
+        _ => false,
+    }
+}
+
+/// `rustup which <name>` run from `cwd`: the real binary behind a rustup proxy, or `None` when
+/// the component is not installed.
+fn rustup_which(rustup_dir: &Path, name: &str, cwd: &Path) -> Option<PathBuf> {
+    let rustup = rustup_dir.join("rustup");
+    let name = name.to_string();
+    let cwd = cwd.to_path_buf();
+    // Run on a helper thread with its own small runtime: this is called from sync code (doctor)
+    // as well as from inside the tool's runtime.
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        rt.block_on(async move {
+            let mut cmd = agent_tier::process::command(&[], &rustup, ["which", name.as_str()]);
+            cmd.current_dir(&cwd);
+            let out = tokio::time::timeout(Duration::from_secs(15), cmd.output())
+                .await
+                .ok()?
+                .ok()?;
+            if !out.status.success() {
+                return None;
+            }
+            let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            p.is_file().then_some(p)
+        })
+    })
+    .join()
+    .ok()
+    .flatten()
+}
+
+/// Resolve a server's binary for a root: project-local folders of `root`, then of `ws`, then
+/// `$PATH`; commands in order. A rustup proxy is resolved through `rustup which`.
+pub fn resolve_command(spec: &ServerSpec, root: &Path, ws: &Path) -> Option<(PathBuf, Vec<String>)> {
+    let finish = |p: PathBuf, cmd: &Vec<String>| -> Option<(PathBuf, Vec<String>)> {
+        let args = cmd[1..].to_vec();
+        if is_rustup_proxy(&p) {
+            let dir = p.parent()?.to_path_buf();
+            let name = p.file_name()?.to_string_lossy().to_string();
+            return rustup_which(&dir, &name, root).map(|real| (real, args));
+        }
+        Some((p, args))
+    };
+    for cmd in &spec.commands {
+        let Some(prog) = cmd.first() else { continue };
+        if prog.contains('/') {
+            let p = if Path::new(prog).is_absolute() {
+                PathBuf::from(prog)
+            } else {
+                root.join(prog)
+            };
+            if p.is_file() {
+                return Some((p, cmd[1..].to_vec()));
+            }
+            continue;
+        }
+        for base in [root, ws] {
+            for dir in LOCAL_DIRS {
+                let p = base.join(dir).join(prog);
+                if p.is_file() {
+                    if let Some(found) = resolve_binary(base, &[dir], &[prog.as_str()]) {
+                        return finish(found, cmd);
+                    }
+                }
+            }
+        }
+    }
+    for cmd in &spec.commands {
+        let Some(prog) = cmd.first() else { continue };
+        if prog.contains('/') {
+            continue;
+        }
+        if let Some(found) = resolve_binary(ws, &[], &[prog.as_str()]) {
+            if let Some(r) = finish(found, cmd) {
+                return Some(r);
+            }
+        }
+    }
+    None
+}
+
+impl Supervisor {
+    pub fn new(cfg: Resolved, root: PathBuf, prefix: Vec<String>) -> Self {
+        Supervisor {
+            cfg,
+            root,
+            prefix,
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The servers that could serve `path`, in order of preference, with what each lacks.
+    pub fn candidates(&self, path: &Path) -> Vec<Candidate> {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_string())
+            .unwrap_or_default();
+        self.cfg
+            .servers_for_ext(&ext)
+            .into_iter()
+            .map(|spec| {
+                let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
+                let root = find_root_marker(&self.root, path, &markers);
+                let binary =
+                    resolve_command(spec, root.as_deref().unwrap_or(&self.root), &self.root);
+                Candidate {
+                    spec: Arc::new(spec.clone()),
+                    root,
+                    binary,
+                }
+            })
+            .collect()
+    }
+
+    /// The server for `path` (started if needed), or why there is none.
+    pub async fn server_for(&self, path: &Path) -> Result<Arc<Server>, LspError> {
+        let cands = self.candidates(path);
+        let file = agent_tier::workspace::display_path(&self.root, path);
+        if cands.is_empty() {
+            let mut exts: Vec<String> = self
+                .cfg
+                .servers
+                .values()
+                .flat_map(|s| s.extensions.keys().cloned())
+                .collect();
+            exts.sort();
+            exts.dedup();
+            return Err(LspError::NoServer {
+                file,
+                detail: format!(
+                    "no server is configured for this file type; configured extensions: {}",
+                    exts.join(", ")
+                ),
+            });
+        }
+        for c in &cands {
+            if let (Some(root), Some((bin, args))) = (&c.root, &c.binary) {
+                return self
+                    .get_or_start(c.spec.clone(), root.clone(), bin.clone(), args.clone())
+                    .await;
+            }
+        }
+        let detail = cands
+            .iter()
+            .map(|c| format!("{}: {}", c.spec.id, c.missing(&self.root)))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        Err(LspError::NoServer { file, detail })
+    }
+
+    fn slot(&self, id: &str, root: &Path) -> Arc<tokio::sync::Mutex<Slot>> {
+        lock(&self.slots)
+            .entry((id.to_string(), root.to_path_buf()))
+            .or_default()
+            .clone()
+    }
+
+    async fn get_or_start(
+        &self,
+        spec: Arc<ServerSpec>,
+        root: PathBuf,
+        binary: PathBuf,
+        args: Vec<String>,
+    ) -> Result<Arc<Server>, LspError> {
+        let slot = self.slot(&spec.id, &root);
+        let mut s = slot.lock().await;
+        if let Some(srv) = &s.server {
+            if srv.exited().is_none() {
+                return Ok(srv.clone());
+            }
+            s.crashes += 1;
+            s.last_crash = Some(Instant::now());
+            s.server = None;
+        }
+        if let (true, Some(at)) = (s.crashes > 0, s.last_crash) {
+            let backoff = Duration::from_millis(250 * (1u64 << (s.crashes - 1).min(5)))
+                .min(Duration::from_secs(8));
+            let since = at.elapsed();
+            if since < backoff {
+                tokio::time::sleep(backoff - since).await;
+            }
+        }
+        match Server::start(
+            spec,
+            root,
+            binary,
+            args,
+            &self.prefix,
+            self.cfg.request_timeout,
+        )
+        .await
+        {
+            Ok(srv) => {
+                s.server = Some(srv.clone());
+                s.last_error = None;
+                Ok(srv)
+            }
+            Err(e) => {
+                s.crashes += 1;
+                s.last_crash = Some(Instant::now());
+                s.last_error = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Every live server.
+    pub fn running(&self) -> Vec<Arc<Server>> {
+        let slots: Vec<_> = lock(&self.slots).values().cloned().collect();
+        slots
+            .iter()
+            .filter_map(|s| s.try_lock().ok().and_then(|g| g.server.clone()))
+            .filter(|s| s.exited().is_none())
+            .collect()
+    }
+
+    /// Shut down the servers whose root covers `path` (every server when `None`); returns
+    /// `(id, root)` of each.
+    pub async fn reload(&self, path: Option<&Path>) -> Vec<(String, PathBuf)> {
+        let slots: Vec<_> = lock(&self.slots)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut out = Vec::new();
+        for ((id, root), slot) in slots {
+            if let Some(p) = path {
+                if !p.starts_with(&root) {
+                    continue;
+                }
+            }
+            let mut s = slot.lock().await;
+            if let Some(srv) = s.server.take() {
+                srv.shutdown().await;
+                out.push((id, root));
+            }
+            s.crashes = 0;
+            s.last_crash = None;
+            s.last_error = None;
+        }
+        out.sort();
+        out
+    }
+
+    /// Every server slot, running, crashed or failed to start.
+    pub async fn status(&self) -> Vec<SlotStatus> {
+        let slots: Vec<_> = lock(&self.slots)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut out = Vec::new();
+        for ((id, root), slot) in slots {
+            let (state, pid, restarts, stderr_tail) = match slot.try_lock() {
+                Err(_) => ("starting".to_string(), None, 0, None),
+                Ok(s) => match &s.server {
+                    Some(srv) => match srv.exited() {
+                        Some(status) => (
+                            format!("crashed ({status}); the next call restarts it"),
+                            srv.pid,
+                            s.crashes,
+                            Some(tail_lines(&srv.stderr.text(), 15)),
+                        ),
+                        None => {
+                            let (tasks, quiescent) = srv.loading();
+                            let state = if srv.is_idle() {
+                                "running, ready".to_string()
+                            } else if tasks > 0 {
+                                format!("running, loading ({tasks} task(s) in progress)")
+                            } else if quiescent == Some(false) {
+                                "running, indexing".to_string()
+                            } else {
+                                "running".to_string()
+                            };
+                            (state, srv.pid, s.crashes, None)
+                        }
+                    },
+                    None => match &s.last_error {
+                        Some(e) => (
+                            "failed to start; the next call retries".to_string(),
+                            None,
+                            s.crashes,
+                            Some(e.clone()),
+                        ),
+                        None => ("stopped".to_string(), None, s.crashes, None),
+                    },
+                },
+            };
+            out.push(SlotStatus {
+                id,
+                root,
+                state,
+                pid,
+                restarts,
+                stderr_tail,
+            });
+        }
+        out.sort_by(|a, b| (&a.id, &a.root).cmp(&(&b.id, &b.root)));
+        out
+    }
+}

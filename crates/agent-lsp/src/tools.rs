@@ -1,0 +1,990 @@
+//! The `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper.
+
+use crate::checker;
+use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
+use crate::error::LspError;
+use crate::render::{Diag, Loc, Renderer, Sym, hover_text, locations, symbols};
+use crate::supervisor::{Supervisor, resolve_command};
+use crate::text::{Encoding, find_symbol, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::workspace::{FileChange, apply_all, confine, confine_existing};
+use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput, Wrapper};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The family's state for one run: the supervisor and the diagnostics ledger.
+pub struct State {
+    pub sup: Supervisor,
+    ledger: Mutex<HashSet<(String, String, String)>>,
+}
+
+impl State {
+    pub fn new(sup: Supervisor) -> Self {
+        State {
+            sup,
+            ledger: Mutex::new(HashSet::new()),
+        }
+    }
+
+    fn ws(&self) -> &Path {
+        &self.sup.root
+    }
+
+    /// Record diagnostics as reported; returns those not reported before in this run.
+    fn unseen(&self, diags: Vec<Diag>) -> Vec<Diag> {
+        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        diags.into_iter().filter(|d| ledger.insert(d.key())).collect()
+    }
+}
+
+/// An `lsp` operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Operation {
+    /// Errors and warnings of `file`; with `file` = `"*"`, run the project checker of every root.
+    Diagnostics,
+    /// Where the symbol is declared.
+    Definition,
+    /// Where its type is declared.
+    TypeDefinition,
+    /// Concrete implementations.
+    Implementation,
+    /// Every use (at most 50).
+    References,
+    /// Signature and doc comment.
+    Hover,
+    /// With `query`: workspace search (at most 100); with `file`: the file's symbols (at most 200).
+    Symbols,
+    /// Quick fixes the server offers at the symbol.
+    CodeActions,
+    /// Which servers run, for which roots, and what is missing for the others.
+    Status,
+    /// Restart the server(s) of `file`'s root (all servers without `file`).
+    Reload,
+}
+
+impl Operation {
+    fn name(self) -> &'static str {
+        match self {
+            Operation::Diagnostics => "diagnostics",
+            Operation::Definition => "definition",
+            Operation::TypeDefinition => "type_definition",
+            Operation::Implementation => "implementation",
+            Operation::References => "references",
+            Operation::Hover => "hover",
+            Operation::Symbols => "symbols",
+            Operation::CodeActions => "code_actions",
+            Operation::Status => "status",
+            Operation::Reload => "reload",
+        }
+    }
+}
+
+/// Arguments of `lsp`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LspArgs {
+    /// The operation.
+    pub operation: Operation,
+    /// The file, relative to the workspace root; `"*"` with `diagnostics` runs the project checker.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// 1-based line number of the symbol (navigation operations).
+    #[serde(default)]
+    pub line: Option<u32>,
+    /// A substring of that line that names the symbol (navigation operations); never a column.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// Which occurrence of `symbol` on the line, 1-based, when it occurs more than once (default 1).
+    #[serde(default)]
+    pub occurrence: Option<u32>,
+    /// Workspace symbol search text (`symbols` only).
+    #[serde(default)]
+    pub query: Option<String>,
+}
+
+/// Arguments of `lsp_rename`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameArgs {
+    /// Where the symbol is, relative to the workspace root.
+    pub file: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// A substring that identifies the symbol on that line.
+    pub symbol: String,
+    /// Which occurrence of `symbol` on the line, 1-based, when it occurs more than once (default 1).
+    #[serde(default)]
+    pub occurrence: Option<u32>,
+    /// The new name.
+    pub new_name: String,
+}
+
+struct Target {
+    path: PathBuf,
+    display: String,
+    text: String,
+    line0: u32,
+    line_text: String,
+    byte: usize,
+    symbol: String,
+    note: Option<String>,
+}
+
+fn arg_err(s: impl Into<String>) -> LspError {
+    LspError::Arg(s.into())
+}
+
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+const PARTIAL: &str =
+    "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
+
+impl State {
+    fn target(
+        &self,
+        op: &str,
+        file: Option<&str>,
+        line: Option<u32>,
+        symbol: Option<&str>,
+        occurrence: Option<u32>,
+    ) -> Result<Target, LspError> {
+        let file = file.ok_or_else(|| {
+            arg_err(format!(
+                "`file` is required for `{op}`; give a path relative to the workspace root"
+            ))
+        })?;
+        let line = line.ok_or_else(|| {
+            arg_err(format!("`line` (1-based) is required for `{op}`"))
+        })?;
+        let symbol = symbol.filter(|s| !s.is_empty()).ok_or_else(|| {
+            arg_err(format!(
+                "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
+            ))
+        })?;
+        let path = confine_existing(self.ws(), "file", file)?;
+        let display = agent_tier::workspace::display_path(self.ws(), &path);
+        let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
+            path: display.clone(),
+            source: e,
+        })?;
+        let ls = lines(&text);
+        if line == 0 || line as usize > ls.len() {
+            return Err(arg_err(format!(
+                "`line` = {line} is not a line of `{display}` (it has {} lines; lines are 1-based)",
+                ls.len()
+            )));
+        }
+        let line_text = ls[line as usize - 1].to_string();
+        let (byte, n) = match find_symbol(&line_text, symbol, occurrence) {
+            Ok(x) => x,
+            Err(0) => {
+                return Err(arg_err(format!(
+                    "symbol `{symbol}` is not on line {line} of `{display}`; that line reads: `{}`",
+                    line_text.trim()
+                )));
+            }
+            Err(n) => {
+                return Err(arg_err(format!(
+                    "`occurrence` = {} is out of range: `{symbol}` occurs {n} time(s) on line {line} of `{display}`; that line reads: `{}`",
+                    occurrence.unwrap_or(1),
+                    line_text.trim()
+                )));
+            }
+        };
+        let note = (n > 1 && occurrence.is_none()).then(|| {
+            format!(
+                "note: `{symbol}` occurs {n} times on line {line}; the first was used (pass `occurrence` to pick another)"
+            )
+        });
+        Ok(Target {
+            path,
+            display,
+            text,
+            line0: line - 1,
+            line_text,
+            byte,
+            symbol: symbol.to_string(),
+            note,
+        })
+    }
+
+    /// A request with retries: ContentModified / cancelled are retried; an empty answer from a
+    /// server that is still young or loading is asked again. Returns the answer and whether it
+    /// may be partial.
+    async fn ask(
+        &self,
+        srv: &Server,
+        method: &str,
+        params: Value,
+    ) -> Result<(Value, bool), LspError> {
+        let ready_timeout = self.sup.cfg.ready_timeout;
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            match srv.request(method, params.clone()).await {
+                Err(LspError::Rpc { code, .. })
+                    if attempt < 8
+                        && (code == CONTENT_MODIFIED
+                            || code == SERVER_CANCELLED
+                            || code == REQUEST_CANCELLED) =>
+                {
+                    tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
+                    srv.wait_ready(ready_timeout).await;
+                }
+                Err(e) => return Err(e),
+                Ok(v) => {
+                    let empty = is_empty(&v);
+                    let young = srv.started.elapsed() < Duration::from_secs(20);
+                    if empty && (young || !srv.is_idle()) && attempt < 5 {
+                        tokio::time::sleep(Duration::from_millis(700)).await;
+                        srv.wait_ready(ready_timeout).await;
+                        continue;
+                    }
+                    return Ok((v, empty && !srv.is_idle()));
+                }
+            }
+        }
+    }
+
+    async fn open(&self, t: &Target) -> Result<(Arc<Server>, bool), LspError> {
+        let srv = self.sup.server_for(&t.path).await?;
+        srv.sync(&t.path, &t.text, false).await?;
+        let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
+        Ok((srv, ready))
+    }
+
+    pub async fn run(&self, a: LspArgs) -> Result<ToolOutput, LspError> {
+        let op = a.operation;
+        match op {
+            Operation::Status => return Ok(self.status(a.file.as_deref()).await),
+            Operation::Reload => return self.reload(a.file.as_deref()).await,
+            Operation::Diagnostics => {
+                return match a.file.as_deref() {
+                    Some("*") => Ok(checker::run_all(&self.sup).await),
+                    Some(f) => self.diagnostics(f).await,
+                    None => Err(arg_err(
+                        "`file` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
+                    )),
+                };
+            }
+            Operation::Symbols => return self.symbols(a.file.as_deref(), a.query.as_deref()).await,
+            _ => {}
+        }
+        let t = self.target(
+            op.name(),
+            a.file.as_deref(),
+            a.line,
+            a.symbol.as_deref(),
+            a.occurrence,
+        )?;
+        let (srv, ready) = self.open(&t).await?;
+        let enc = srv.encoding();
+        let character = units_of_byte(&t.line_text, t.byte, enc);
+        let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
+        let position = json!({"line": t.line0, "character": character});
+        let td = json!({"uri": path_to_uri(&t.path)});
+        let at = format!("{}:{}:{}", t.display, t.line0 + 1, t.line_text[..t.byte].chars().count() + 1);
+        let (method, params) = match op {
+            Operation::Definition => ("textDocument/definition", json!({"textDocument": td, "position": position})),
+            Operation::TypeDefinition => ("textDocument/typeDefinition", json!({"textDocument": td, "position": position})),
+            Operation::Implementation => ("textDocument/implementation", json!({"textDocument": td, "position": position})),
+            Operation::References => ("textDocument/references", json!({"textDocument": td, "position": position, "context": {"includeDeclaration": true}})),
+            Operation::Hover => ("textDocument/hover", json!({"textDocument": td, "position": position})),
+            _ => {
+                // code_actions: the diagnostics on that line give the quick fixes.
+                let synced = srv.sync(&t.path, &t.text, false).await?;
+                let (diags, _) = srv
+                    .fresh_diagnostics(&t.path, synced, Duration::from_secs(5))
+                    .await;
+                let on_line: Vec<Value> = diags
+                    .into_iter()
+                    .filter(|d| {
+                        let s = d.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0);
+                        let e = d.pointer("/range/end/line").and_then(Value::as_u64).unwrap_or(s);
+                        (s..=e).contains(&u64::from(t.line0))
+                    })
+                    .collect();
+                ("textDocument/codeAction", json!({"textDocument": td,
+                    "range": {"start": position, "end": {"line": t.line0, "character": end}},
+                    "context": {"diagnostics": on_line, "triggerKind": 1}}))
+            }
+        };
+        let (result, partial) = self.ask(&srv, method, params).await?;
+        let partial = partial || !ready;
+        let mut text = Vec::new();
+        let mut structured = json!({
+            "operation": op.name(), "server": srv.spec.id, "file": t.display,
+            "line": t.line0 + 1, "symbol": t.symbol, "partial": partial,
+        });
+        let mut r = Renderer::new(self.ws(), enc);
+        r.preload(&t.path, &t.text);
+        match op {
+            Operation::Hover => {
+                let md = hover_text(&result);
+                if md.is_empty() {
+                    text.push(format!("no hover information for `{}` at {at} ({})", t.symbol, srv.spec.id));
+                } else {
+                    text.push(format!("hover for `{}` at {at} ({}):", t.symbol, srv.spec.id));
+                    text.push(md.clone());
+                }
+                structured["hover"] = json!(md);
+            }
+            Operation::CodeActions => {
+                let actions: Vec<Value> = result.as_array().cloned().unwrap_or_default();
+                let mut list = Vec::new();
+                for a in &actions {
+                    let title = a.get("title").and_then(Value::as_str).unwrap_or("").to_string();
+                    let kind = a.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+                    let preferred = a.get("isPreferred").and_then(Value::as_bool).unwrap_or(false);
+                    list.push(json!({"title": title, "kind": kind, "preferred": preferred}));
+                }
+                if list.is_empty() {
+                    text.push(format!("no code actions for `{}` at {at} ({})", t.symbol, srv.spec.id));
+                } else {
+                    text.push(format!("code actions for `{}` at {at} ({}):", t.symbol, srv.spec.id));
+                    for a in &list {
+                        let kind = a["kind"].as_str().filter(|k| !k.is_empty()).map(|k| format!(" [{k}]")).unwrap_or_default();
+                        let pref = if a["preferred"].as_bool() == Some(true) { " (preferred)" } else { "" };
+                        text.push(format!("- {}{kind}{pref}", a["title"].as_str().unwrap_or("")));
+                    }
+                }
+                structured["actions"] = json!(list);
+            }
+            _ => {
+                let locs: Vec<Loc> = locations(&result)
+                    .into_iter()
+                    .map(|(p, l, c)| r.loc(&p, l, c))
+                    .collect();
+                let what = op.name().replace('_', " ");
+                let total = locs.len();
+                let shown: Vec<Loc> = if op == Operation::References { locs.into_iter().take(50).collect() } else { locs };
+                if shown.is_empty() {
+                    text.push(format!("no {what} found for `{}` at {at} ({})", t.symbol, srv.spec.id));
+                } else {
+                    text.push(format!("{what} of `{}` at {at} ({}):", t.symbol, srv.spec.id));
+                    text.extend(shown.iter().map(Loc::render));
+                    if total > shown.len() {
+                        text.push(format!("(showing {} of {total})", shown.len()));
+                    }
+                }
+                structured["locations"] = json!(shown);
+                structured["total"] = json!(total);
+            }
+        }
+        if let Some(n) = &t.note {
+            text.push(n.clone());
+        }
+        if partial {
+            text.push(PARTIAL.to_string());
+        }
+        Ok(ToolOutput::text(text.join("\n")).with_structured(structured))
+    }
+
+    async fn diagnostics(&self, file: &str) -> Result<ToolOutput, LspError> {
+        let path = confine_existing(self.ws(), "file", file)?;
+        let display = agent_tier::workspace::display_path(self.ws(), &path);
+        let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
+            path: display.clone(),
+            source: e,
+        })?;
+        let srv = self.sup.server_for(&path).await?;
+        let synced = srv.sync(&path, &text, false).await?;
+        let (items, fresh) = srv
+            .fresh_diagnostics(&path, synced, self.sup.cfg.ready_timeout)
+            .await;
+        let mut r = Renderer::new(self.ws(), srv.encoding());
+        r.preload(&path, &text);
+        let all: Vec<Diag> = items.iter().map(|d| r.diag(&path, d)).collect();
+        let minor = all.iter().filter(|d| d.severity == "info" || d.severity == "hint").count();
+        let shown: Vec<Diag> = all
+            .into_iter()
+            .filter(|d| d.severity == "error" || d.severity == "warning")
+            .collect();
+        // What the agent has been shown is "already reported" for the write wrapper.
+        let _ = self.unseen(shown.clone());
+        let mut out = Vec::new();
+        if !fresh {
+            out.push(format!(
+                "{} did not report diagnostics for the current content of `{display}` within {} s; try again",
+                srv.spec.id,
+                self.sup.cfg.ready_timeout.as_secs()
+            ));
+        } else if shown.is_empty() {
+            out.push(format!("no errors or warnings in `{display}` ({})", srv.spec.id));
+        } else {
+            out.push(format!("{} problem(s) in `{display}` ({}):", shown.len(), srv.spec.id));
+            out.extend(shown.iter().map(Diag::render));
+        }
+        if minor > 0 {
+            out.push(format!("({minor} info/hint diagnostic(s) not shown)"));
+        }
+        Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
+            "operation": "diagnostics", "server": srv.spec.id, "file": display,
+            "complete": fresh, "diagnostics": shown,
+        })))
+    }
+
+    async fn symbols(&self, file: Option<&str>, query: Option<&str>) -> Result<ToolOutput, LspError> {
+        match (file, query) {
+            (Some(file), None) => {
+                let path = confine_existing(self.ws(), "file", file)?;
+                let display = agent_tier::workspace::display_path(self.ws(), &path);
+                let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
+                    path: display.clone(),
+                    source: e,
+                })?;
+                let srv = self.sup.server_for(&path).await?;
+                srv.sync(&path, &text, false).await?;
+                let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                let (v, partial) = self
+                    .ask(&srv, "textDocument/documentSymbol", json!({"textDocument": {"uri": path_to_uri(&path)}}))
+                    .await?;
+                let mut r = Renderer::new(self.ws(), srv.encoding());
+                r.preload(&path, &text);
+                let syms = symbols(&mut r, &v, Some(&path));
+                Ok(render_syms(format!("symbols in `{display}` ({})", srv.spec.id), syms, 200, partial || !ready, &srv.spec.id))
+            }
+            (file, Some(query)) => {
+                let servers: Vec<Arc<Server>> = match file {
+                    Some(f) => {
+                        let path = confine_existing(self.ws(), "file", f)?;
+                        let srv = self.sup.server_for(&path).await?;
+                        if let Ok(text) = std::fs::read_to_string(&path) {
+                            srv.sync(&path, &text, false).await?;
+                        }
+                        vec![srv]
+                    }
+                    None => self.sup.running(),
+                };
+                if servers.is_empty() {
+                    return Err(arg_err(
+                        "no language server is running yet, so there is nothing to search; pass `file` (any file of the language to search) together with `query`",
+                    ));
+                }
+                let mut all = Vec::new();
+                let mut partial = false;
+                let mut ids = Vec::new();
+                for srv in servers {
+                    let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                    let (v, p) = self.ask(&srv, "workspace/symbol", json!({"query": query})).await?;
+                    partial |= p || !ready;
+                    let mut r = Renderer::new(self.ws(), srv.encoding());
+                    all.extend(symbols(&mut r, &v, None));
+                    ids.push(srv.spec.id.clone());
+                }
+                let ids = ids.join(", ");
+                Ok(render_syms(format!("workspace symbols matching `{query}` ({ids})"), all, 100, partial, &ids))
+            }
+            (None, None) => Err(arg_err(
+                "`symbols` needs `query` (workspace search) or `file` (that file's symbols)",
+            )),
+        }
+    }
+
+    async fn status(&self, file: Option<&str>) -> ToolOutput {
+        let ws = self.ws();
+        let slots = self.sup.status().await;
+        let mut out = Vec::new();
+        if slots.is_empty() {
+            out.push("no language server has been started in this run (servers start at the first call on a file)".to_string());
+        } else {
+            out.push("language servers:".to_string());
+            for s in &slots {
+                let root = agent_tier::workspace::display_path(ws, &s.root);
+                let root = if root.is_empty() { ".".to_string() } else { root };
+                let pid = s.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+                out.push(format!("- {} for {root}{pid}: {}", s.id, s.state));
+                if let Some(t) = &s.stderr_tail {
+                    out.push(format!("  stderr tail:\n    {}", t.replace('\n', "\n    ")));
+                }
+            }
+        }
+        let mut detected = Vec::new();
+        if let Some(f) = file {
+            match confine(ws, "file", f) {
+                Ok(path) => {
+                    out.push(format!("servers for `{f}` (in order of preference):"));
+                    for c in self.sup.candidates(&path) {
+                        let line = if c.usable() {
+                            format!(
+                                "- {}: usable; root {}; binary {}",
+                                c.spec.id,
+                                c.root.as_deref().map(|r| disp_root(ws, r)).unwrap_or_default(),
+                                c.binary.as_ref().map(|b| b.0.display().to_string()).unwrap_or_default()
+                            )
+                        } else {
+                            format!("- {}: not usable; {}", c.spec.id, c.missing(ws))
+                        };
+                        detected.push(json!({"id": c.spec.id, "usable": c.usable(),
+                            "roots": c.root.iter().map(|r| disp_root(ws, r)).collect::<Vec<_>>(),
+                            "binary": c.binary.as_ref().map(|b| b.0.display().to_string()),
+                            "missing": if c.usable() { String::new() } else { c.missing(ws) }}));
+                        out.push(line);
+                    }
+                }
+                Err(e) => out.push(e.to_string()),
+            }
+        } else {
+            out.push("servers for this workspace:".to_string());
+            for spec in self.sup.cfg.servers.values() {
+                let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
+                let roots = checker::marker_dirs(ws, &markers);
+                let binary = resolve_command(spec, roots.first().map(PathBuf::as_path).unwrap_or(ws), ws);
+                let usable = !roots.is_empty() && binary.is_some();
+                let roots_s: Vec<String> = roots.iter().map(|r| disp_root(ws, r)).collect();
+                let mut missing = Vec::new();
+                if roots.is_empty() {
+                    missing.push(format!("no root marker ({}) in the workspace", spec.root_markers.join(", ")));
+                }
+                if binary.is_none() {
+                    let progs: Vec<&str> = spec.commands.iter().filter_map(|c| c.first().map(String::as_str)).collect();
+                    missing.push(format!("binary not found ({}; install: {})", progs.join(", "), spec.install));
+                }
+                let line = if usable {
+                    format!(
+                        "- {} ({}): usable for {}; binary {}",
+                        spec.id,
+                        spec.language,
+                        roots_s.join(", "),
+                        binary.as_ref().map(|b| b.0.display().to_string()).unwrap_or_default()
+                    )
+                } else {
+                    format!("- {} ({}): not usable; {}", spec.id, spec.language, missing.join("; "))
+                };
+                out.push(line);
+                detected.push(json!({"id": spec.id, "usable": usable, "roots": roots_s,
+                    "binary": binary.as_ref().map(|b| b.0.display().to_string()),
+                    "missing": missing.join("; ")}));
+            }
+        }
+        for w in &self.sup.cfg.warnings {
+            out.push(format!("config warning: {w}"));
+        }
+        ToolOutput::text(out.join("\n")).with_structured(json!({
+            "servers": slots, "detected": detected,
+        }))
+    }
+
+    async fn reload(&self, file: Option<&str>) -> Result<ToolOutput, LspError> {
+        let path = match file {
+            Some(f) => Some(confine_existing(self.ws(), "file", f)?),
+            None => None,
+        };
+        let stopped = self.sup.reload(path.as_deref()).await;
+        let mut out = Vec::new();
+        if stopped.is_empty() {
+            out.push("no running server to restart".to_string());
+        }
+        for (id, root) in &stopped {
+            out.push(format!("stopped {id} for {}", disp_root(self.ws(), root)));
+        }
+        if let Some(p) = &path {
+            let srv = self.sup.server_for(p).await?;
+            out.push(format!("started {} for {} (pid {})", srv.spec.id, disp_root(self.ws(), &srv.root), srv.pid.unwrap_or(0)));
+        } else if !stopped.is_empty() {
+            out.push("each starts again at the next call on one of its files".to_string());
+        }
+        Ok(ToolOutput::text(out.join("\n")))
+    }
+}
+
+fn disp_root(ws: &Path, root: &Path) -> String {
+    let d = agent_tier::workspace::display_path(ws, root);
+    if d.is_empty() { ".".into() } else { d }
+}
+
+fn render_syms(head: String, syms: Vec<Sym>, limit: usize, partial: bool, server: &str) -> ToolOutput {
+    let total = syms.len();
+    let shown: Vec<Sym> = syms.into_iter().take(limit).collect();
+    let mut out = Vec::new();
+    if shown.is_empty() {
+        out.push(format!("no {head}"));
+    } else {
+        out.push(format!("{head}:"));
+        out.extend(shown.iter().map(Sym::render));
+        if total > shown.len() {
+            out.push(format!("(showing {} of {total})", shown.len()));
+        }
+    }
+    if partial {
+        out.push(PARTIAL.to_string());
+    }
+    ToolOutput::text(out.join("\n")).with_structured(json!({
+        "operation": "symbols", "server": server, "symbols": shown, "total": total, "partial": partial,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// rename
+
+/// Files an edit changes, computed in memory before anything is written.
+struct Plan {
+    changes: Vec<FileChange>,
+    /// (display path, number of text edits) in order of first touch.
+    per_file: Vec<(String, usize)>,
+    renames: Vec<(String, String)>,
+    /// (path, new text or None when deleted) after the change.
+    after: Vec<(PathBuf, Option<String>)>,
+}
+
+fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
+    let mut orig: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
+    let mut cur: HashMap<PathBuf, Option<String>> = HashMap::new();
+    let mut order: Vec<PathBuf> = Vec::new();
+    let mut counts: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    let mut renames = Vec::new();
+    let to_path = |uri: &str| -> Result<PathBuf, LspError> {
+        let p = uri_to_path(uri).ok_or_else(|| arg_err(format!("the server's edit names `{uri}`, which is not a file; nothing was written")))?;
+        confine(ws, "edit", &p.display().to_string()).map_err(LspError::from)
+    };
+    let mut touch = |p: &PathBuf, orig: &mut HashMap<PathBuf, Option<Vec<u8>>>, cur: &mut HashMap<PathBuf, Option<String>>| {
+        if !orig.contains_key(p) {
+            let bytes = std::fs::read(p).ok();
+            cur.insert(p.clone(), bytes.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()));
+            orig.insert(p.clone(), bytes);
+            order.push(p.clone());
+        }
+    };
+    let text_edits = |p: &PathBuf, edits: &[Value], cur: &mut HashMap<PathBuf, Option<String>>, counts: &mut BTreeMap<PathBuf, usize>| -> Result<(), LspError> {
+        let Some(Some(text)) = cur.get(p).cloned() else {
+            return Err(arg_err(format!("the server's edit changes `{}`, which does not exist; nothing was written", p.display())));
+        };
+        let mut spans: Vec<(usize, usize, usize, String)> = Vec::new();
+        for (i, e) in edits.iter().enumerate() {
+            let (sl, sc) = crate::render::pos(e.pointer("/range/start"));
+            let (el, ec) = crate::render::pos(e.pointer("/range/end"));
+            let s = offset_of(&text, sl, sc, enc);
+            let en = offset_of(&text, el, ec, enc).max(s);
+            let new = e.get("newText").and_then(Value::as_str).unwrap_or("").to_string();
+            spans.push((s, en, i, new));
+        }
+        // Apply from the end so earlier offsets stay valid; equal starts keep their order.
+        spans.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.cmp(&a.2)));
+        let mut t = text;
+        for (s, e, _, new) in spans {
+            if e <= t.len() && t.is_char_boundary(s) && t.is_char_boundary(e) {
+                t.replace_range(s..e, &new);
+            }
+        }
+        cur.insert(p.clone(), Some(t));
+        *counts.entry(p.clone()).or_default() += edits.len();
+        Ok(())
+    };
+    if let Some(ops) = edit.get("documentChanges").and_then(Value::as_array) {
+        for op in ops {
+            match op.get("kind").and_then(Value::as_str) {
+                Some("create") => {
+                    let p = to_path(op.get("uri").and_then(Value::as_str).unwrap_or(""))?;
+                    touch(&p, &mut orig, &mut cur);
+                    let exists = matches!(cur.get(&p), Some(Some(_)));
+                    let overwrite = op.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                    if !exists || overwrite {
+                        cur.insert(p.clone(), Some(String::new()));
+                    }
+                }
+                Some("rename") => {
+                    let old = to_path(op.get("oldUri").and_then(Value::as_str).unwrap_or(""))?;
+                    let new = to_path(op.get("newUri").and_then(Value::as_str).unwrap_or(""))?;
+                    touch(&old, &mut orig, &mut cur);
+                    touch(&new, &mut orig, &mut cur);
+                    let overwrite = op.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                    if matches!(cur.get(&new), Some(Some(_))) && !overwrite {
+                        return Err(arg_err(format!("the server's edit renames a file onto existing `{}`; nothing was written", agent_tier::workspace::display_path(ws, &new))));
+                    }
+                    let content = cur.get(&old).cloned().flatten();
+                    cur.insert(new.clone(), content);
+                    cur.insert(old.clone(), None);
+                    renames.push((agent_tier::workspace::display_path(ws, &old), agent_tier::workspace::display_path(ws, &new)));
+                }
+                Some("delete") => {
+                    let p = to_path(op.get("uri").and_then(Value::as_str).unwrap_or(""))?;
+                    touch(&p, &mut orig, &mut cur);
+                    cur.insert(p, None);
+                }
+                _ => {
+                    let p = to_path(op.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or(""))?;
+                    touch(&p, &mut orig, &mut cur);
+                    let edits = op.get("edits").and_then(Value::as_array).cloned().unwrap_or_default();
+                    text_edits(&p, &edits, &mut cur, &mut counts)?;
+                }
+            }
+        }
+    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+        for (uri, edits) in changes {
+            let p = to_path(uri)?;
+            touch(&p, &mut orig, &mut cur);
+            let edits = edits.as_array().cloned().unwrap_or_default();
+            text_edits(&p, &edits, &mut cur, &mut counts)?;
+        }
+    }
+    let mut changes = Vec::new();
+    let mut after = Vec::new();
+    for p in &order {
+        let before = orig.get(p).cloned().flatten();
+        let now = cur.get(p).cloned().flatten();
+        if before.as_deref() != now.as_ref().map(|s| s.as_bytes()) {
+            changes.push(FileChange { path: p.clone(), expected: before, new: now.clone().map(String::into_bytes) });
+            after.push((p.clone(), now));
+        }
+    }
+    let per_file = counts
+        .into_iter()
+        .map(|(p, n)| (agent_tier::workspace::display_path(ws, &p), n))
+        .collect();
+    Ok(Plan { changes, per_file, renames, after })
+}
+
+impl State {
+    pub async fn rename(&self, a: RenameArgs) -> Result<ToolOutput, LspError> {
+        if a.new_name.trim().is_empty() {
+            return Err(arg_err("`new_name` is empty; give the new identifier"));
+        }
+        let t = self.target("lsp_rename", Some(&a.file), Some(a.line), Some(&a.symbol), a.occurrence)?;
+        let (srv, _ready) = self.open(&t).await?;
+        let enc = srv.encoding();
+        let position = json!({"line": t.line0, "character": units_of_byte(&t.line_text, t.byte, enc)});
+        let td = json!({"uri": path_to_uri(&t.path)});
+        let at = format!("{}:{}", t.display, t.line0 + 1);
+        let prepare = srv
+            .caps()
+            .pointer("/renameProvider/prepareProvider")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if prepare {
+            let (v, _) = self
+                .ask(&srv, "textDocument/prepareRename", json!({"textDocument": td, "position": position}))
+                .await?;
+            if v.is_null() {
+                return Err(arg_err(format!(
+                    "{} says `{}` at {at} cannot be renamed (prepareRename returned nothing); check that `symbol` names an identifier defined in the project",
+                    srv.spec.id, t.symbol
+                )));
+            }
+        }
+        let edit = srv
+            .request(
+                "textDocument/rename",
+                json!({"textDocument": td, "position": position, "newName": a.new_name}),
+            )
+            .await;
+        let edit = match edit {
+            Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
+                srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                srv.request("textDocument/rename", json!({"textDocument": td, "position": position, "newName": a.new_name})).await?
+            }
+            other => other?,
+        };
+        if is_empty(&edit) {
+            return Err(arg_err(format!(
+                "{} returned no edit for renaming `{}` at {at}; nothing was written",
+                srv.spec.id, t.symbol
+            )));
+        }
+        let plan = plan_edit(self.ws(), &edit, enc)?;
+        apply_all(self.ws(), &plan.changes)?;
+        // Tell every running server what changed on disk.
+        for s in self.sup.running() {
+            for (p, now) in &plan.after {
+                match now {
+                    Some(text) if s.is_open(p).await => {
+                        let _ = s.sync(p, text, true).await;
+                    }
+                    None => s.close(p).await,
+                    _ => {}
+                }
+            }
+        }
+        let total: usize = plan.per_file.iter().map(|(_, n)| n).sum();
+        let mut out = vec![format!(
+            "renamed `{}` to `{}` ({}): {total} edit(s) in {} file(s)",
+            t.symbol, a.new_name, srv.spec.id, plan.per_file.len()
+        )];
+        for (f, n) in &plan.per_file {
+            out.push(format!("- {f}: {n} edit(s)"));
+        }
+        for (o, n) in &plan.renames {
+            out.push(format!("- renamed file {o} → {n}"));
+        }
+        Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
+            "server": srv.spec.id,
+            "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
+            "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
+        })))
+    }
+
+    /// Sync the written files to the servers covering them and return the diagnostics this run
+    /// has not reported yet, plus notes.
+    pub async fn after_write(&self, files: &[String]) -> (Vec<Diag>, Vec<String>) {
+        let deadline = Instant::now() + self.sup.cfg.write_timeout;
+        let mut fresh_diags = Vec::new();
+        let mut notes = Vec::new();
+        for f in files {
+            let Ok(path) = confine(self.ws(), "changed_files", f) else { continue };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                for s in self.sup.running() {
+                    s.close(&path).await;
+                }
+                continue;
+            };
+            let ext = path.extension().map(|e| e.to_string_lossy().to_string()).unwrap_or_default();
+            let mut servers: Vec<Arc<Server>> = Vec::new();
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if let Ok(Ok(s)) = tokio::time::timeout(remaining, self.sup.server_for(&path)).await {
+                servers.push(s);
+            }
+            for s in self.sup.running() {
+                if path.starts_with(&s.root)
+                    && s.spec.extensions.contains_key(&ext)
+                    && !servers.iter().any(|x| Arc::ptr_eq(x, &s))
+                {
+                    servers.push(s);
+                }
+            }
+            for srv in servers {
+                let Ok(synced) = srv.sync(&path, &text, true).await else { continue };
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                let (items, fresh) = srv.fresh_diagnostics(&path, synced, remaining).await;
+                if !fresh {
+                    notes.push(format!(
+                        "{} did not report diagnostics for the new content of `{f}` in time; none are shown",
+                        srv.spec.id
+                    ));
+                    continue;
+                }
+                let mut r = Renderer::new(self.ws(), srv.encoding());
+                r.preload(&path, &text);
+                fresh_diags.extend(
+                    items
+                        .iter()
+                        .map(|d| r.diag(&path, d))
+                        .filter(|d| d.severity == "error" || d.severity == "warning"),
+                );
+            }
+        }
+        (self.unseen(fresh_diags), notes)
+    }
+}
+
+/// The `lsp` tool.
+pub struct LspTool(pub Arc<State>);
+
+impl Tool for LspTool {
+    type Args = LspArgs;
+
+    fn name(&self) -> &str {
+        "lsp"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+
+    fn description(&self) -> String {
+        "Ask the project's language server. Positions are `line` (1-based) plus `symbol`, a substring \
+of that line naming the symbol (add `occurrence` when it appears more than once). Operations: \
+diagnostics (file, or \"*\" to run the project checker), definition, type_definition, implementation, \
+references (at most 50), hover, symbols (query: workspace search, at most 100; file: the file's \
+symbols, at most 200), code_actions, status (which servers run and what is missing), reload. \
+Results are `path:line:col: <line text>`."
+            .to_string()
+    }
+
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+
+    fn call(&self, args: LspArgs, _cx: CallContext) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
+        let st = self.0.clone();
+        async move { st.run(args).await.map_err(BoxError::from) }
+    }
+}
+
+/// The `lsp_rename` tool.
+pub struct RenameTool(pub Arc<State>);
+
+impl Tool for RenameTool {
+    type Args = RenameArgs;
+
+    fn name(&self) -> &str {
+        "lsp_rename"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+
+    fn description(&self) -> String {
+        "Rename a symbol across the project with the language server: `file`, `line` (1-based), \
+`symbol` (a substring of that line naming it), `new_name`. All files change or none do; the result \
+lists every file and its number of edits."
+            .to_string()
+    }
+
+    fn call(&self, args: RenameArgs, _cx: CallContext) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
+        let st = self.0.clone();
+        async move { st.rename(args).await.map_err(BoxError::from) }
+    }
+}
+
+/// Appends the diagnostics a write newly introduced to `write`, `edit` and `apply_patch`.
+pub struct WriteDiagnostics(pub Arc<State>);
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+impl Wrapper for WriteDiagnostics {
+    fn wraps(&self, tool: &str) -> bool {
+        matches!(tool, "write" | "edit" | "apply_patch")
+    }
+
+    fn after<'a>(&'a self, _tool: &'a str, _args: &'a Value, mut output: ToolOutput, _cx: &'a CallContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            if output.is_error {
+                return output;
+            }
+            let files: Vec<String> = output
+                .structured
+                .as_ref()
+                .and_then(|s| s.get("changed_files"))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default();
+            if files.is_empty() {
+                return output;
+            }
+            let (diags, notes) = self.0.after_write(&files).await;
+            if diags.is_empty() && notes.is_empty() {
+                return output;
+            }
+            let mut text = String::new();
+            if !diags.is_empty() {
+                text.push_str(
+                    "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run):\n",
+                );
+                text.push_str(&diags.iter().map(Diag::render).collect::<Vec<_>>().join("\n"));
+            }
+            for n in &notes {
+                text.push_str("\n\n");
+                text.push_str(n);
+            }
+            output.text.push_str(&text);
+            if let Some(Value::Object(o)) = &mut output.structured {
+                o.insert("diagnostics".into(), json!(diags));
+            }
+            output
+        })
+    }
+}

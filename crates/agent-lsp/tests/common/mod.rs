@@ -1,0 +1,226 @@
+//! Shared test harness: a fixture project copied to a tempdir, a registry with the lsp family
+//! attached and a fake host `write` tool, and data-driven cases.
+#![allow(dead_code)]
+
+use agent_lsp::{ConfigFile, LspConfig, ServerPatch};
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{CallContext, RunInfo, Surface, Tier, Tool, ToolOutput};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// Fail (never skip) when a real program is missing.
+pub fn require(prog: &str) {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
+        .unwrap_or(false);
+    assert!(
+        found,
+        "`{prog}` is not on PATH; run `cargo xtask setup` (and run tests through `cargo xtask test`, which puts .tools/venv/bin and .tools/node/node_modules/.bin on PATH)"
+    );
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A config that reads no files and serves `language` with `server` only.
+pub fn config(language: &str, server: &str) -> LspConfig {
+    let mut cfg = LspConfig {
+        skip_config_files: true,
+        ..Default::default()
+    };
+    cfg.overrides
+        .languages
+        .insert(language.to_string(), vec![server.to_string()]);
+    cfg
+}
+
+/// Override one server's fields.
+pub fn patch(cfg: &mut LspConfig, id: &str, p: ServerPatch) {
+    cfg.overrides.servers.insert(id.to_string(), p);
+}
+
+pub fn empty_file() -> ConfigFile {
+    ConfigFile::default()
+}
+
+/// The fake host `write {path, content}`: writes and reports `changed_files`.
+struct FakeWrite;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    /// Path relative to the root.
+    path: String,
+    /// New content.
+    content: String,
+}
+
+impl Tool for FakeWrite {
+    type Args = WriteArgs;
+    fn name(&self) -> &str {
+        "write"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+    fn description(&self) -> String {
+        "test write".into()
+    }
+    async fn call(
+        &self,
+        args: WriteArgs,
+        cx: CallContext,
+    ) -> Result<ToolOutput, agent_tier::BoxError> {
+        let p = cx.run().root.join(&args.path);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d)?;
+        }
+        std::fs::write(&p, &args.content)?;
+        Ok(ToolOutput::text(format!("wrote {}", args.path))
+            .with_structured(json!({"changed_files": [args.path]})))
+    }
+}
+
+pub struct Fx {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub reg: agent_tier::Registry,
+}
+
+/// Copy `tests/fixtures/<dir>` to a fresh tempdir and attach the family with `cfg`.
+pub fn fixture(dir: &str, cfg: LspConfig) -> Fx {
+    let tmp = tempfile::Builder::new()
+        .prefix("agent-lsp-")
+        .tempdir()
+        .unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    if !dir.is_empty() {
+        copy_dir(&fixtures().join(dir), &root);
+    }
+    let reg = agent_tier::Registry::new(RunInfo {
+        root: root.clone(),
+        ..Default::default()
+    });
+    reg.register(FakeWrite);
+    agent_lsp::attach(&reg, cfg);
+    Fx {
+        _dir: tmp,
+        root,
+        reg,
+    }
+}
+
+impl Fx {
+    pub async fn lsp(&self, args: Value) -> ToolOutput {
+        self.reg.call("lsp", args, Surface::Full).await
+    }
+
+    pub async fn call(&self, tool: &str, args: Value) -> ToolOutput {
+        self.reg.call(tool, args, Surface::Full).await
+    }
+
+    pub async fn write(&self, path: &str, content: &str) -> ToolOutput {
+        self.call("write", json!({"path": path, "content": content}))
+            .await
+    }
+
+    /// Replace the tempdir path so snapshots are stable.
+    pub fn red(&self, s: &str) -> String {
+        s.replace(&self.root.display().to_string(), "<root>")
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+}
+
+/// One call and what its text must contain.
+pub struct Case {
+    pub args: Value,
+    pub expect: Vec<&'static str>,
+    pub error: bool,
+}
+
+pub fn ok(args: Value, expect: &[&'static str]) -> Case {
+    Case {
+        args,
+        expect: expect.to_vec(),
+        error: false,
+    }
+}
+
+pub fn err(args: Value, expect: &[&'static str]) -> Case {
+    Case {
+        args,
+        expect: expect.to_vec(),
+        error: true,
+    }
+}
+
+pub async fn check(fx: &Fx, case: &Case) {
+    let out = fx.lsp(case.args.clone()).await;
+    let text = fx.red(&out.text);
+    assert_eq!(
+        out.is_error, case.error,
+        "args {}: unexpected is_error={}:\n{text}",
+        case.args, out.is_error
+    );
+    for e in &case.expect {
+        assert!(
+            text.contains(e),
+            "args {}: expected `{e}` in:\n{text}",
+            case.args
+        );
+    }
+}
+
+pub async fn check_all(fx: &Fx, cases: &[Case]) {
+    for c in cases {
+        check(fx, c).await;
+    }
+}
+
+/// The ledger cases of diagnostics on write, with `good` (no error), `bad` (one error whose
+/// message contains `expect`) contents of `file`.
+pub async fn check_write_ledger(fx: &Fx, file: &str, good: &str, bad: &str, expect: &str) {
+    const HEAD: &str = "The write succeeded. The language server reports these new problems";
+    let out = fx.write(file, good).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(!out.text.contains(HEAD), "clean write reported problems:\n{}", out.text);
+
+    // An error introduced by a write is reported, once.
+    let out = fx.write(file, bad).await;
+    let text = fx.red(&out.text);
+    assert!(text.starts_with(&format!("wrote {file}")), "{text}");
+    assert!(text.contains(HEAD), "the new error was not reported:\n{text}");
+    assert!(text.contains(expect), "{text}");
+    assert_eq!(text.matches(&format!("\n{file}:")).count(), 1, "reported once:\n{text}");
+    let diags = out.structured.as_ref().unwrap()["diagnostics"].as_array().unwrap().clone();
+    assert!(!diags.is_empty());
+
+    // The same error moved four lines down is not new.
+    let moved = format!("\n\n\n\n{bad}");
+    let out = fx.write(file, &moved).await;
+    assert!(!out.text.contains(HEAD), "moved error re-reported:\n{}", out.text);
+
+    // Fixed, then broken the same way again: the ledger is per run.
+    let out = fx.write(file, good).await;
+    assert!(!out.text.contains(HEAD), "{}", out.text);
+    let out = fx.write(file, bad).await;
+    assert!(!out.text.contains(HEAD), "re-broken error re-reported:\n{}", out.text);
+}

@@ -1,0 +1,8 @@
+//! pyright (npm `pyright`) against the Python fixture.
+mod common;
+mod python_cases;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pyright() {
+    python_cases::run("pyright", "pyright-langserver").await;
+}
