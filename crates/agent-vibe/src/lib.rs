@@ -134,3 +134,34 @@ pub fn attach(registry: &Registry, config: VibeConfig) {
     registry.register(tools::Kill(roster.clone()));
     registry.register(tools::List(roster, limits));
 }
+
+/// What `agent-tools doctor` shows for vibe mode: the worker program of each tier, as the
+/// environment configures it (`AGENT_TOOLS_VIBE_FAST`, `AGENT_TOOLS_VIBE_GOOD`), and whether it
+/// resolves (on `PATH`, or relative to `root`).
+pub fn doctor(root: &std::path::Path) -> Vec<agent_tier::doctor::DoctorEntry> {
+    [(WorkerTier::Fast, FAST_ENV), (WorkerTier::Good, GOOD_ENV)]
+        .into_iter()
+        .map(|(tier, env)| {
+            let cmd = from_env(env);
+            let binary = cmd.as_ref().and_then(|c| {
+                let local = root.join(&c.program);
+                if local.is_file() {
+                    Some(local)
+                } else {
+                    agent_tier::process::resolve_binary(root, &[], &[c.program.as_str()])
+                }
+            });
+            agent_tier::doctor::DoctorEntry {
+                family: "vibe".into(),
+                id: tier.as_str().into(),
+                marker: None,
+                markers: Vec::new(),
+                binary,
+                install: match cmd {
+                    Some(c) => format!("install `{}` (from {env})", c.program),
+                    None => format!("set {env} to the {tier} tier's worker command"),
+                },
+            }
+        })
+        .collect()
+}

@@ -496,3 +496,22 @@ async fn a_missing_program_fails_the_spawn_at_once() {
     let list = registry.call("vibe_list", json!({}), Surface::Full).await;
     assert!(list.text.contains("no workers"), "{}", list.text);
 }
+
+#[test]
+fn doctor_reports_each_tier() {
+    // The environment is not set for these tests: both tiers say how to configure them.
+    let root = tempfile::tempdir().unwrap();
+    let entries = agent_vibe::doctor(root.path());
+    let lines: Vec<String> = entries
+        .iter()
+        .filter(|e| std::env::var_os(format!("AGENT_TOOLS_VIBE_{}", e.id.to_uppercase())).is_none())
+        .map(|e| e.summary())
+        .collect();
+    assert_eq!(entries.len(), 2);
+    for line in &lines {
+        assert!(
+            line.contains("not usable") && line.contains("set AGENT_TOOLS_VIBE_"),
+            "{line}"
+        );
+    }
+}
