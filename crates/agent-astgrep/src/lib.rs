@@ -179,7 +179,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn mib(bytes: u64) -> String {
-    if bytes % (1024 * 1024) == 0 {
+    if bytes.is_multiple_of(1024 * 1024) {
         format!("{} MiB", bytes / (1024 * 1024))
     } else {
         format!("{bytes} bytes")

@@ -4,19 +4,24 @@
 
 use crate::error::AstGrepError;
 use crate::lang::{Context, Lang};
+use ast_grep_core::matcher::Matcher;
 use ast_grep_core::matcher::PatternNode;
+use ast_grep_core::meta_var::MetaVarEnv;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Language, Pattern};
-use std::collections::BTreeSet;
+use ast_grep_core::{Doc, Node};
+use bit_set::BitSet;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A compiled pattern and what the search needs to know about it.
 #[derive(Clone)]
 pub struct Compiled {
     pub lang: Lang,
-    pub pattern: Pattern,
-    /// The context that accepted the snippet.
-    pub context: &'static str,
+    pub pattern: SgMatcher,
+    /// The context that accepted the snippet (and any alternatives).
+    pub context: String,
     /// Identifiers the pattern contains literally: a file lacking any of them cannot match.
     pub literals: Vec<String>,
     /// Metavariable names bound by the pattern (`$X` and `$$$X`), sorted.
@@ -61,7 +66,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 enum Attempt {
-    Accepted(Pattern),
+    Accepted(Pattern, String),
     Rejected(String),
 }
 
@@ -76,9 +81,27 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
         Err(e) => return Attempt::Rejected(format!("the parser failed: {e}")),
     };
     let top = root.root();
-    if top.get_inner_node().has_error() {
+    // A missing token right after a metavariable (the `;` after `$$$BODY` in a Dart block) is
+    // not a broken pattern: the metavariable stands for whole statements. Any other error or
+    // missing node rejects the context.
+    // Likewise an ERROR node that holds nothing but a metavariable (Dart's `{ $$$BODY }`).
+    let tolerable = |n: &ast_grep_core::Node<'_, StrDoc<Lang>>| {
+        if n.is_missing() {
+            n.prev()
+                .is_some_and(|p| lang.extract_meta_var(&p.text()).is_some())
+        } else {
+            lang.extract_meta_var(&n.text()).is_some()
+        }
+    };
+    let broken = top.get_inner_node().has_error()
+        && top
+            .dfs()
+            .any(|n| (n.is_error() || n.is_missing()) && !tolerable(&n));
+    if broken {
         // Report the first error or missing node, relative to the snippet.
-        let bad = top.dfs().find(|n| n.is_error() || n.is_missing());
+        let bad = top
+            .dfs()
+            .find(|n| (n.is_error() || n.is_missing()) && !tolerable(n));
         let Some(bad) = bad else {
             return Attempt::Rejected("the parse has an error".into());
         };
@@ -126,7 +149,10 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
         }
     }
     match exact.or(with_term) {
-        Some(node) => Attempt::Accepted(Pattern::from(node)),
+        Some(node) => {
+            let kind = node.kind().to_string();
+            Attempt::Accepted(Pattern::from(node), kind)
+        }
         None => Attempt::Rejected(
             "parses cleanly, but no single node spans the whole snippet (several sibling nodes?)"
                 .into(),
@@ -165,7 +191,27 @@ fn collect(
     }
 }
 
-/// Compile `snippet` for `lang`.
+/// Whether a node kind declares a function or method, which other contexts may declare differently (a
+/// Dart function in a block is a local function; in a class body, a method).
+fn is_declaration(kind: &str) -> bool {
+    ["function", "method", "constructor"]
+        .iter()
+        .any(|k| kind.contains(k))
+        && !kind.contains("call")
+        && !kind.contains("expression")
+}
+
+fn prepare(pattern: Pattern) -> (Pattern, BTreeMap<String, Repeat>) {
+    let mut pattern = pattern;
+    let mut seen = BTreeMap::new();
+    rename_repeats(&mut pattern.node, &mut seen);
+    seen.retain(|_, r: &mut Repeat| !r.aliases.is_empty());
+    (pattern, seen)
+}
+
+/// Compile `snippet` for `lang`: the first context that accepts it gives the pattern. When that
+/// pattern is a declaration, later contexts that accept the snippet as a declaration of another
+/// kind are matched too, so `void $NAME() { $$$BODY }` finds both local functions and methods.
 pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
     let trimmed = snippet.trim();
     if trimmed.is_empty() {
@@ -173,56 +219,230 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
     }
     let body = lang.pre_process_pattern(trimmed);
     let mut tried = Vec::new();
+    let mut accepted: Vec<(&'static str, Pattern, String)> = Vec::new();
     for ctx in lang.contexts() {
         match try_context(lang, &body, ctx) {
-            Attempt::Accepted(pattern) => {
-                if let PatternNode::MetaVar {
-                    meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple,
-                } = &pattern.node
+            Attempt::Accepted(pattern, kind) => {
+                let Some((_, _, first_kind)) = accepted.first() else {
+                    let declaration = is_declaration(&kind);
+                    accepted.push((ctx.name, pattern, kind));
+                    if declaration {
+                        continue;
+                    }
+                    break;
+                };
+                if is_declaration(&kind)
+                    && *first_kind != kind
+                    && !accepted.iter().any(|(_, _, k)| *k == kind)
                 {
-                    return Err(AstGrepError::BarePattern {
-                        pattern: trimmed.to_string(),
-                    });
+                    accepted.push((ctx.name, pattern, kind));
                 }
-                let mut literals = BTreeSet::new();
-                let mut vars = BTreeSet::new();
-                collect(&pattern.node, lang.expando_char(), &mut literals, &mut vars);
-                return Ok(Compiled {
-                    lang,
-                    pattern,
-                    context: ctx.name,
-                    literals: literals.into_iter().collect(),
-                    vars: vars.into_iter().collect(),
-                });
             }
-            Attempt::Rejected(why) => tried.push(format!("{}: {why}", ctx.name)),
+            Attempt::Rejected(why) => {
+                if accepted.is_empty() {
+                    tried.push(format!("{}: {why}", ctx.name));
+                }
+            }
         }
     }
-    Err(AstGrepError::UnparseablePattern {
-        language: lang.id(),
-        pattern: trimmed.to_string(),
-        tried: tried.join("\n  - "),
+    if accepted.is_empty() {
+        return Err(AstGrepError::UnparseablePattern {
+            language: lang.id(),
+            pattern: trimmed.to_string(),
+            tried: tried.join("\n  - "),
+        });
+    }
+    let first = &accepted[0].1;
+    if let PatternNode::MetaVar {
+        meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple,
+    } = &first.node
+    {
+        return Err(AstGrepError::BarePattern {
+            pattern: trimmed.to_string(),
+        });
+    }
+    // A file can match if it matches any alternative: keep the literals they all share.
+    let mut literals: Option<BTreeSet<String>> = None;
+    let mut vars = BTreeSet::new();
+    for (_, p, _) in &accepted {
+        let mut lits = BTreeSet::new();
+        collect(&p.node, lang.expando_char(), &mut lits, &mut vars);
+        literals = Some(match literals {
+            None => lits,
+            Some(prev) => prev.intersection(&lits).cloned().collect(),
+        });
+    }
+    let context = if accepted.len() == 1 {
+        accepted[0].0.to_string()
+    } else {
+        let others: Vec<&str> = accepted[1..].iter().map(|(n, _, _)| *n).collect();
+        format!("{} (also as {})", accepted[0].0, others.join(", "))
+    };
+    Ok(Compiled {
+        lang,
+        pattern: SgMatcher {
+            alts: accepted.into_iter().map(|(_, p, _)| prepare(p)).collect(),
+        },
+        context,
+        literals: literals.unwrap_or_default().into_iter().collect(),
+        vars: vars.into_iter().collect(),
     })
 }
 
-#[cfg(test)]
-mod probe {
-    use super::*;
-    #[test]
-    fn probe() {
-        let cases = std::env::var("PROBE").unwrap_or_default();
-        for case in cases.split("|||") {
-            let Some((l, p)) = case.split_once(':') else {
-                continue;
+/// A metavariable bound more than once in one pattern.
+#[derive(Debug, Clone, Default)]
+pub struct Repeat {
+    multi: bool,
+    aliases: Vec<String>,
+}
+
+/// Give every repeated occurrence of a metavariable its own name, so that ast-grep-core binds
+/// each occurrence separately; [`SgMatcher`] then checks that they captured the same code.
+fn rename_repeats(node: &mut PatternNode, seen: &mut BTreeMap<String, Repeat>) {
+    match node {
+        PatternNode::MetaVar { meta_var } => {
+            let (name, multi) = match meta_var {
+                MetaVariable::Capture(name, _) => (name.clone(), false),
+                MetaVariable::MultiCapture(name) => (name.clone(), true),
+                _ => return,
             };
-            let lang = Lang::from_id(l).unwrap();
-            match compile(lang, p) {
-                Ok(c) => eprintln!(
-                    "{l} `{p}` -> {} {:?} lits={:?}",
-                    c.context, c.pattern, c.literals
-                ),
-                Err(e) => eprintln!("{l} `{p}` -> ERR {e}"),
+            match seen.get_mut(&name) {
+                None => {
+                    seen.insert(
+                        name,
+                        Repeat {
+                            multi,
+                            aliases: Vec::new(),
+                        },
+                    );
+                }
+                Some(r) => {
+                    let alias = format!("{name}__SG_REPEAT{}", r.aliases.len() + 1);
+                    r.aliases.push(alias.clone());
+                    *meta_var = match meta_var {
+                        MetaVariable::Capture(_, named) => MetaVariable::Capture(alias, *named),
+                        _ => MetaVariable::MultiCapture(alias),
+                    };
+                }
             }
         }
+        PatternNode::Terminal { .. } => {}
+        PatternNode::Internal { children, .. } => {
+            for c in children {
+                rename_repeats(c, seen);
+            }
+        }
+    }
+}
+
+fn is_comment<D: Doc>(n: &Node<'_, D>) -> bool {
+    n.kind().contains("comment")
+}
+
+fn tokens<'t, D: Doc>(n: &Node<'t, D>, out: &mut Vec<std::borrow::Cow<'t, str>>) {
+    if is_comment(n) {
+        return;
+    }
+    if n.is_leaf() {
+        out.push(n.text());
+    } else {
+        for c in n.children() {
+            tokens(&c, out);
+        }
+    }
+}
+
+/// Whether two nodes are the same code, spacing and comments aside: the same tokens.
+fn same_code<D: Doc>(a: &Node<'_, D>, b: &Node<'_, D>) -> bool {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    tokens(a, &mut x);
+    tokens(b, &mut y);
+    x == y
+}
+
+fn same_run<D: Doc>(a: &[Node<'_, D>], b: &[Node<'_, D>]) -> bool {
+    let a: Vec<_> = a
+        .iter()
+        .filter(|n| n.is_named() && !is_comment(n))
+        .collect();
+    let b: Vec<_> = b
+        .iter()
+        .filter(|n| n.is_named() && !is_comment(n))
+        .collect();
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same_code(x, y))
+}
+
+/// The compiled pattern as an ast-grep-core matcher: the pattern, plus the check that a
+/// repeated metavariable captured the same code every time (spacing and comments aside).
+#[derive(Clone)]
+pub struct SgMatcher {
+    alts: Vec<(Pattern, BTreeMap<String, Repeat>)>,
+}
+
+impl std::fmt::Debug for SgMatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let alts: Vec<&Pattern> = self.alts.iter().map(|(p, _)| p).collect();
+        write!(f, "{alts:?}")
+    }
+}
+
+fn match_one<'tree, D: Doc>(
+    pattern: &Pattern,
+    repeats: &BTreeMap<String, Repeat>,
+    node: Node<'tree, D>,
+    env: &mut Cow<MetaVarEnv<'tree, D>>,
+) -> Option<Node<'tree, D>> {
+    if repeats.is_empty() {
+        return pattern.match_node_with_env(node, env);
+    }
+    let mut local = Cow::Borrowed(env.as_ref());
+    let matched = pattern.match_node_with_env(node, &mut local)?;
+    for (name, repeat) in repeats {
+        for alias in &repeat.aliases {
+            let same = if repeat.multi {
+                same_run(
+                    &local.get_multiple_matches(name),
+                    &local.get_multiple_matches(alias),
+                )
+            } else {
+                match (local.get_match(name), local.get_match(alias)) {
+                    (Some(a), Some(b)) => same_code(a, b),
+                    (None, None) => true,
+                    _ => false,
+                }
+            };
+            if !same {
+                return None;
+            }
+        }
+    }
+    let owned = local.into_owned();
+    *env = Cow::Owned(owned);
+    Some(matched)
+}
+
+impl Matcher for SgMatcher {
+    fn match_node_with_env<'tree, D: Doc>(
+        &self,
+        node: Node<'tree, D>,
+        env: &mut Cow<MetaVarEnv<'tree, D>>,
+    ) -> Option<Node<'tree, D>> {
+        self.alts
+            .iter()
+            .find_map(|(p, r)| match_one(p, r, node.clone(), env))
+    }
+
+    fn potential_kinds(&self) -> Option<BitSet> {
+        let mut all = BitSet::new();
+        for (p, _) in &self.alts {
+            all.union_with(&p.potential_kinds()?);
+        }
+        Some(all)
+    }
+
+    fn get_match_len<D: Doc>(&self, node: Node<'_, D>) -> Option<usize> {
+        self.alts
+            .iter()
+            .find_map(|(p, _)| p.get_match_len(node.clone()))
     }
 }

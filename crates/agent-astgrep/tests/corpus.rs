@@ -15,6 +15,8 @@
 //! file content…
 //! ```
 
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
 use agent_astgrep::{AstGrepConfig, attach};
 use agent_tier::{Registry, RunInfo, Surface};
 use serde_json::{Value, json};
