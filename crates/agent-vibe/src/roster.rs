@@ -283,10 +283,10 @@ impl Roster {
         message: &str,
     ) -> Result<(WorkerView, bool, Option<String>), VibeError> {
         let _op = self.ops.lock().await;
-        let was_running = self.with_worker(id, |w| w.state == WorkerState::Running)?;
-        self.stop_current(id).await?;
+        let stopped = self.stop_current(id).await?;
         let (view, unread) = self.with_worker(id, |w| {
-            let unread = if w.unread && !was_running {
+            // Only a finished run leaves an unread result (a run in progress has none).
+            let unread = if w.unread {
                 w.unread = false;
                 w.result.clone()
             } else {
@@ -298,25 +298,25 @@ impl Roster {
             (w.view(), unread)
         })?;
         self.bump();
-        Ok((view, was_running, unread))
+        Ok((view, stopped, unread))
     }
 
     /// Stop the worker (its process group is killed). Returns its view and whether it was
     /// running.
     pub async fn kill(&self, id: &str) -> Result<(WorkerView, bool), VibeError> {
         let _op = self.ops.lock().await;
-        let was_running = self.with_worker(id, |w| w.state == WorkerState::Running)?;
-        if !was_running {
-            return Ok((self.with_worker(id, |w| w.view())?, false));
-        }
-        self.stop_current(id).await?;
+        let stopped = self.stop_current(id).await?;
         let view = self.with_worker(id, |w| {
-            w.state = WorkerState::Killed;
-            w.ended = Some(Instant::now());
+            if stopped {
+                w.state = WorkerState::Killed;
+                w.ended = Some(Instant::now());
+            }
             w.view()
         })?;
-        self.bump();
-        Ok((view, true))
+        if stopped {
+            self.bump();
+        }
+        Ok((view, stopped))
     }
 
     /// Wait until the worker's run ends or `timeout` passes; returns its view and whether it
