@@ -26,6 +26,9 @@ pub struct TerminalOptions {
 pub struct TerminalPort {
     options: TerminalOptions,
     one_at_a_time: tokio::sync::Mutex<()>,
+    /// Held by the thread that reads the terminal, so that a withdrawn card's thread has
+    /// stopped reading before the next card's starts.
+    reader: Arc<std::sync::Mutex<()>>,
 }
 
 impl TerminalPort {
@@ -34,6 +37,7 @@ impl TerminalPort {
         TerminalPort {
             options,
             one_at_a_time: tokio::sync::Mutex::new(()),
+            reader: Arc::default(),
         }
     }
 
@@ -66,7 +70,12 @@ impl AskPort for TerminalPort {
             let _turn = self.one_at_a_time.lock().await;
             let cancel = Arc::new(AtomicBool::new(false));
             let _withdraw = SetOnDrop(cancel.clone());
-            let job = tokio::task::spawn_blocking(move || run_card(&card, &cancel));
+            let reader = self.reader.clone();
+            let job = tokio::task::spawn_blocking(move || {
+                // Poisoning needs a panic while held; `run_card` does not panic.
+                let _reading = reader.lock().unwrap_or_else(|e| e.into_inner());
+                run_card(&card, &cancel)
+            });
             match job.await {
                 Ok(outcome) => outcome,
                 Err(e) => AskOutcome::Unavailable(format!("the terminal card failed: {e}")),
