@@ -323,6 +323,21 @@ impl State {
                     "context": {"diagnostics": on_line, "triggerKind": 1}}))
             }
         };
+        let cap = match op {
+            Operation::Definition => "definitionProvider",
+            Operation::TypeDefinition => "typeDefinitionProvider",
+            Operation::Implementation => "implementationProvider",
+            Operation::References => "referencesProvider",
+            Operation::Hover => "hoverProvider",
+            _ => "codeActionProvider",
+        };
+        if !srv.supports(cap, method) {
+            return Err(arg_err(format!(
+                "{} does not offer `{}`; use another operation (definition, hover, references), or make another server serve this language with `languages` in the lsp config",
+                srv.spec.id,
+                op.name()
+            )));
+        }
         let (result, partial) = self.ask(&srv, method, params).await?;
         let partial = partial || !ready;
         let mut text = Vec::new();

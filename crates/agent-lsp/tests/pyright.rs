@@ -4,5 +4,5 @@ mod python_cases;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pyright() {
-    python_cases::run("pyright", "pyright-langserver").await;
+    python_cases::run("pyright", "pyright-langserver", true).await;
 }

@@ -209,7 +209,11 @@ pub async fn check_write_ledger(fx: &Fx, file: &str, good: &str, bad: &str, expe
     assert!(text.starts_with(&format!("wrote {file}")), "{text}");
     assert!(text.contains(HEAD), "the new error was not reported:\n{text}");
     assert!(text.contains(expect), "{text}");
-    assert_eq!(text.matches(&format!("\n{file}:")).count(), 1, "reported once:\n{text}");
+    let hits = text
+        .lines()
+        .filter(|l| l.starts_with(&format!("{file}:")) && l.contains(expect))
+        .count();
+    assert_eq!(hits, 1, "reported once:\n{text}");
     let diags = out.structured.as_ref().unwrap()["diagnostics"].as_array().unwrap().clone();
     assert!(!diags.is_empty());
 

@@ -2,7 +2,8 @@
 use crate::common::*;
 use serde_json::json;
 
-pub async fn run(server: &str, program: &str) {
+/// `lints`: whether the server reports undefined names (pylsp does only with pyflakes installed).
+pub async fn run(server: &str, program: &str, lints: bool) {
     require(program);
     let fx = fixture("python", config("python", server));
     let cases = vec![
@@ -32,12 +33,47 @@ pub async fn run(server: &str, program: &str) {
         ),
     ];
     check_all(&fx, &cases).await;
+    if !lints {
+        // No linter: a write still syncs and gets the (empty) diagnostics of the new content.
+        let out = fx.write("broken.py", "value = make_greeter_typo()\n").await;
+        assert_eq!(out.text, "wrote broken.py");
+        rename(&fx).await;
+        return;
+    }
     check_write_ledger(
         &fx,
         "broken.py",
         "from lib import make_greeter\n\nvalue = make_greeter()\n",
         "from lib import make_greeter\n\nvalue = make_greeter_typo()\n",
         "make_greeter_typo",
+    )
+    .await;
+    rename(&fx).await;
+}
+
+/// Rename `make_greeter` everywhere, then navigate with the new name.
+pub async fn rename(fx: &Fx) {
+    let out = fx
+        .call(
+            "lsp_rename",
+            json!({"file": "main.py", "line": 4, "symbol": "make_greeter", "new_name": "build_greeter"}),
+        )
+        .await;
+    let text = fx.red(&out.text);
+    assert!(!out.is_error, "{text}");
+    // Servers differ in edit granularity (pylsp sends one whole-file edit per file).
+    assert!(text.contains("in 2 file(s)"), "{text}");
+    assert!(text.contains("- lib.py: "), "{text}");
+    assert!(text.contains("- main.py: "), "{text}");
+    assert!(fx.read("lib.py").contains("def build_greeter() -> Greeter:"));
+    assert!(!fx.read("main.py").contains("make_greeter"));
+    assert_eq!(fx.read("main.py").matches("build_greeter").count(), 3);
+    check(
+        fx,
+        &ok(
+            json!({"operation": "definition", "file": "main.py", "line": 9, "symbol": "build_greeter"}),
+            &["lib.py:12:5: def build_greeter() -> Greeter:"],
+        ),
     )
     .await;
 }

@@ -1,0 +1,8 @@
+//! ty against the Python fixture.
+mod common;
+mod python_cases;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ty() {
+    python_cases::run("ty", "ty", true).await;
+}
