@@ -214,6 +214,7 @@ async fn run_one(
         settings: Value::Null,
         env: Default::default(),
         install: String::new(),
+        open_settle_ms: 0,
     };
     let Some((bin, _)) = resolve_command(&spec, root, ws) else {
         return Err(format!("{} not found ({}; looked in the project and $PATH)", c.name, c.programs.join(", ")));

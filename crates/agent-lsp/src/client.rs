@@ -44,6 +44,9 @@ struct Shared {
     seq: u64,
     exited: Option<String>,
     registrations: HashSet<String>,
+    progress_seen: bool,
+    first_open: Option<Instant>,
+    open_settle: Duration,
 }
 
 struct Doc {
@@ -179,7 +182,10 @@ impl Server {
             writer: tokio::sync::Mutex::new(stdin),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(1),
-            shared: Mutex::new(Shared::default()),
+            shared: Mutex::new(Shared {
+                open_settle: Duration::from_millis(spec.open_settle_ms),
+                ..Default::default()
+            }),
             tick,
             docs: tokio::sync::Mutex::new(HashMap::new()),
             guard: Mutex::new(guard),
@@ -420,6 +426,7 @@ impl Server {
         sh.progress.is_empty()
             && sh.quiescent != Some(false)
             && sh.last_activity.is_none_or(|t| t.elapsed() >= SETTLE)
+            && (sh.progress_seen || sh.first_open.is_none_or(|t| t.elapsed() >= sh.open_settle))
     }
 
     /// Wait (bounded) until the server has finished loading; `false` when it had not in time.
@@ -498,7 +505,11 @@ impl Server {
             self.notify("textDocument/didSave", p).await?;
         }
         let now = Instant::now();
-        lock(&self.shared).last_activity = Some(now);
+        {
+            let mut sh = lock(&self.shared);
+            sh.last_activity = Some(now);
+            sh.first_open.get_or_insert(now);
+        }
         self.tick.send_modify(|t| *t += 1);
         Ok(Synced {
             version,
@@ -672,6 +683,7 @@ impl Server {
                 };
                 match params.pointer("/value/kind").and_then(Value::as_str) {
                     Some("begin") => {
+                        sh.progress_seen = true;
                         sh.progress.insert(token);
                     }
                     Some("end") => {

@@ -51,6 +51,11 @@ pub struct ServerSpec {
     pub env: BTreeMap<String, String>,
     /// The command that installs it (shown by `status` and `doctor`).
     pub install: String,
+    /// For servers that start loading only when the first file is opened and announce it late
+    /// (typescript-language-server, ≈ 0.7 s): how long after the first didOpen to wait for
+    /// their work-done progress to begin before answering. 0: do not wait.
+    #[serde(default)]
+    pub open_settle_ms: u64,
 }
 
 /// Fields of a server entry in a config file or [`LspConfig::servers`]; each given field replaces
@@ -74,6 +79,8 @@ pub struct ServerPatch {
     pub env: Option<BTreeMap<String, String>>,
     /// Install hint.
     pub install: Option<String>,
+    /// See [`ServerSpec::open_settle_ms`].
+    pub open_settle_ms: Option<u64>,
 }
 
 /// One config file's content.
@@ -155,6 +162,7 @@ fn spec(
         settings: Value::Null,
         env: BTreeMap::new(),
         install: install.into(),
+        open_settle_ms: 0,
     }
 }
 
@@ -291,7 +299,13 @@ pub fn builtin_servers() -> Vec<ServerSpec> {
                 }}, "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly"}}})
             }
             "typescript-language-server" => {
-                s.init_options = json!({"preferences": {"includeCompletionsForModuleExports": false}})
+                s.init_options =
+                    json!({"preferences": {
+                    "includeCompletionsForModuleExports": false,
+                    // A rename at an import renames the symbol, not just the local alias.
+                    "providePrefixAndSuffixTextForRename": false
+                }});
+                s.open_settle_ms = 2000;
             }
             _ => {}
         }
@@ -358,6 +372,7 @@ fn apply(
                     settings: Value::Null,
                     env: BTreeMap::new(),
                     install: String::new(),
+                    open_settle_ms: 0,
                 }
             }
         };
@@ -384,6 +399,9 @@ fn apply(
         }
         if let Some(v) = &p.install {
             s.install = v.clone();
+        }
+        if let Some(v) = p.open_settle_ms {
+            s.open_settle_ms = v;
         }
         servers.insert(id.clone(), s);
     }

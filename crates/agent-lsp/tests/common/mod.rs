@@ -228,3 +228,14 @@ pub async fn check_write_ledger(fx: &Fx, file: &str, good: &str, bad: &str, expe
     let out = fx.write(file, bad).await;
     assert!(!out.text.contains(HEAD), "re-broken error re-reported:\n{}", out.text);
 }
+
+/// Rename through `lsp_rename` and check the result names these files.
+pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) {
+    let out = fx.call("lsp_rename", args.clone()).await;
+    let text = fx.red(&out.text);
+    assert!(!out.is_error, "{args}: {text}");
+    assert!(text.contains(&format!("in {} file(s)", files.len())), "{text}");
+    for f in files {
+        assert!(text.contains(&format!("- {f}: ")), "{f} missing in:\n{text}");
+    }
+}

@@ -1,0 +1,57 @@
+//! gopls (apt) against the Go fixture.
+mod common;
+use common::*;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gopls() {
+    require("gopls");
+    require("go");
+    let fx = fixture("go", config("go", "gopls"));
+    let cases = vec![
+        ok(
+            json!({"operation": "definition", "file": "main.go", "line": 6, "symbol": "MakeGreeter"}),
+            &["lib.go:19:6: func MakeGreeter() Greeter {"],
+        ),
+        ok(
+            json!({"operation": "type_definition", "file": "main.go", "line": 6, "symbol": "g ="}),
+            &["lib.go:4:6: type Greeter struct {"],
+        ),
+        ok(
+            json!({"operation": "implementation", "file": "lib.go", "line": 9, "symbol": "Greet"}),
+            &["lib.go:4:6: type Greeter struct {"],
+        ),
+        ok(
+            json!({"operation": "references", "file": "lib.go", "line": 19, "symbol": "MakeGreeter"}),
+            &["main.go:6:", "main.go:13:9: return MakeGreeter()"],
+        ),
+        ok(
+            json!({"operation": "hover", "file": "main.go", "line": 6, "symbol": "MakeGreeter"}),
+            &["func MakeGreeter() Greeter", "MakeGreeter builds a greeter."],
+        ),
+        ok(
+            json!({"operation": "symbols", "file": "lib.go"}),
+            &["struct Greeter", "function MakeGreeter"],
+        ),
+        ok(
+            json!({"operation": "diagnostics", "file": "main.go"}),
+            &["no errors or warnings in `main.go`"],
+        ),
+    ];
+    check_all(&fx, &cases).await;
+    check_write_ledger(
+        &fx,
+        "extra.go",
+        "package main\n\nvar n = 1\n",
+        "package main\n\nvar n = undefinedThingXyz\n",
+        "undefinedThingXyz",
+    )
+    .await;
+    check_rename(
+        &fx,
+        json!({"file": "main.go", "line": 6, "symbol": "MakeGreeter", "new_name": "BuildGreeter"}),
+        &["lib.go", "main.go"],
+    )
+    .await;
+    assert!(fx.read("lib.go").contains("func BuildGreeter() Greeter {"));
+}

@@ -1,0 +1,56 @@
+//! typescript-language-server (npm, with typescript@6) against the TypeScript fixture.
+mod common;
+use common::*;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_language_server() {
+    require("typescript-language-server");
+    let fx = fixture("ts", config("typescript", "typescript-language-server"));
+    let cases = vec![
+        ok(
+            json!({"operation": "definition", "file": "src/main.ts", "line": 4, "symbol": "makeGreeter"}),
+            &["src/lib.ts:14:17: export function makeGreeter(): Greeter {"],
+        ),
+        ok(
+            json!({"operation": "type_definition", "file": "src/main.ts", "line": 4, "symbol": "g ="}),
+            &["src/lib.ts:7:14: export class Greeter implements Greet {"],
+        ),
+        ok(
+            json!({"operation": "implementation", "file": "src/lib.ts", "line": 2, "symbol": "Greet"}),
+            &["src/lib.ts:7:14"],
+        ),
+        ok(
+            json!({"operation": "references", "file": "src/lib.ts", "line": 14, "symbol": "makeGreeter"}),
+            &["src/main.ts:4:", "src/main.ts:8:10: return makeGreeter();"],
+        ),
+        ok(
+            json!({"operation": "hover", "file": "src/main.ts", "line": 4, "symbol": "makeGreeter"}),
+            &["makeGreeter(): Greeter", "Builds a greeter."],
+        ),
+        ok(
+            json!({"operation": "symbols", "file": "src/lib.ts"}),
+            &["class Greeter", "function makeGreeter"],
+        ),
+        ok(
+            json!({"operation": "diagnostics", "file": "src/main.ts"}),
+            &["no errors or warnings in `src/main.ts`"],
+        ),
+    ];
+    check_all(&fx, &cases).await;
+    check_write_ledger(
+        &fx,
+        "src/extra.ts",
+        "export const n: number = 1;\n",
+        "export const n: number = undefinedThingXyz;\n",
+        "undefinedThingXyz",
+    )
+    .await;
+    check_rename(
+        &fx,
+        json!({"file": "src/main.ts", "line": 4, "symbol": "makeGreeter", "new_name": "buildGreeter"}),
+        &["src/lib.ts", "src/main.ts"],
+    )
+    .await;
+    assert!(fx.read("src/lib.ts").contains("export function buildGreeter(): Greeter {"));
+}
