@@ -3,16 +3,305 @@
 //! Owns the run's kernel factory: a child process of the project's own Python, or of `node`,
 //! running a driver shipped in this crate, talking over dedicated pipes.
 //!
+//! - Python runs in the project's interpreter (`.venv/bin/python`, else `venv/bin/python`, else
+//!   `python3` on `$PATH`), so the project's packages import and a crashing cell cannot take the
+//!   host down; `reset` is a fresh process.
+//! - JavaScript runs in a child `node`; top-level `let`/`const`/`function`/`class` persist across
+//!   cells (rewritten to global bindings, so redeclaring is fine) and top-level `await` works.
+//! - The wire is JSON lines on the child's own stdin and stdout, each frame carrying a nonce; the
+//!   driver moves the cell off the real stdout before any cell runs, so nothing a cell prints can
+//!   corrupt it (see [`kernel`](crate) internals). No port, no socket, no secret.
+//! - The sandbox launcher (`RunInfo::sandbox_prefix`) is put in front of the interpreter when the
+//!   run has one; this crate never starts a sandbox.
+//! - A cell's `tool(name, args)` re-enters the registry through
+//!   [`CallContext::nested_call`](agent_tier::CallContext::nested_call) with
+//!   [`Origin::Bridge`](agent_tier::Origin), so the caller's surface, approvals and wrappers apply.
+//! - The timeout is an inactivity budget: output resets it, a pending bridge call pauses it; on
+//!   expiry the process group gets SIGINT, then SIGKILL after a grace period.
+//!
 //! Never: links an interpreter into the host, opens a port, or starts a sandbox.
 
-use agent_tier::Registry;
+mod error;
+mod kernel;
+mod render;
+
+pub use error::KernelError;
+
 use agent_tier::doctor::DoctorEntry;
-use std::path::Path;
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use kernel::{Alive, Kernel, Lang};
+use render::Collector;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the run's kernels behave. Plain data; `Default` is what a host wants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelConfig {
+    /// A cell is interrupted after this long without output (default 5 minutes). Output resets
+    /// it; a pending `tool()` bridge call pauses it.
+    pub inactivity_budget: Duration,
+    /// After the interrupt, how long the cell gets to stop before the kernel is killed
+    /// (default 5 s).
+    pub interrupt_grace: Duration,
+    /// At most this many bytes of a cell's stdout/stderr are returned (default 20 000): the first
+    /// three quarters and the last quarter, with a note of how much was cut.
+    pub output_cap: usize,
+    /// The Python interpreter to use instead of the project's (`.venv/bin/python`,
+    /// `venv/bin/python`, `python3` on `$PATH`).
+    pub python: Option<PathBuf>,
+    /// The `node` to use instead of the one on `$PATH`.
+    pub node: Option<PathBuf>,
+    /// How long a new kernel may take to report ready (default 60 s).
+    pub startup_timeout: Duration,
+}
+
+impl Default for KernelConfig {
+    fn default() -> Self {
+        KernelConfig {
+            inactivity_budget: Duration::from_secs(300),
+            interrupt_grace: Duration::from_secs(5),
+            output_cap: 20_000,
+            python: None,
+            node: None,
+            startup_timeout: Duration::from_secs(60),
+        }
+    }
+}
 
 /// Attach the kernel factory to this run and register `eval`.
-pub fn attach(_registry: &Registry) {}
+pub fn attach(registry: &Registry, config: KernelConfig) {
+    let run = registry.run();
+    registry.register(EvalTool {
+        state: Arc::new(State {
+            config,
+            root: run.root.clone(),
+            prefix: run.sandbox_prefix.clone(),
+            slots: tokio::sync::Mutex::new(HashMap::new()),
+        }),
+    });
+}
 
 /// Which kernel runtimes are usable for the checkout at `root`.
-pub fn doctor(_root: &Path) -> Vec<DoctorEntry> {
-    Vec::new()
+pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
+    let config = KernelConfig::default();
+    [
+        (
+            Lang::Python,
+            "python",
+            "python3 -m venv .venv (or install python3, e.g. apt-get install python3)",
+        ),
+        (Lang::Javascript, "node", "apt-get install nodejs"),
+    ]
+    .into_iter()
+    .map(|(lang, id, install)| DoctorEntry {
+        family: "kernel".into(),
+        id: id.into(),
+        marker: None,
+        markers: Vec::new(),
+        binary: kernel::program_for(lang, root, &config, false)
+            .ok()
+            .map(PathBuf::from),
+        install: install.into(),
+    })
+    .collect()
+}
+
+/// The cell's language.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// Python, in the project's own interpreter.
+    #[default]
+    Python,
+    /// JavaScript, in `node`.
+    #[serde(alias = "js", alias = "node")]
+    Javascript,
+}
+
+/// Arguments of `eval`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvalArgs {
+    /// The cell: Python or JavaScript source. Variables, imports and loaded data persist between
+    /// calls; the last expression is echoed as in a notebook.
+    pub code: String,
+    /// Required: 5–10 words saying what the cell does; used as its label in the transcript.
+    pub description: String,
+    /// `python` (default) or `javascript`.
+    #[serde(default)]
+    pub language: Language,
+    /// Discard this language's interpreter first and start clean.
+    #[serde(default)]
+    pub reset: bool,
+}
+
+enum Slot {
+    Live(Box<Kernel>),
+    Lost(String),
+}
+
+struct State {
+    config: KernelConfig,
+    root: PathBuf,
+    prefix: Vec<String>,
+    slots: tokio::sync::Mutex<HashMap<Lang, Slot>>,
+}
+
+struct EvalTool {
+    state: Arc<State>,
+}
+
+const DESCRIPTION: &str = "Run a Python or JavaScript cell in a persistent interpreter: variables, imports and loaded data persist across calls (`reset` starts clean). Python runs in the project's own interpreter (.venv/bin/python, venv/bin/python, else python3), JavaScript in node (top-level let/const/function/class persist; top-level await works).
+
+- The last expression is echoed, as in a notebook; stdout and stderr are returned in order (long output is capped, with a note of what was cut).
+- display(x) shows values; pandas DataFrames render as tables; matplotlib figures (Agg) come back as PNG images after the cell.
+- IPython idioms work without IPython: %pip install … (this interpreter's pip; the next import sees the new install), %cd, %pwd, %env, %time, %timeit, %%time, %%timeit, %%bash, !cmd and x = !cmd.
+- tool(name, args) calls one of your own tools from the cell and returns its text (Python: tool(\"read\", {\"path\": \"src/app.py\"}); JavaScript: await tool(...), several may run at once); a tool error raises. The same surface, approvals and guardrails apply as to your own calls. eval itself cannot be called this way.
+- input() and stdin fail at once: nobody can type into a cell.
+- A cell that prints nothing for the inactivity budget is interrupted (then killed if it ignores that); print progress from long loops. A pending tool() call pauses the budget.
+- description is required: 5–10 words saying what the cell does.";
+
+fn check_description(d: &str) -> Result<(), KernelError> {
+    let count = d.split_whitespace().count();
+    if (5..=10).contains(&count) {
+        Ok(())
+    } else {
+        Err(KernelError::Description {
+            count,
+            given: d.to_string(),
+        })
+    }
+}
+
+impl Tool for EvalTool {
+    type Args = EvalArgs;
+
+    fn name(&self) -> &str {
+        "eval"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Exec
+    }
+
+    fn description(&self) -> String {
+        DESCRIPTION.to_string()
+    }
+
+    fn parallel_safe(&self) -> bool {
+        false
+    }
+
+    fn resource_key(&self) -> String {
+        "eval".to_string()
+    }
+
+    async fn call(&self, args: EvalArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        check_description(&args.description)?;
+        let state = &self.state;
+        let lang = match args.language {
+            Language::Python => Lang::Python,
+            Language::Javascript => Lang::Javascript,
+        };
+        let name = lang.as_str();
+        let mut out = Collector::new(name, state.config.output_cap);
+        out.budget = state.config.inactivity_budget;
+        out.grace = state.config.interrupt_grace;
+
+        // Take the kernel out of its slot for the length of the call; if the call is cancelled
+        // the kernel is dropped (its process group killed) and the placeholder says why.
+        let previous = state.slots.lock().await.insert(
+            lang,
+            Slot::Lost(
+                "was discarded because an earlier eval call was cancelled while its cell ran"
+                    .into(),
+            ),
+        );
+        let mut kernel = match previous {
+            Some(Slot::Live(mut k)) => {
+                if args.reset {
+                    k.kill().await;
+                    out.note(format!(
+                        "reset: the previous {name} kernel was discarded; a fresh one was started"
+                    ));
+                    None
+                } else if k.drain_idle() {
+                    Some(*k)
+                } else {
+                    k.kill().await;
+                    out.state_lost = true;
+                    out.note(format!("a fresh {name} kernel was started: the previous one died between calls, so variables and imports from earlier cells are gone"));
+                    None
+                }
+            }
+            Some(Slot::Lost(reason)) => {
+                if args.reset {
+                    out.note(format!("reset: a fresh {name} kernel was started"));
+                } else {
+                    out.state_lost = true;
+                    out.note(format!("a fresh {name} kernel was started: the previous one {reason}, so variables and imports from earlier cells are gone"));
+                }
+                None
+            }
+            None => None,
+        };
+        if kernel.is_none() {
+            out.fresh = true;
+            match Kernel::start(lang, &state.root, &state.prefix, &state.config).await {
+                Ok(k) => kernel = Some(k),
+                Err(e) => {
+                    state.slots.lock().await.remove(&lang);
+                    return Err(e.into());
+                }
+            }
+        }
+        let Some(mut kernel) = kernel else {
+            // Invariant: the branch above either started a kernel or returned.
+            return Err("internal error: no kernel".into());
+        };
+        out.pid = Some(kernel.pid);
+        out.version = kernel.version.clone();
+        debug_assert_eq!(kernel.lang, lang);
+
+        let alive = if args.code.trim().is_empty() {
+            Alive::Yes
+        } else {
+            kernel.run(&args.code, &cx, &state.config, &mut out).await
+        };
+        let slot = match alive {
+            Alive::Yes => Slot::Live(Box::new(kernel)),
+            Alive::No(reason) => {
+                kernel.kill().await;
+                Slot::Lost(reason)
+            }
+        };
+        state.slots.lock().await.insert(lang, slot);
+        Ok(out.render())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn description_word_counts() {
+        let cases = [
+            ("", false),
+            ("plot it", false),
+            ("load the data and plot", true),
+            ("one two three four five six seven eight nine ten", true),
+            (
+                "one two three four five six seven eight nine ten eleven",
+                false,
+            ),
+        ];
+        for (d, ok) in cases {
+            assert_eq!(check_description(d).is_ok(), ok, "{d:?}");
+        }
+    }
 }

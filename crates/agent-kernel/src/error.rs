@@ -1,0 +1,37 @@
+use std::path::PathBuf;
+
+/// Why an `eval` call could not run its cell. Every variant becomes an error result; none of them
+/// is a panic. Messages say what to do next.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// `description` was not 5–10 words.
+    #[error(
+        "`description` must be 5–10 words (it labels this cell in the transcript), but it has {count}: {given:?}; give a short phrase such as \"load the sales csv and plot revenue\""
+    )]
+    Description { count: usize, given: String },
+    /// No interpreter for the language could be found.
+    #[error("no {language} interpreter found: looked for {looked}; {fix}")]
+    NoRuntime {
+        language: &'static str,
+        looked: String,
+        fix: &'static str,
+    },
+    /// The interpreter could not be spawned.
+    #[error(
+        "could not start the {language} kernel with `{program}`: {source}; check that the program exists (and the sandbox launcher `{launcher}` works) or set it in the kernel configuration"
+    )]
+    Spawn {
+        language: &'static str,
+        program: PathBuf,
+        launcher: String,
+        source: std::io::Error,
+    },
+    /// The interpreter started but its driver never said it was ready.
+    #[error("the {language} kernel did not start: {detail}; stderr tail:\n{tail}")]
+    Startup {
+        language: &'static str,
+        detail: String,
+        tail: String,
+    },
+}

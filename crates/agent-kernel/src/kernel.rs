@@ -1,0 +1,571 @@
+//! One kernel process: spawning it through the launcher, the wire, and running one cell.
+//!
+//! The wire is JSON lines on the child's own stdin and stdout. Every frame the driver sends is
+//! prefixed with `\x1e<nonce>:` (a nonce this host makes up per kernel), and the driver keeps the
+//! cell away from the real stdout (Python moves it to a private descriptor; JavaScript replaces
+//! every stream object), so cell output can never be mistaken for a frame: bytes that are not a
+//! frame are shown as output. This needs no extra descriptor, so it works unchanged through a
+//! sandbox launcher such as `docker exec -i`.
+
+use crate::KernelConfig;
+use crate::error::KernelError;
+use crate::render::{Collector, Status};
+use agent_tier::process::{self, GroupGuard, Tail};
+use agent_tier::{CallContext, Origin, ToolOutput};
+use serde_json::{Value, json};
+use std::ffi::OsString;
+use std::hash::{BuildHasher, Hasher};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio::time::Instant;
+
+pub(crate) const PYTHON_DRIVER: &str = include_str!("driver/python.py");
+pub(crate) const NODE_DRIVER: &str = include_str!("driver/node.js");
+const PYTHON_BOOT: &str =
+    "import sys;s=sys.argv.pop(1);exec(compile(s,'<agent-kernel>','exec'),{'__name__':'__main__'})";
+
+/// The kernel languages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Lang {
+    Python,
+    Javascript,
+}
+
+impl Lang {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::Javascript => "javascript",
+        }
+    }
+}
+
+/// Which program runs a language's kernel for the checkout at `root`.
+///
+/// Python: the configured interpreter, else `.venv/bin/python`, else `venv/bin/python`, else
+/// `python3` (resolved on the host's `$PATH` when there is no sandbox launcher; passed bare to the
+/// launcher otherwise, so the sandbox's own `$PATH` decides). JavaScript: the configured `node`,
+/// else `node` the same way.
+pub(crate) fn program_for(
+    lang: Lang,
+    root: &Path,
+    config: &KernelConfig,
+    sandboxed: bool,
+) -> Result<OsString, KernelError> {
+    let (configured, local, bare, fix) = match lang {
+        Lang::Python => (
+            &config.python,
+            &[".venv/bin/python", "venv/bin/python"][..],
+            "python3",
+            "create the project's virtualenv (`python3 -m venv .venv`) or install python3",
+        ),
+        Lang::Javascript => (
+            &config.node,
+            &[][..],
+            "node",
+            "install Node.js so that `node` is on $PATH (for example `apt-get install nodejs`)",
+        ),
+    };
+    if let Some(p) = configured {
+        return Ok(p.clone().into_os_string());
+    }
+    for rel in local {
+        let p = root.join(rel);
+        if p.is_file() {
+            return Ok(p.into_os_string());
+        }
+    }
+    if sandboxed {
+        return Ok(bare.into());
+    }
+    match process::resolve_binary(root, &[], &[bare]) {
+        Some(p) => Ok(p.into_os_string()),
+        None => Err(KernelError::NoRuntime {
+            language: lang.as_str(),
+            looked: if local.is_empty() {
+                format!("`{bare}` on $PATH")
+            } else {
+                format!("{}, then `{bare}` on $PATH", local.join(", "))
+            },
+            fix,
+        }),
+    }
+}
+
+/// What the reader tasks hand to the cell loop.
+#[derive(Debug)]
+enum Event {
+    /// A frame from the driver.
+    Frame(Value),
+    /// Bytes on stdout that are not a frame (a cell that wrote to the real descriptor).
+    Raw(String),
+    /// Bytes on the process's stderr (fatal errors, warnings, anything the driver did not catch).
+    Stderr(String),
+    /// Stdout closed: the kernel is gone.
+    Closed,
+}
+
+/// Splits the kernel's stdout into frames and stray bytes.
+struct FrameParser {
+    marker: Vec<u8>,
+    buf: Vec<u8>,
+}
+
+impl FrameParser {
+    fn new(nonce: &str) -> Self {
+        FrameParser {
+            marker: format!("\x1e{nonce}:").into_bytes(),
+            buf: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, data: &[u8], out: &mut Vec<Event>) {
+        self.buf.extend_from_slice(data);
+        loop {
+            match find(&self.buf, &self.marker) {
+                Some(i) => {
+                    if i > 0 {
+                        out.push(Event::Raw(
+                            String::from_utf8_lossy(&self.buf[..i]).into_owned(),
+                        ));
+                        self.buf.drain(..i);
+                    }
+                    let start = self.marker.len();
+                    let Some(nl) = self.buf[start..].iter().position(|b| *b == b'\n') else {
+                        return;
+                    };
+                    let body = &self.buf[start..start + nl];
+                    match serde_json::from_slice::<Value>(body) {
+                        Ok(v) => out.push(Event::Frame(v)),
+                        Err(_) => out.push(Event::Raw(String::from_utf8_lossy(body).into_owned())),
+                    }
+                    self.buf.drain(..start + nl + 1);
+                }
+                None => {
+                    let keep = (1..self.marker.len().min(self.buf.len() + 1))
+                        .rev()
+                        .find(|k| self.buf.ends_with(&self.marker[..*k]))
+                        .unwrap_or(0);
+                    let flush = self.buf.len() - keep;
+                    if flush > 0 {
+                        out.push(Event::Raw(
+                            String::from_utf8_lossy(&self.buf[..flush]).into_owned(),
+                        ));
+                        self.buf.drain(..flush);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn nonce() -> String {
+    let mut h = std::hash::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    h.write_u32(std::process::id());
+    let a = h.finish();
+    let b = std::hash::RandomState::new().build_hasher().finish();
+    format!("{a:016x}{b:016x}")
+}
+
+/// A live kernel process.
+pub(crate) struct Kernel {
+    pub(crate) lang: Lang,
+    pub(crate) pid: u32,
+    pub(crate) version: String,
+    child: tokio::process::Child,
+    guard: GroupGuard,
+    stdin: tokio::process::ChildStdin,
+    events: mpsc::UnboundedReceiver<Event>,
+    tail: Tail,
+    stderr_task: Option<JoinHandle<()>>,
+    next_id: u64,
+}
+
+impl Kernel {
+    /// Spawn the kernel and wait for its driver to say it is ready.
+    pub(crate) async fn start(
+        lang: Lang,
+        root: &Path,
+        prefix: &[String],
+        config: &KernelConfig,
+    ) -> Result<Kernel, KernelError> {
+        let program = program_for(lang, root, config, !prefix.is_empty())?;
+        let args: Vec<&str> = match lang {
+            Lang::Python => vec!["-c", PYTHON_BOOT, PYTHON_DRIVER],
+            Lang::Javascript => vec!["-e", NODE_DRIVER],
+        };
+        let mut cmd = process::command(prefix, &program, &args);
+        cmd.current_dir(root).stdin(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|source| KernelError::Spawn {
+            language: lang.as_str(),
+            program: program.clone().into(),
+            launcher: if prefix.is_empty() {
+                "(none: on the host)".to_string()
+            } else {
+                prefix.join(" ")
+            },
+            source,
+        })?;
+        let guard = GroupGuard::new(child.id());
+        let pid = child.id().unwrap_or(0);
+        let startup_error = |detail: String, tail: &Tail| KernelError::Startup {
+            language: lang.as_str(),
+            detail,
+            tail: tail.text(),
+        };
+        let tail = Tail::new(8192);
+        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(startup_error("its pipes were not set up".into(), &tail));
+        };
+        let (tx, mut events) = mpsc::unbounded_channel();
+        let nonce = nonce();
+        let mut parser = FrameParser::new(&nonce);
+        let out_tx = tx.clone();
+        tokio::spawn(async move {
+            let mut chunk = vec![0u8; 65536];
+            let mut evs = Vec::new();
+            loop {
+                match stdout.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        parser.push(&chunk[..n], &mut evs);
+                        for e in evs.drain(..) {
+                            let _ = out_tx.send(e);
+                        }
+                    }
+                }
+            }
+            let _ = out_tx.send(Event::Closed);
+        });
+        let err_tail = tail.clone();
+        let stderr_task = tokio::spawn(async move {
+            let mut chunk = vec![0u8; 16384];
+            loop {
+                match stderr.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        err_tail.push(&chunk[..n]);
+                        let _ = tx.send(Event::Stderr(
+                            String::from_utf8_lossy(&chunk[..n]).into_owned(),
+                        ));
+                    }
+                }
+            }
+        });
+        let hello = format!("{}\n", json!({ "nonce": nonce }));
+        if let Err(e) = stdin.write_all(hello.as_bytes()).await {
+            return Err(startup_error(
+                format!("could not write to its stdin ({e})"),
+                &tail,
+            ));
+        }
+        let _ = stdin.flush().await;
+        let deadline = Instant::now() + config.startup_timeout;
+        loop {
+            let ev = tokio::time::timeout_at(deadline, events.recv()).await;
+            match ev {
+                Err(_) => {
+                    return Err(startup_error(
+                        format!(
+                            "its driver did not report ready within {}",
+                            crate::render::human(config.startup_timeout)
+                        ),
+                        &tail,
+                    ));
+                }
+                Ok(None) | Ok(Some(Event::Closed)) => {
+                    let status = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+                    let _ = tokio::time::timeout(Duration::from_secs(2), stderr_task).await;
+                    let detail = match status {
+                        Ok(Ok(s)) => format!("it exited at once ({})", describe_exit(s)),
+                        _ => "it closed its stdout at once".to_string(),
+                    };
+                    return Err(startup_error(detail, &tail));
+                }
+                Ok(Some(Event::Frame(v))) if v["t"] == "ready" => {
+                    let version = v["version"].as_str().unwrap_or("").to_string();
+                    return Ok(Kernel {
+                        lang,
+                        pid,
+                        version,
+                        child,
+                        guard,
+                        stdin,
+                        events,
+                        tail,
+                        stderr_task: Some(stderr_task),
+                        next_id: 0,
+                    });
+                }
+                Ok(Some(_)) => {}
+            }
+        }
+    }
+
+    /// Discard what arrived between cells; `false` when the kernel has died meanwhile.
+    pub(crate) fn drain_idle(&mut self) -> bool {
+        while let Ok(ev) = self.events.try_recv() {
+            if matches!(ev, Event::Closed) {
+                return false;
+            }
+        }
+        true
+    }
+
+    async fn send(&mut self, v: &Value) -> bool {
+        let line = format!("{v}\n");
+        self.stdin.write_all(line.as_bytes()).await.is_ok() && self.stdin.flush().await.is_ok()
+    }
+
+    /// Kill the whole process group and reap the child.
+    pub(crate) async fn kill(mut self) {
+        self.guard.kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+
+    /// Why the process ended, after stdout closed.
+    async fn death(&mut self) -> (String, String) {
+        let status = match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
+            Ok(Ok(s)) => describe_exit(s),
+            _ => {
+                self.guard.kill();
+                match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
+                    Ok(Ok(s)) => format!(
+                        "closed its output and was then killed: {}",
+                        describe_exit(s)
+                    ),
+                    _ => "closed its output and could not be reaped".to_string(),
+                }
+            }
+        };
+        if let Some(t) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
+        }
+        self.guard.kill();
+        (status, self.tail.text())
+    }
+
+    /// Run one cell. `Ok` means the kernel is still alive afterwards; `Err` carries the result
+    /// of a cell after which the kernel is gone (killed or died), with the reason.
+    pub(crate) async fn run(
+        &mut self,
+        code: &str,
+        cx: &CallContext,
+        config: &KernelConfig,
+        out: &mut Collector,
+    ) -> Alive {
+        self.next_id += 1;
+        let id = self.next_id;
+        if !self
+            .send(&json!({"t": "exec", "id": id, "code": code}))
+            .await
+        {
+            return self.died(out).await;
+        }
+        let mut bridges: JoinSet<(u64, ToolOutput)> = JoinSet::new();
+        let mut deadline = Instant::now() + config.inactivity_budget;
+        let mut kill_at: Option<Instant> = None;
+        loop {
+            let budget_armed = bridges.is_empty() && kill_at.is_none();
+            let far = Instant::now() + Duration::from_secs(86_400);
+            tokio::select! {
+                ev = self.events.recv() => match ev {
+                    None | Some(Event::Closed) => return self.died(out).await,
+                    Some(Event::Raw(s)) => {
+                        out.stream("stdout", &s);
+                        deadline = Instant::now() + config.inactivity_budget;
+                    }
+                    Some(Event::Stderr(s)) => {
+                        out.stream("stderr", &s);
+                        deadline = Instant::now() + config.inactivity_budget;
+                    }
+                    Some(Event::Frame(v)) => match v["t"].as_str().unwrap_or("") {
+                        "stream" => {
+                            let name = if v["name"] == "stderr" { "stderr" } else { "stdout" };
+                            out.stream(name, v["text"].as_str().unwrap_or(""));
+                            deadline = Instant::now() + config.inactivity_budget;
+                        }
+                        "display" => {
+                            out.display(&v["data"]);
+                            deadline = Instant::now() + config.inactivity_budget;
+                        }
+                        "bridge" => {
+                            let bid = v["id"].as_u64().unwrap_or(0);
+                            let name = v["name"].as_str().unwrap_or("").to_string();
+                            let args = v["args"].clone();
+                            out.bridge_call(&name);
+                            let cx = cx.clone();
+                            bridges.spawn(async move {
+                                if name == "eval" {
+                                    return (bid, ToolOutput::error(
+                                        "`eval` cannot be called from inside an eval cell through tool(): the cell already holds the kernel, so the call would wait for itself forever; run the code directly in this cell instead",
+                                    ));
+                                }
+                                let res = cx
+                                    .nested_call(Origin::Bridge { via: "eval".into() }, &name, args)
+                                    .await;
+                                (bid, res)
+                            });
+                        }
+                        "done" if v["id"].as_u64() == Some(id) => {
+                            let status = match (kill_at.is_some(), v["status"].as_str()) {
+                                (true, _) | (_, Some("interrupted")) => Status::Interrupted,
+                                (_, Some("ok")) => Status::Ok,
+                                _ => Status::Error,
+                            };
+                            if !v["result"].is_null() {
+                                out.result(&v["result"]);
+                            }
+                            if !v["error"].is_null() {
+                                out.error(&v["error"]);
+                            }
+                            out.status = status;
+                            return Alive::Yes;
+                        }
+                        _ => {}
+                    },
+                },
+                Some(joined) = bridges.join_next(), if !bridges.is_empty() => {
+                    if let Ok((bid, res)) = joined {
+                        let msg = json!({
+                            "t": "bridge_result",
+                            "id": bid,
+                            "is_error": res.is_error,
+                            "text": res.text,
+                            "structured": res.structured,
+                            "images": res.images.len(),
+                        });
+                        if !self.send(&msg).await {
+                            return self.died(out).await;
+                        }
+                    }
+                    if bridges.is_empty() {
+                        deadline = Instant::now() + config.inactivity_budget;
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline), if budget_armed => {
+                    process::signal_group(self.pid, libc::SIGINT);
+                    kill_at = Some(Instant::now() + config.interrupt_grace);
+                }
+                _ = tokio::time::sleep_until(kill_at.unwrap_or(far)), if kill_at.is_some() => {
+                    self.guard.kill();
+                    let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+                    out.status = Status::Killed;
+                    return Alive::No(format!(
+                        "was killed after the cell went {} without output and ignored the interrupt",
+                        crate::render::human(config.inactivity_budget)
+                    ));
+                }
+            }
+        }
+    }
+
+    async fn died(&mut self, out: &mut Collector) -> Alive {
+        let (status, tail) = self.death().await;
+        out.status = Status::Died {
+            exit: status.clone(),
+            stderr_tail: tail,
+        };
+        Alive::No(format!("died ({status})"))
+    }
+}
+
+/// Whether the kernel survived a cell; `No` says why it is gone.
+pub(crate) enum Alive {
+    Yes,
+    No(String),
+}
+
+pub(crate) fn describe_exit(s: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = s.signal() {
+        return format!("killed by signal {sig} ({})", signal_name(sig));
+    }
+    match s.code() {
+        Some(c) if c > 128 && c < 160 => format!(
+            "exited with status {c}, which usually means a process under the launcher was killed by signal {} ({})",
+            c - 128,
+            signal_name(c - 128)
+        ),
+        Some(c) => format!("exited with status {c}"),
+        None => "ended without an exit status".to_string(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV: a segmentation fault",
+        libc::SIGKILL => "SIGKILL: often the out-of-memory killer",
+        libc::SIGABRT => "SIGABRT: the process aborted",
+        libc::SIGBUS => "SIGBUS: a bus error",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => "a signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(chunks: &[&[u8]]) -> Vec<String> {
+        let mut p = FrameParser::new("N");
+        let mut evs = Vec::new();
+        for c in chunks {
+            p.push(c, &mut evs);
+        }
+        evs.into_iter()
+            .map(|e| match e {
+                Event::Frame(v) => format!("frame {v}"),
+                Event::Raw(s) => format!("raw {s:?}"),
+                _ => "other".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_survive_junk_and_split_reads() {
+        let cases: &[(&[&[u8]], &[&str])] = &[
+            (&[b"\x1eN:{\"a\":1}\n"], &["frame {\"a\":1}"]),
+            (
+                &[b"junk\x1eN:{\"a\":1}\n"],
+                &["raw \"junk\"", "frame {\"a\":1}"],
+            ),
+            (
+                &[b"\x1e", b"N:{\"a\"", b":2}\nxx"],
+                &["frame {\"a\":2}", "raw \"xx\""],
+            ),
+            (
+                &[b"\xff\x00\x1eX:{}\n"],
+                &["raw \"\u{fffd}\\0\\u{1e}X:{}\\n\""],
+            ),
+            (&[b"\x1eN:not json\n"], &["raw \"not json\""]),
+        ];
+        for (input, want) in cases {
+            assert_eq!(parse(input), *want, "input {input:?}");
+        }
+    }
+}

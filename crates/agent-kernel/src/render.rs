@@ -1,0 +1,384 @@
+//! Collecting one cell's output (capped) and rendering it as a tool result.
+
+use agent_tier::{Image, ToolOutput};
+use base64::Engine;
+use serde_json::{Map, Value, json};
+use std::time::Duration;
+
+/// How a cell ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Status {
+    Ok,
+    Error,
+    Interrupted,
+    Killed,
+    Died { exit: String, stderr_tail: String },
+}
+
+impl Status {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Error => "error",
+            Status::Interrupted => "interrupted",
+            Status::Killed => "killed",
+            Status::Died { .. } => "died",
+        }
+    }
+}
+
+enum Item {
+    Stream { name: &'static str, text: String },
+    Display { text: String, data: Value },
+    Cut,
+}
+
+const MAX_IMAGES: usize = 20;
+
+/// One cell's output, in order, with stream text capped at `cap` bytes: the first three quarters
+/// and the last quarter are kept, and the result says how much was cut in between.
+pub(crate) struct Collector {
+    language: &'static str,
+    cap: usize,
+    head_used: usize,
+    items: Vec<Item>,
+    tail: String,
+    overflowed: bool,
+    cut: usize,
+    images: Vec<Image>,
+    dropped_images: usize,
+    result: Option<(String, Value)>,
+    error: Option<Value>,
+    bridge_calls: Vec<String>,
+    notes: Vec<String>,
+    /// How the cell ended.
+    pub(crate) status: Status,
+    /// Whether this call started a kernel, and whether earlier state was lost.
+    pub(crate) fresh: bool,
+    pub(crate) state_lost: bool,
+    pub(crate) pid: Option<u32>,
+    pub(crate) version: String,
+    pub(crate) budget: Duration,
+    pub(crate) grace: Duration,
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl Collector {
+    pub(crate) fn new(language: &'static str, cap: usize) -> Self {
+        Collector {
+            language,
+            cap: cap.max(64),
+            head_used: 0,
+            items: Vec::new(),
+            tail: String::new(),
+            overflowed: false,
+            cut: 0,
+            images: Vec::new(),
+            dropped_images: 0,
+            result: None,
+            error: None,
+            bridge_calls: Vec::new(),
+            notes: Vec::new(),
+            status: Status::Ok,
+            fresh: false,
+            state_lost: false,
+            pid: None,
+            version: String::new(),
+            budget: Duration::ZERO,
+            grace: Duration::ZERO,
+        }
+    }
+
+    /// A line shown before the output (a fresh kernel, lost state).
+    pub(crate) fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    pub(crate) fn stream(&mut self, name: &'static str, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let head_cap = self.cap * 3 / 4;
+        let mut text = text;
+        if self.head_used < head_cap {
+            let take = floor_char(text, (head_cap - self.head_used).min(text.len()));
+            let (keep, rest) = text.split_at(take);
+            self.head_used += keep.len();
+            match self.items.last_mut() {
+                Some(Item::Stream { name: n, text: t }) if *n == name => t.push_str(keep),
+                _ => self.items.push(Item::Stream {
+                    name,
+                    text: keep.to_string(),
+                }),
+            }
+            text = rest;
+            if text.is_empty() {
+                return;
+            }
+        }
+        if !self.overflowed {
+            self.overflowed = true;
+            self.items.push(Item::Cut);
+        }
+        self.tail.push_str(text);
+        let tail_cap = self.cap / 4;
+        if self.tail.len() > tail_cap * 2 {
+            let drop = floor_char(&self.tail, self.tail.len() - tail_cap);
+            self.cut += drop;
+            self.tail.drain(..drop);
+        }
+    }
+
+    fn finish_tail(&mut self) {
+        let tail_cap = self.cap / 4;
+        if self.tail.len() > tail_cap {
+            let drop = floor_char(&self.tail, self.tail.len() - tail_cap);
+            self.cut += drop;
+            self.tail.drain(..drop);
+        }
+    }
+
+    /// A MIME bundle: images become attached PNGs, the rest stays as data.
+    fn bundle(&mut self, data: &Value) -> (String, Value) {
+        let mut kept = Map::new();
+        let mut text = data["text/plain"].as_str().unwrap_or("").to_string();
+        if let Some(obj) = data.as_object() {
+            for (k, v) in obj {
+                if k == "image/png" {
+                    let bytes = v
+                        .as_str()
+                        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok());
+                    match bytes {
+                        Some(b) if self.images.len() < MAX_IMAGES => {
+                            let (w, h) = png_size(&b);
+                            self.images.push(Image::png(b));
+                            let n = self.images.len();
+                            text = format!("[image {n}: PNG {w}×{h}, attached]");
+                            kept.insert(k.clone(), json!({ "image": n - 1 }));
+                        }
+                        Some(_) => {
+                            self.dropped_images += 1;
+                            text = format!(
+                                "[image not returned: at most {MAX_IMAGES} images per cell]"
+                            );
+                        }
+                        None => {}
+                    }
+                } else {
+                    kept.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        if text.len() > self.cap {
+            let cut = floor_char(&text, self.cap);
+            let dropped = text.len() - cut;
+            text.truncate(cut);
+            text.push_str(&format!("\n[… {dropped} more bytes of this value cut …]"));
+        }
+        (text, Value::Object(kept))
+    }
+
+    pub(crate) fn display(&mut self, data: &Value) {
+        let (text, data) = self.bundle(data);
+        self.items.push(Item::Display { text, data });
+    }
+
+    pub(crate) fn result(&mut self, data: &Value) {
+        let b = self.bundle(data);
+        self.result = Some(b);
+    }
+
+    pub(crate) fn error(&mut self, err: &Value) {
+        self.error = Some(err.clone());
+    }
+
+    pub(crate) fn bridge_call(&mut self, name: &str) {
+        self.bridge_calls.push(name.to_string());
+    }
+
+    /// The tool result.
+    pub(crate) fn render(mut self) -> ToolOutput {
+        self.finish_tail();
+        let mut text = String::new();
+        for n in &self.notes {
+            text.push_str(&format!("[{n}]\n"));
+        }
+        let mut outputs = Vec::new();
+        let body_start = text.len();
+        for item in &self.items {
+            match item {
+                Item::Stream { name, text: t } => {
+                    text.push_str(t);
+                    outputs.push(json!({"type": "stream", "name": name, "text": t}));
+                }
+                Item::Cut => {
+                    if !text.ends_with('\n') && text.len() > body_start {
+                        text.push('\n');
+                    }
+                    text.push_str(&format!(
+                        "[… {} bytes of output cut here (the cap is {} bytes); the last part follows …]\n",
+                        self.cut, self.cap
+                    ));
+                    text.push_str(&self.tail);
+                    outputs.push(json!({"type": "cut", "bytes": self.cut}));
+                    outputs.push(json!({"type": "stream", "name": "tail", "text": self.tail}));
+                }
+                Item::Display { text: t, data } => {
+                    if !text.ends_with('\n') && text.len() > body_start {
+                        text.push('\n');
+                    }
+                    text.push_str(t);
+                    text.push('\n');
+                    outputs.push(json!({"type": "display", "data": data}));
+                }
+            }
+        }
+        if let Some((t, _)) = &self.result {
+            if !text.ends_with('\n') && text.len() > body_start {
+                text.push('\n');
+            }
+            text.push_str(t);
+            text.push('\n');
+        }
+        if let Some(e) = &self.error {
+            if !text.ends_with('\n') && text.len() > body_start {
+                text.push('\n');
+            }
+            text.push_str(e["traceback"].as_str().unwrap_or(""));
+            text.push('\n');
+        }
+        if self.dropped_images > 0 {
+            text.push_str(&format!(
+                "[{} more image(s) not returned: at most {MAX_IMAGES} per cell]\n",
+                self.dropped_images
+            ));
+        }
+        let lang = self.language;
+        match &self.status {
+            Status::Ok | Status::Error => {}
+            Status::Interrupted => text.push_str(&format!(
+                "[interrupted: the cell went {} without output (the inactivity budget; output resets it, a pending tool() call pauses it); the {lang} kernel survived and its state is kept — print progress from long loops to keep them running]\n",
+                human(self.budget)
+            )),
+            Status::Killed => text.push_str(&format!(
+                "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed — its state was lost; the next call starts a fresh kernel]\n",
+                human(self.budget),
+                human(self.grace)
+            )),
+            Status::Died { exit, stderr_tail } => {
+                text.push_str(&format!(
+                    "[the {lang} kernel died during this cell: it {exit}; its state was lost and the next call starts a fresh kernel]\n"
+                ));
+                let tail = stderr_tail.trim_end();
+                if !tail.is_empty() && !text.contains(tail) {
+                    text.push_str("stderr tail:\n");
+                    text.push_str(tail);
+                    text.push('\n');
+                }
+            }
+        }
+        if text.len() == body_start && self.status == Status::Ok {
+            text.push_str("(no output)\n");
+        }
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        let (exit, stderr_tail) = match &self.status {
+            Status::Died { exit, stderr_tail } => (Some(exit.clone()), Some(stderr_tail.clone())),
+            _ => (None, None),
+        };
+        let structured = json!({
+            "language": lang,
+            "status": self.status.as_str(),
+            "outputs": outputs,
+            "result": self.result.as_ref().map(|(_, d)| d.clone()),
+            "error": self.error,
+            "output_cut_bytes": self.cut,
+            "bridge_calls": self.bridge_calls,
+            "kernel": {
+                "pid": self.pid,
+                "version": self.version,
+                "fresh": self.fresh,
+                "state_lost": self.state_lost || matches!(self.status, Status::Killed | Status::Died { .. }),
+                "exit": exit,
+                "stderr_tail": stderr_tail,
+            },
+        });
+        ToolOutput {
+            text,
+            structured: Some(structured),
+            images: self.images,
+            is_error: self.status != Status::Ok,
+        }
+    }
+}
+
+/// A PNG's width and height from its IHDR chunk (0×0 when it is not a PNG).
+pub(crate) fn png_size(b: &[u8]) -> (u32, u32) {
+    if b.len() < 24 || &b[..8] != b"\x89PNG\r\n\x1a\n" {
+        return (0, 0);
+    }
+    let w = u32::from_be_bytes([b[16], b[17], b[18], b[19]]);
+    let h = u32::from_be_bytes([b[20], b[21], b[22], b[23]]);
+    (w, h)
+}
+
+/// A duration as a person would say it: `5 min`, `2 s`, `1.5 s`, `300 ms`.
+pub(crate) fn human(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 60_000 && ms.is_multiple_of(60_000) {
+        format!("{} min", ms / 60_000)
+    } else if ms >= 1000 && ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else if ms >= 1000 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_durations() {
+        let cases = [
+            (300_000, "5 min"),
+            (2000, "2 s"),
+            (1500, "1.5 s"),
+            (300, "300 ms"),
+        ];
+        for (ms, want) in cases {
+            assert_eq!(human(Duration::from_millis(ms)), want);
+        }
+    }
+
+    #[test]
+    fn output_is_capped_head_and_tail() {
+        let mut c = Collector::new("python", 100);
+        for i in 0..100 {
+            c.stream("stdout", &format!("line {i:03}\n"));
+        }
+        let out = c.render();
+        assert!(out.text.starts_with("line 000\n"), "{}", out.text);
+        assert!(
+            out.text.contains("bytes of output cut here"),
+            "{}",
+            out.text
+        );
+        assert!(out.text.ends_with("line 099"), "{}", out.text);
+        assert!(out.text.len() < 400, "{}", out.text);
+        let cut = out
+            .structured
+            .as_ref()
+            .map(|s| s["output_cut_bytes"].clone());
+        assert_eq!(cut, Some(json!(900 - 75 - 25)));
+    }
+}

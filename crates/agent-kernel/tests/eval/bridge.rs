@@ -1,0 +1,140 @@
+use crate::common::*;
+use agent_kernel::KernelConfig;
+use agent_tier::{ApprovalPolicy, Origin, Surface, Tier};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_bridge_calls_tools_through_the_registry() {
+    let kit = Kit::new(KernelConfig::default());
+    ok(
+        &kit.py("r = tool('read', {'path': 'lib/auth.dart'})\nprint(r)\nr.structured")
+            .await,
+        "contents of lib/auth.dart\n{'path': 'lib/auth.dart'}",
+    );
+    let out = kit.py("try:\n    tool('fails', {'path': 'gone.txt'})\nexcept ToolError as e:\n    print('caught:', e)").await;
+    ok(&out, "caught: tool 'fails' failed: no such file: gone.txt");
+    let out = kit.py("tool('fails', {'path': 'gone.txt'})").await;
+    assert!(out.is_error);
+    contains(
+        &out,
+        &[
+            "ToolError: tool 'fails' failed: no such file: gone.txt",
+            "<cell 3>",
+        ],
+    );
+    let out = kit.py("tool('nope')").await;
+    contains(&out, &["unknown tool `nope`"]);
+    let out = kit.py("tool('read', {'wrong': 1})").await;
+    contains(&out, &["invalid arguments for `read`"]);
+    let out = kit
+        .py("tool('eval', {'code': '1', 'description': 'one two three four five'})")
+        .await;
+    assert!(out.is_error);
+    contains(&out, &["`eval` cannot be called from inside an eval cell"]);
+    let bridged = out.structured.as_ref().map(|s| s["bridge_calls"].clone());
+    assert_eq!(bridged, Some(serde_json::json!(["eval"])));
+    // calls from threads work too
+    ok(
+        &kit.py("from concurrent.futures import ThreadPoolExecutor\nwith ThreadPoolExecutor(4) as ex:\n    rs = list(ex.map(lambda p: tool('read', {'path': p}), ['a', 'b', 'c']))\nrs").await,
+        "['contents of a', 'contents of b', 'contents of c']",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_bridge_runs_several_calls_at_once() {
+    require_node();
+    let kit = Kit::new(KernelConfig::default());
+    let out = kit
+        .js("const rs = await Promise.all([1, 2, 3, 4].map(i => tool('slow', { ms: 300, label: String(i) })))\nrs")
+        .await;
+    ok(&out, "[ 'done 1', 'done 2', 'done 3', 'done 4' ]");
+    ok(
+        &kit.js("await tool('read', { path: 'x.ts' })").await,
+        "'contents of x.ts'",
+    );
+    ok(
+        &kit.js("(await tool.raw('read', { path: 'y' })).structured")
+            .await,
+        "{ path: 'y' }",
+    );
+    let out = kit.js("await tool('fails', { path: 'gone' })").await;
+    assert!(out.is_error);
+    contains(
+        &out,
+        &["ToolError: tool `fails` failed: no such file: gone"],
+    );
+    let out = kit.js("try { await tool('fails', { path: 'g' }) } catch (e) { console.log('caught', e.name) }").await;
+    ok(&out, "caught ToolError");
+}
+
+/// The bridge takes the same path as a model call: approvals (and the origin) apply, and a
+/// surface that cannot see a tool cannot reach it through a cell either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bridge_keeps_approvals_and_surfaces() {
+    let kit = Kit::new(KernelConfig::default());
+    let recorder = Arc::new(Recorder::default());
+    kit.registry.set_approver(recorder.clone());
+    kit.registry
+        .set_policy(ApprovalPolicy::tiers([Tier::Write, Tier::Exec]));
+    let out = kit
+        .py("tool('write', {'path': 'a.txt', 'content': 'x'})")
+        .await;
+    assert!(out.is_error);
+    contains(
+        &out,
+        &["the operator declined `write` (writes are not allowed in this test)"],
+    );
+    let seen = recorder
+        .seen
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let write = seen
+        .iter()
+        .find(|r| r.tool == "write")
+        .expect("write was asked about");
+    assert_eq!(write.origin, Origin::Bridge { via: "eval".into() });
+    assert_eq!(write.surface, Surface::Full);
+
+    // eval is exec-tier: a plan-mode (or read-only) run cannot see it, so no cell of such a run
+    // can reach a write tool through the bridge.
+    for surface in [Surface::Plan, Surface::ReadOnly] {
+        let out = kit
+            .eval_on(
+                "python",
+                "tool('write', {'path': 'a.txt', 'content': 'x'})",
+                surface,
+            )
+            .await;
+        assert!(out.is_error);
+        contains(
+            &out,
+            &["tool `eval` is exec-tier and is not available on the"],
+        );
+    }
+    assert!(
+        !recorder
+            .seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|r| r.surface != Surface::Full)
+    );
+}
+
+/// A long bridge call pauses the inactivity budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_bridge_call_is_not_cut_by_the_budget() {
+    let config = KernelConfig {
+        inactivity_budget: Duration::from_secs(1),
+        interrupt_grace: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let kit = Kit::new(config);
+    ok(
+        &kit.py("tool('slow', {'ms': 4000, 'label': 'fan-out'})")
+            .await,
+        "'done fan-out'",
+    );
+}

@@ -1,0 +1,231 @@
+use crate::common::*;
+use agent_kernel::KernelConfig;
+use serde_json::json;
+use std::time::Duration;
+
+fn tight(budget_ms: u64) -> KernelConfig {
+    KernelConfig {
+        inactivity_budget: Duration::from_millis(budget_ms),
+        interrupt_grace: Duration::from_secs(2),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_inactivity_budget() {
+    let kit = Kit::new(tight(3000));
+    ok(&kit.py("state = 'kept'").await, "(no output)");
+
+    // a loop that keeps printing runs well past the budget
+    let out = kit
+        .py("import time\nfor i in range(40):\n    print(i, flush=True)\n    time.sleep(0.1)\n'finished'")
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.ends_with("39\n'finished'"), "{}", out.text);
+
+    // a silent loop is interrupted; the kernel survives with its state
+    let out = kit.py("while True:\n    pass").await;
+    assert!(out.is_error);
+    assert_eq!(status(&out), "interrupted");
+    contains(&out, &["KeyboardInterrupt", "<cell 3>"]);
+    insta::assert_snapshot!("python_interrupted_note", last_line(&out.text));
+    ok(&kit.py("state").await, "'kept'");
+
+    // a cell that swallows the interrupt is killed, and the next call says state was lost
+    let out = kit
+        .py("import time\nwhile True:\n    try:\n        time.sleep(60)\n    except KeyboardInterrupt:\n        pass")
+        .await;
+    assert!(out.is_error);
+    assert_eq!(status(&out), "killed");
+    assert_eq!(kernel_field(&out, "state_lost"), json!(true));
+    insta::assert_snapshot!("python_killed_note", last_line(&out.text));
+    let out = kit.py("'state' in globals()").await;
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(kernel_field(&out, "fresh"), json!(true));
+    assert_eq!(kernel_field(&out, "state_lost"), json!(true));
+    insta::assert_snapshot!("python_after_kill", out.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_inactivity_budget() {
+    require_node();
+    let kit = Kit::new(tight(2000));
+    ok(&kit.js("let state = 'kept'").await, "(no output)");
+    let out = kit.js("while (true) {}").await;
+    assert_eq!(status(&out), "interrupted", "{}", out.text);
+    ok(&kit.js("state").await, "'kept'");
+    let out = kit.js("await new Promise(() => {})").await;
+    assert_eq!(status(&out), "interrupted", "{}", out.text);
+    ok(&kit.js("state").await, "'kept'");
+    let out = kit
+        .js("for (let i = 0; i < 25; i++) { console.log(i); await new Promise(r => setTimeout(r, 150)) }\n'finished'")
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.ends_with("24\n'finished'"), "{}", out.text);
+}
+
+fn last_line(text: &str) -> String {
+    text.lines().last().unwrap_or("").to_string()
+}
+
+/// Each way a kernel dies gives its exit status and stderr tail, and the next call starts fresh
+/// and says that state was lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_crashes() {
+    let kit = Kit::new(KernelConfig::default());
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "import os, sys\nprint('before', file=sys.stderr)\nos._exit(3)",
+            "it exited with status 3",
+            &["before"],
+        ),
+        (
+            "import ctypes\nctypes.string_at(0)",
+            "killed by signal 11 (SIGSEGV: a segmentation fault)",
+            &["Fatal Python error: Segmentation fault"],
+        ),
+        (
+            // what the out-of-memory killer does
+            "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+            "killed by signal 9 (SIGKILL: often the out-of-memory killer)",
+            &[],
+        ),
+        (
+            "import os\nos.abort()",
+            "killed by signal 6 (SIGABRT",
+            &["Fatal Python error: Aborted"],
+        ),
+    ];
+    for (code, exit, tail) in cases {
+        ok(&kit.py("marker = 1").await, "(no output)");
+        let out = kit.py(code).await;
+        assert!(out.is_error, "{code}: {}", out.text);
+        assert_eq!(status(&out), "died", "{}", out.text);
+        contains(
+            &out,
+            &[
+                exit,
+                "its state was lost and the next call starts a fresh kernel",
+            ],
+        );
+        contains(&out, tail);
+        assert_eq!(kernel_field(&out, "state_lost"), json!(true));
+        let out = kit.py("'marker' in globals()").await;
+        assert!(!out.is_error, "{}", out.text);
+        assert!(out.text.ends_with("False"), "{}", out.text);
+        contains(
+            &out,
+            &[
+                "a fresh python kernel was started: the previous one died",
+                "earlier cells are gone",
+            ],
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_crash_and_reset() {
+    require_node();
+    let kit = Kit::new(KernelConfig::default());
+    ok(&kit.js("globalThis.marker = 1").await, "1");
+    let out = kit.js("process.exit(4)").await;
+    assert_eq!(status(&out), "died", "{}", out.text);
+    contains(&out, &["exited with status 4"]);
+    let out = kit.js("typeof marker").await;
+    contains(
+        &out,
+        &["a fresh javascript kernel was started", "'undefined'"],
+    );
+    ok(&kit.js("let keep = 2").await, "(no output)");
+    let out = kit
+        .call(json!({"code": "typeof keep", "description": "check that reset clears all state", "language": "javascript", "reset": true}))
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    insta::assert_snapshot!("javascript_reset", out.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_reset_starts_clean() {
+    let kit = Kit::new(KernelConfig::default());
+    ok(&kit.py("x = 1\nx").await, "1");
+    let out = kit
+        .call(json!({"code": "'x' in globals()", "description": "start over with a clean interpreter", "reset": true}))
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(kernel_field(&out, "fresh"), json!(true));
+    insta::assert_snapshot!("python_reset", out.text);
+    // reset with no code just restarts
+    let out = kit
+        .call(json!({"code": "", "description": "start over with a clean interpreter", "reset": true}))
+        .await;
+    ok(
+        &out,
+        "[reset: the previous python kernel was discarded; a fresh one was started]\n(no output)",
+    );
+}
+
+/// The sandbox launcher is put in front of the interpreter: a wrapper script that records it ran,
+/// then execs the interpreter; and `env` setting a variable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_prefix_launches_the_kernel() {
+    let launcher_dir = tempfile::tempdir().expect("tempdir");
+    let log = launcher_dir.path().join("launched.log");
+    let script = launcher_dir.path().join("sandbox.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexport INSIDE_SANDBOX=yes\nexec \"$@\"\n",
+            log.display()
+        ),
+    )
+    .expect("write launcher");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+
+    let kit = Kit::with_prefix(
+        KernelConfig {
+            inactivity_budget: Duration::from_secs(2),
+            interrupt_grace: Duration::from_secs(2),
+            ..Default::default()
+        },
+        vec![script.to_string_lossy().to_string()],
+    );
+    ok(
+        &kit.py("import os\nos.environ.get('INSIDE_SANDBOX')").await,
+        "'yes'",
+    );
+    ok(
+        &kit.py("print(tool('read', {'path': 'p'}))").await,
+        "contents of p",
+    );
+    let out = kit.py("while True:\n    pass").await;
+    assert_eq!(status(&out), "interrupted", "{}", out.text);
+    ok(&kit.py("1 + 1").await, "2");
+    let logged = std::fs::read_to_string(&log).expect("the launcher ran");
+    assert!(logged.contains(".venv/bin/python"), "{logged}");
+
+    require_node();
+    ok(&kit.js("process.env.INSIDE_SANDBOX").await, "'yes'");
+    let logged = std::fs::read_to_string(&log).expect("the launcher ran");
+    assert!(logged.lines().any(|l| l.ends_with("node")), "{logged}");
+
+    let kit = Kit::with_prefix(
+        KernelConfig::default(),
+        vec!["env".into(), "AGENT_KERNEL_PREFIX=env".into()],
+    );
+    ok(
+        &kit.py("import os\nos.environ['AGENT_KERNEL_PREFIX']").await,
+        "'env'",
+    );
+
+    let kit = Kit::with_prefix(
+        KernelConfig::default(),
+        vec!["/nonexistent/launcher".into()],
+    );
+    let out = kit.py("1").await;
+    assert!(out.is_error);
+    contains(
+        &out,
+        &["could not start the python kernel", "/nonexistent/launcher"],
+    );
+}

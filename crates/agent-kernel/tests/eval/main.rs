@@ -1,0 +1,8 @@
+//! Integration tests of `eval` against real `python3` (the test venv, with pandas and
+//! matplotlib) and real `node`.
+
+mod bridge;
+mod common;
+mod javascript;
+mod lifecycle;
+mod python;
