@@ -1,6 +1,8 @@
 //! The architecture invariants of docs/ARCHITECTURE.md, checked against `cargo metadata` and the
 //! sources — an ordinary test, so that breaking one fails CI.
 
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

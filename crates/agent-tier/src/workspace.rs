@@ -124,13 +124,13 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
     // Refuse to replace a file we could not write in place: rename would bypass its mode.
-    if let Some(perm) = &mode {
-        if perm.readonly() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                "file is read-only",
-            ));
-        }
+    if let Some(perm) = &mode
+        && perm.readonly()
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "file is read-only",
+        ));
     }
     let file_name = path
         .file_name()

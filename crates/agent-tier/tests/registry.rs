@@ -1,6 +1,8 @@
 //! The one call path: surfaces, approvals, bridge origin, wrappers, argument errors, panics,
 //! per-resource serialisation.
 
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
+
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, BoxError, CallContext, Origin,

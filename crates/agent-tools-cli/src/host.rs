@@ -77,6 +77,8 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
     v.extend(agent_tools::dap::doctor(root));
     #[cfg(feature = "kernel")]
     v.extend(agent_tools::kernel::doctor(root));
+    #[cfg(feature = "vibe")]
+    v.extend(agent_tools::vibe::doctor(root));
     let _ = root;
     v
 }

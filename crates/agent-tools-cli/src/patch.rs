@@ -65,7 +65,6 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
             };
             let old_start = line
                 .trim_start_matches('@')
-                .trim()
                 .split_whitespace()
                 .next()
                 .and_then(|r| r.strip_prefix('-'))

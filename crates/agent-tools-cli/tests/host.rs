@@ -1,6 +1,8 @@
 //! The host binary end to end: `tools` per surface, `call` exit codes, the file tools'
 //! confinement and atomicity, and `serve` over MCP stdio driven as a child process.
 
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -493,4 +495,65 @@ fn ask_user_fails_closed_without_elicitation() {
             .contains("elicitation"),
         "{resp}"
     );
+}
+
+/// A cancelled call is aborted: its worker wait stops, no response is sent for it, and the host
+/// goes on answering.
+#[cfg(feature = "vibe")]
+#[test]
+fn serve_cancels_a_call_in_flight() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = dir.path().join("slow-worker.sh");
+    std::fs::write(&worker, "#!/bin/sh\nsleep 30\necho done\n").unwrap();
+    std::fs::set_permissions(&worker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--vibe", "--root"])
+        .arg(dir.path())
+        .env("AGENT_TOOLS_VIBE_FAST", &worker)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut c = Client {
+        child,
+        stdin,
+        stdout,
+    };
+    c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
+    );
+    let spawned = c.rpc(
+        2,
+        "tools/call",
+        json!({"name": "vibe_spawn", "arguments": {"brief": "wait", "label": "slow"}}),
+    );
+    assert_eq!(spawned["result"]["isError"], false, "{spawned}");
+    c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "vibe_wait", "arguments": {"worker_id": "w1", "timeout_seconds": 600}}}));
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "user pressed stop"}}));
+    // The host keeps answering, and never answers the cancelled request.
+    c.send(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}));
+    let (pong, seen) = c.until(4);
+    assert_eq!(pong["result"], json!({}));
+    let listed = c.rpc(
+        5,
+        "tools/call",
+        json!({"name": "vibe_list", "arguments": {}}),
+    );
+    assert_eq!(listed["result"]["isError"], false, "{listed}");
+    assert!(
+        seen.iter().all(|m| m["id"] != 3),
+        "the cancelled call was answered: {seen:?}"
+    );
+    let killed = c.rpc(
+        6,
+        "tools/call",
+        json!({"name": "vibe_kill", "arguments": {"worker_id": "w1"}}),
+    );
+    assert_eq!(killed["result"]["isError"], false, "{killed}");
 }
