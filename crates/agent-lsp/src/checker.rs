@@ -189,7 +189,7 @@ fn parse_go(root: &Path, _stdout: &str, stderr: &str) -> Vec<Finding> {
         .filter_map(|l| {
             let l = l.strip_prefix("vet: ").unwrap_or(l);
             let mut it = l.splitn(4, ':');
-            let file = it.next()?;
+            let file = it.next()?.trim_start_matches("./");
             let line: u32 = it.next()?.trim().parse().ok()?;
             let col: u32 = it.next()?.trim().parse().ok()?;
             let msg = it.next()?.trim();

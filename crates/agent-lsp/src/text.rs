@@ -55,7 +55,8 @@ pub fn byte_of_units(line: &str, units: u32, enc: Encoding) -> usize {
 
 /// The lines of a text (without their `\n` / `\r\n`).
 pub fn lines(text: &str) -> Vec<&str> {
-    text.split('\n')
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect()
 }

@@ -542,7 +542,15 @@ impl State {
                                 c.binary.as_ref().map(|b| b.0.display().to_string()).unwrap_or_default()
                             )
                         } else {
-                            format!("- {}: not usable; {}", c.spec.id, c.missing(ws))
+                            let mut have = Vec::new();
+                            if let Some(r) = &c.root {
+                                have.push(format!("root {}", disp_root(ws, r)));
+                            }
+                            if let Some(b) = &c.binary {
+                                have.push(format!("binary {}", b.0.display()));
+                            }
+                            let have = if have.is_empty() { String::new() } else { format!(" (present: {})", have.join("; ")) };
+                            format!("- {}: not usable; {}{have}", c.spec.id, c.missing(ws))
                         };
                         detected.push(json!({"id": c.spec.id, "usable": c.usable(),
                             "roots": c.root.iter().map(|r| disp_root(ws, r)).collect::<Vec<_>>(),
@@ -578,7 +586,15 @@ impl State {
                         binary.as_ref().map(|b| b.0.display().to_string()).unwrap_or_default()
                     )
                 } else {
-                    format!("- {} ({}): not usable; {}", spec.id, spec.language, missing.join("; "))
+                    let mut have = Vec::new();
+                    if !roots.is_empty() {
+                        have.push(format!("root marker found in {}", roots_s.join(", ")));
+                    }
+                    if let Some(b) = &binary {
+                        have.push(format!("binary {}", b.0.display()));
+                    }
+                    let have = if have.is_empty() { String::new() } else { format!(" (present: {})", have.join("; ")) };
+                    format!("- {} ({}): not usable; {}{have}", spec.id, spec.language, missing.join("; "))
                 };
                 out.push(line);
                 detected.push(json!({"id": spec.id, "usable": usable, "roots": roots_s,

@@ -1,0 +1,170 @@
+//! The dart entry of the table, against a scripted fake server speaking real LSP
+//! (`tests/support/fake_dart_lsp.py`; no Dart SDK is reachable). Also: a server that dies
+//! mid-request, one killed mid-request, and the restart after each.
+mod common;
+use common::*;
+use serde_json::json;
+use std::time::Duration;
+
+fn fake_config() -> agent_lsp::LspConfig {
+    let mut cfg = config("dart", "dart");
+    let script = fixtures().join("../support/fake_dart_lsp.py");
+    patch(
+        &mut cfg,
+        "dart",
+        agent_lsp::ServerPatch {
+            commands: Some(vec![vec!["python3".into(), script.display().to_string()]]),
+            ..Default::default()
+        },
+    );
+    cfg
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fake_dart() {
+    require("python3");
+    let fx = fixture("dart", fake_config());
+    let cases = vec![
+        // Line 8 has non-BMP text before the symbol: the fake counts UTF-16 units.
+        ok(
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+            &["definition of `makeGreeter` at lib/main.dart:8:44 (dart):\nlib/main.dart:5:9: Greeter makeGreeter() => Greeter();"],
+        ),
+        ok(
+            json!({"operation": "hover", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+            &["```dart\nmakeGreeter\n```\nfake hover for `makeGreeter`"],
+        ),
+        ok(
+            json!({"operation": "references", "file": "lib/main.dart", "line": 5, "symbol": "makeGreeter"}),
+            &["lib/main.dart:5:9: Greeter makeGreeter() => Greeter();\nlib/main.dart:8:44: final label"],
+        ),
+        ok(
+            json!({"operation": "symbols", "file": "lib/main.dart"}),
+            &["class Greeter — lib/main.dart:1:7", "function makeGreeter — lib/main.dart:5:9"],
+        ),
+        ok(
+            json!({"operation": "code_actions", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+            &["- Fake fix for makeGreeter [quickfix] (preferred)"],
+        ),
+        ok(
+            json!({"operation": "diagnostics", "file": "lib/main.dart"}),
+            &["no errors or warnings"],
+        ),
+        err(
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 8}),
+            &["`symbol` is required for `definition`"],
+        ),
+        err(
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 8, "symbol": "nope"}),
+            &["symbol `nope` is not on line 8 of `lib/main.dart`; that line reads: `final label = 'héllo wörld 😀'; final g = makeGreeter();`"],
+        ),
+        ok(
+            // The second `g` of the line starts `greet`.
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 9, "symbol": "g", "occurrence": 2}),
+            &["lib/main.dart:2:10: String greet(String name)"],
+        ),
+        ok(
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 9, "symbol": "g"}),
+            &["lib/main.dart:8:40: final label", "`g` occurs 2 times on line 9; the first was used"],
+        ),
+    ];
+    check_all(&fx, &cases).await;
+    check_write_ledger(
+        &fx,
+        "lib/extra.dart",
+        "int f() => 1;\n",
+        "int f() => undefinedThing;\n",
+        "undefinedThing",
+    )
+    .await;
+    check_rename(
+        &fx,
+        json!({"file": "lib/main.dart", "line": 8, "symbol": "makeGreeter", "new_name": "buildGreeter"}),
+        &["lib/main.dart"],
+    )
+    .await;
+    assert_eq!(fx.read("lib/main.dart").matches("buildGreeter").count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_dies_mid_request_and_restarts() {
+    require("python3");
+    let fx = fixture("dart", fake_config());
+    // The fake exits with code 3 while handling this request.
+    let out = fx
+        .lsp(json!({"operation": "hover", "file": "lib/main.dart", "line": 10, "symbol": "crash"}))
+        .await;
+    assert!(out.is_error);
+    insta::assert_snapshot!("died_mid_request", fx.red(&out.text));
+    let status = fx.lsp(json!({"operation": "status", "file": "lib/main.dart"})).await;
+    let text = fx.red(&status.text);
+    assert!(text.contains("- dart for . (pid "), "{text}");
+    assert!(text.contains(": crashed (exit code 3); the next call restarts it"), "{text}");
+    assert!(text.contains("fake dart: crashing on purpose"), "{text}");
+    // The next call restarts it.
+    check(
+        &fx,
+        &ok(
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+            &["lib/main.dart:5:9"],
+        ),
+    )
+    .await;
+    let status = fx.lsp(json!({"operation": "status"})).await;
+    assert!(status.text.contains(": running"), "{}", status.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_killed_mid_request() {
+    require("python3");
+    let fx = fixture("dart", fake_config());
+    check(
+        &fx,
+        &ok(
+            json!({"operation": "hover", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+            &["fake hover"],
+        ),
+    )
+    .await;
+    let status = fx.lsp(json!({"operation": "status"})).await;
+    let pid = status.structured.unwrap()["servers"][0]["pid"].as_u64().unwrap() as u32;
+    std::fs::write(
+        fx.root.join("lib/main.dart"),
+        fx.read("lib/main.dart") + "\nvoid hang() {}\n",
+    )
+    .unwrap();
+    let reg = fx.reg.clone();
+    let call = tokio::spawn(async move {
+        reg.call(
+            "lsp",
+            json!({"operation": "hover", "file": "lib/main.dart", "line": 13, "symbol": "hang"}),
+            agent_tier::Surface::Full,
+        )
+        .await
+    });
+    // The fake marks that it holds the request; then kill its process group.
+    let marker = fx.root.join(".hanging");
+    for _ in 0..600 {
+        if marker.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(marker.exists(), "the fake never received the hover");
+    agent_tier::process::kill_group(pid);
+    let out = call.await.unwrap();
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("dart exited while handling `textDocument/hover` (killed by signal 9); the next call restarts it"),
+        "{}",
+        out.text
+    );
+    check(
+        &fx,
+        &ok(
+            json!({"operation": "hover", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+            &["fake hover"],
+        ),
+    )
+    .await;
+}
