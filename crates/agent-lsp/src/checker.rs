@@ -31,7 +31,9 @@ pub fn marker_dirs(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
         if depth == 0 {
             return;
         }
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
         let mut subs: Vec<PathBuf> = rd
             .flatten()
             .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
@@ -51,13 +53,16 @@ pub fn marker_dirs(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
     out
 }
 
+/// (file, 1-based line, 1-based column, severity, code, message)
+type Finding = (PathBuf, u32, u32, String, String, String);
+
 struct Checker {
     name: &'static str,
     markers: &'static [&'static str],
     /// Server ids whose binaries can run it (pyright's CLI beside its language server).
     programs: &'static [&'static str],
     args: &'static [&'static str],
-    parse: fn(&Path, &str, &str) -> Vec<(PathBuf, u32, u32, String, String, String)>,
+    parse: fn(&Path, &str, &str) -> Vec<Finding>,
 }
 
 const CHECKERS: &[Checker] = &[
@@ -70,7 +75,13 @@ const CHECKERS: &[Checker] = &[
     },
     Checker {
         name: "pyright",
-        markers: &["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
+        markers: &[
+            "pyproject.toml",
+            "pyrightconfig.json",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+        ],
         programs: &["pyright", "basedpyright"],
         args: &["--outputjson"],
         parse: parse_pyright,
@@ -91,12 +102,12 @@ const CHECKERS: &[Checker] = &[
     },
 ];
 
-type Finding = (PathBuf, u32, u32, String, String, String);
-
 fn parse_cargo(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     for line in stdout.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
         if v.get("reason").and_then(Value::as_str) != Some("compiler-message") {
             continue;
         }
@@ -138,7 +149,9 @@ fn parse_cargo(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
 }
 
 fn parse_pyright(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
-    let Ok(v) = serde_json::from_str::<Value>(stdout) else { return Vec::new() };
+    let Ok(v) = serde_json::from_str::<Value>(stdout) else {
+        return Vec::new();
+    };
     v["generalDiagnostics"]
         .as_array()
         .into_iter()
@@ -193,16 +206,19 @@ fn parse_go(root: &Path, _stdout: &str, stderr: &str) -> Vec<Finding> {
             let line: u32 = it.next()?.trim().parse().ok()?;
             let col: u32 = it.next()?.trim().parse().ok()?;
             let msg = it.next()?.trim();
-            Some((root.join(file), line, col, "error".into(), String::new(), msg.to_string()))
+            Some((
+                root.join(file),
+                line,
+                col,
+                "error".into(),
+                String::new(),
+                msg.to_string(),
+            ))
         })
         .collect()
 }
 
-async fn run_one(
-    sup: &Supervisor,
-    c: &Checker,
-    root: &Path,
-) -> Result<Vec<Diag>, String> {
+async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>, String> {
     let ws = &sup.root;
     let spec = crate::config::ServerSpec {
         id: c.name.to_string(),
@@ -217,11 +233,17 @@ async fn run_one(
         open_settle_ms: 0,
     };
     let Some((bin, _)) = resolve_command(&spec, root, ws) else {
-        return Err(format!("{} not found ({}; looked in the project and $PATH)", c.name, c.programs.join(", ")));
+        return Err(format!(
+            "{} not found ({}; looked in the project and $PATH)",
+            c.name,
+            c.programs.join(", ")
+        ));
     };
     let mut cmd = command(&[], &bin, c.args);
     cmd.current_dir(root);
-    let child = cmd.spawn().map_err(|e| format!("could not start {}: {e}", bin.display()))?;
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("could not start {}: {e}", bin.display()))?;
     let mut guard = GroupGuard::new(child.id());
     let tail = Tail::new(8 * 1024);
     let out = match tokio::time::timeout(sup.cfg.checker_timeout, child.wait_with_output()).await {
@@ -255,7 +277,12 @@ async fn run_one(
         .map(|(path, line, col, severity, code, message)| {
             let lines = cache.entry(path.clone()).or_insert_with(|| {
                 std::fs::read_to_string(&path)
-                    .map(|t| crate::text::lines(&t).into_iter().map(str::to_string).collect())
+                    .map(|t| {
+                        crate::text::lines(&t)
+                            .into_iter()
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default()
             });
             let text = lines
@@ -267,7 +294,12 @@ async fn run_one(
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| path.display().to_string());
             Diag {
-                loc: Loc { path: display, line, column: col as usize, text },
+                loc: Loc {
+                    path: display,
+                    line,
+                    column: col as usize,
+                    text,
+                },
                 severity,
                 code,
                 message,
@@ -297,7 +329,8 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
                         diags.len() - errors
                     ));
                     text.extend(diags.iter().map(Diag::render));
-                    results.push(json!({"checker": c.name, "root": shown_root, "diagnostics": diags}));
+                    results
+                        .push(json!({"checker": c.name, "root": shown_root, "diagnostics": diags}));
                 }
                 Err(e) => {
                     text.push(format!("{} in {shown_root}: {e}", c.name));
@@ -316,6 +349,6 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
                 .join(", ")
         ));
     }
-    ToolOutput::text(text.join("\n")).with_structured(json!({"operation": "diagnostics", "file": "*", "checkers": results}))
+    ToolOutput::text(text.join("\n"))
+        .with_structured(json!({"operation": "diagnostics", "file": "*", "checkers": results}))
 }
-

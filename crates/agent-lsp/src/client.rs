@@ -112,10 +112,10 @@ async fn read_message(r: &mut BufReader<ChildStdout>) -> std::io::Result<Option<
             }
             continue;
         }
-        if let Some((k, v)) = t.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().ok();
-            }
+        if let Some((k, v)) = t.split_once(':')
+            && k.trim().eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().ok();
         }
     }
     let mut buf = vec![0u8; len.unwrap_or(0)];
@@ -248,7 +248,10 @@ impl Server {
             params["initializationOptions"] = spec.init_options.clone();
         }
         let init_timeout = request_timeout.max(Duration::from_secs(60));
-        let caps = match server.request_with("initialize", params, init_timeout).await {
+        let caps = match server
+            .request_with("initialize", params, init_timeout)
+            .await
+        {
             Ok(v) => v.get("capabilities").cloned().unwrap_or(Value::Null),
             Err(e) => {
                 let tail = tail_lines(&stderr.text(), 15);
@@ -349,7 +352,8 @@ impl Server {
 
     /// A request with the default timeout.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, LspError> {
-        self.request_with(method, params, self.request_timeout).await
+        self.request_with(method, params, self.request_timeout)
+            .await
     }
 
     /// A request with an explicit timeout; on timeout it is cancelled.
@@ -582,14 +586,16 @@ impl Server {
         let settle = deadline
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(10));
+        // Unversioned publishes cannot be told apart from a late one for older content, and
+        // some servers publish in stages (syntax, then semantic): settle longer for those.
         let _ = self
             .wait_until(
                 |sh| {
                     Self::idle(sh)
-                        && sh
-                            .diagnostics
-                            .get(path)
-                            .is_some_and(|p| p.at.elapsed() >= SETTLE)
+                        && sh.diagnostics.get(path).is_some_and(|p| {
+                            let quiet = if p.version.is_some() { SETTLE } else { SETTLE * 3 };
+                            p.at.elapsed() >= quiet
+                        })
                 },
                 settle,
             )

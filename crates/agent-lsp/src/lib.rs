@@ -74,12 +74,9 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
         .map(|spec| {
             let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
             let found = checker::marker_dirs(&root, &markers);
-            let marker = found.first().and_then(|dir| {
-                markers
-                    .iter()
-                    .map(|m| dir.join(m))
-                    .find(|p| p.exists())
-            });
+            let marker = found
+                .first()
+                .and_then(|dir| markers.iter().map(|m| dir.join(m)).find(|p| p.exists()));
             let binary = supervisor::resolve_command(
                 spec,
                 found.first().map(|p| p.as_path()).unwrap_or(&root),

@@ -78,7 +78,8 @@ impl<'a> Renderer<'a> {
 
     /// Use this text for `path` instead of reading it.
     pub fn preload(&mut self, path: &Path, text: &str) {
-        self.cache.insert(path.to_path_buf(), Some(text.to_string()));
+        self.cache
+            .insert(path.to_path_buf(), Some(text.to_string()));
     }
 
     pub fn display(&self, path: &Path) -> String {
@@ -292,10 +293,7 @@ pub fn symbols(r: &mut Renderer<'_>, v: &Value, doc: Option<&Path>) -> Vec<Sym> 
                 .and_then(Value::as_str)
                 .map(str::to_string);
             let (path, start) = if let Some(loc) = it.get("location") {
-                let p = loc
-                    .get("uri")
-                    .and_then(Value::as_str)
-                    .and_then(uri_to_path);
+                let p = loc.get("uri").and_then(Value::as_str).and_then(uri_to_path);
                 (p, loc.pointer("/range/start"))
             } else {
                 (

@@ -64,6 +64,8 @@ struct Slot {
     last_error: Option<String>,
 }
 
+type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
+
 /// One entry of `status`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SlotStatus {
@@ -80,7 +82,7 @@ pub struct Supervisor {
     pub cfg: Resolved,
     pub root: PathBuf,
     prefix: Vec<String>,
-    slots: Mutex<HashMap<(String, PathBuf), Arc<tokio::sync::Mutex<Slot>>>>,
+    slots: Mutex<HashMap<(String, PathBuf), SlotRef>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -135,7 +137,11 @@ fn rustup_which(rustup_dir: &Path, name: &str, cwd: &Path) -> Option<PathBuf> {
 
 /// Resolve a server's binary for a root: project-local folders of `root`, then of `ws`, then
 /// `$PATH`; commands in order. A rustup proxy is resolved through `rustup which`.
-pub fn resolve_command(spec: &ServerSpec, root: &Path, ws: &Path) -> Option<(PathBuf, Vec<String>)> {
+pub fn resolve_command(
+    spec: &ServerSpec,
+    root: &Path,
+    ws: &Path,
+) -> Option<(PathBuf, Vec<String>)> {
     let finish = |p: PathBuf, cmd: &Vec<String>| -> Option<(PathBuf, Vec<String>)> {
         let args = cmd[1..].to_vec();
         if is_rustup_proxy(&p) {
@@ -161,10 +167,10 @@ pub fn resolve_command(spec: &ServerSpec, root: &Path, ws: &Path) -> Option<(Pat
         for base in [root, ws] {
             for dir in LOCAL_DIRS {
                 let p = base.join(dir).join(prog);
-                if p.is_file() {
-                    if let Some(found) = resolve_binary(base, &[dir], &[prog.as_str()]) {
-                        return finish(found, cmd);
-                    }
+                if p.is_file()
+                    && let Some(found) = resolve_binary(base, &[dir], &[prog.as_str()])
+                {
+                    return finish(found, cmd);
                 }
             }
         }
@@ -174,10 +180,10 @@ pub fn resolve_command(spec: &ServerSpec, root: &Path, ws: &Path) -> Option<(Pat
         if prog.contains('/') {
             continue;
         }
-        if let Some(found) = resolve_binary(ws, &[], &[prog.as_str()]) {
-            if let Some(r) = finish(found, cmd) {
-                return Some(r);
-            }
+        if let Some(found) = resolve_binary(ws, &[], &[prog.as_str()])
+            && let Some(r) = finish(found, cmd)
+        {
+            return Some(r);
         }
     }
     None
@@ -327,10 +333,8 @@ impl Supervisor {
             .collect();
         let mut out = Vec::new();
         for ((id, root), slot) in slots {
-            if let Some(p) = path {
-                if !p.starts_with(&root) {
-                    continue;
-                }
+            if path.is_some_and(|p| !p.starts_with(&root)) {
+                continue;
             }
             let mut s = slot.lock().await;
             if let Some(srv) = s.server.take() {

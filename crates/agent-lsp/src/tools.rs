@@ -5,7 +5,9 @@ use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Serve
 use crate::error::LspError;
 use crate::render::{Diag, Loc, Renderer, Sym, hover_text, locations, symbols};
 use crate::supervisor::{Supervisor, resolve_command};
-use crate::text::{Encoding, find_symbol, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
+use crate::text::{
+    Encoding, find_symbol, lines, offset_of, path_to_uri, units_of_byte, uri_to_path,
+};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FileChange, apply_all, confine, confine_existing};
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput, Wrapper};
@@ -39,7 +41,10 @@ impl State {
     /// Record diagnostics as reported; returns those not reported before in this run.
     fn unseen(&self, diags: Vec<Diag>) -> Vec<Diag> {
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
-        diags.into_iter().filter(|d| ledger.insert(d.key())).collect()
+        diags
+            .into_iter()
+            .filter(|d| ledger.insert(d.key()))
+            .collect()
     }
 }
 
@@ -150,8 +155,7 @@ fn is_empty(v: &Value) -> bool {
     }
 }
 
-const PARTIAL: &str =
-    "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
+const PARTIAL: &str = "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
 
 impl State {
     fn target(
@@ -167,9 +171,8 @@ impl State {
                 "`file` is required for `{op}`; give a path relative to the workspace root"
             ))
         })?;
-        let line = line.ok_or_else(|| {
-            arg_err(format!("`line` (1-based) is required for `{op}`"))
-        })?;
+        let line =
+            line.ok_or_else(|| arg_err(format!("`line` (1-based) is required for `{op}`")))?;
         let symbol = symbol.filter(|s| !s.is_empty()).ok_or_else(|| {
             arg_err(format!(
                 "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
@@ -297,13 +300,33 @@ impl State {
         let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
         let position = json!({"line": t.line0, "character": character});
         let td = json!({"uri": path_to_uri(&t.path)});
-        let at = format!("{}:{}:{}", t.display, t.line0 + 1, t.line_text[..t.byte].chars().count() + 1);
+        let at = format!(
+            "{}:{}:{}",
+            t.display,
+            t.line0 + 1,
+            t.line_text[..t.byte].chars().count() + 1
+        );
         let (method, params) = match op {
-            Operation::Definition => ("textDocument/definition", json!({"textDocument": td, "position": position})),
-            Operation::TypeDefinition => ("textDocument/typeDefinition", json!({"textDocument": td, "position": position})),
-            Operation::Implementation => ("textDocument/implementation", json!({"textDocument": td, "position": position})),
-            Operation::References => ("textDocument/references", json!({"textDocument": td, "position": position, "context": {"includeDeclaration": true}})),
-            Operation::Hover => ("textDocument/hover", json!({"textDocument": td, "position": position})),
+            Operation::Definition => (
+                "textDocument/definition",
+                json!({"textDocument": td, "position": position}),
+            ),
+            Operation::TypeDefinition => (
+                "textDocument/typeDefinition",
+                json!({"textDocument": td, "position": position}),
+            ),
+            Operation::Implementation => (
+                "textDocument/implementation",
+                json!({"textDocument": td, "position": position}),
+            ),
+            Operation::References => (
+                "textDocument/references",
+                json!({"textDocument": td, "position": position, "context": {"includeDeclaration": true}}),
+            ),
+            Operation::Hover => (
+                "textDocument/hover",
+                json!({"textDocument": td, "position": position}),
+            ),
             _ => {
                 // code_actions: the diagnostics on that line give the quick fixes.
                 let synced = srv.sync(&t.path, &t.text, false).await?;
@@ -313,14 +336,23 @@ impl State {
                 let on_line: Vec<Value> = diags
                     .into_iter()
                     .filter(|d| {
-                        let s = d.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0);
-                        let e = d.pointer("/range/end/line").and_then(Value::as_u64).unwrap_or(s);
+                        let s = d
+                            .pointer("/range/start/line")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(0);
+                        let e = d
+                            .pointer("/range/end/line")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(s);
                         (s..=e).contains(&u64::from(t.line0))
                     })
                     .collect();
-                ("textDocument/codeAction", json!({"textDocument": td,
+                (
+                    "textDocument/codeAction",
+                    json!({"textDocument": td,
                     "range": {"start": position, "end": {"line": t.line0, "character": end}},
-                    "context": {"diagnostics": on_line, "triggerKind": 1}}))
+                    "context": {"diagnostics": on_line, "triggerKind": 1}}),
+                )
             }
         };
         let cap = match op {
@@ -351,9 +383,15 @@ impl State {
             Operation::Hover => {
                 let md = hover_text(&result);
                 if md.is_empty() {
-                    text.push(format!("no hover information for `{}` at {at} ({})", t.symbol, srv.spec.id));
+                    text.push(format!(
+                        "no hover information for `{}` at {at} ({})",
+                        t.symbol, srv.spec.id
+                    ));
                 } else {
-                    text.push(format!("hover for `{}` at {at} ({}):", t.symbol, srv.spec.id));
+                    text.push(format!(
+                        "hover for `{}` at {at} ({}):",
+                        t.symbol, srv.spec.id
+                    ));
                     text.push(md.clone());
                 }
                 structured["hover"] = json!(md);
@@ -362,19 +400,47 @@ impl State {
                 let actions: Vec<Value> = result.as_array().cloned().unwrap_or_default();
                 let mut list = Vec::new();
                 for a in &actions {
-                    let title = a.get("title").and_then(Value::as_str).unwrap_or("").to_string();
-                    let kind = a.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-                    let preferred = a.get("isPreferred").and_then(Value::as_bool).unwrap_or(false);
+                    let title = a
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    let kind = a
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    let preferred = a
+                        .get("isPreferred")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
                     list.push(json!({"title": title, "kind": kind, "preferred": preferred}));
                 }
                 if list.is_empty() {
-                    text.push(format!("no code actions for `{}` at {at} ({})", t.symbol, srv.spec.id));
+                    text.push(format!(
+                        "no code actions for `{}` at {at} ({})",
+                        t.symbol, srv.spec.id
+                    ));
                 } else {
-                    text.push(format!("code actions for `{}` at {at} ({}):", t.symbol, srv.spec.id));
+                    text.push(format!(
+                        "code actions for `{}` at {at} ({}):",
+                        t.symbol, srv.spec.id
+                    ));
                     for a in &list {
-                        let kind = a["kind"].as_str().filter(|k| !k.is_empty()).map(|k| format!(" [{k}]")).unwrap_or_default();
-                        let pref = if a["preferred"].as_bool() == Some(true) { " (preferred)" } else { "" };
-                        text.push(format!("- {}{kind}{pref}", a["title"].as_str().unwrap_or("")));
+                        let kind = a["kind"]
+                            .as_str()
+                            .filter(|k| !k.is_empty())
+                            .map(|k| format!(" [{k}]"))
+                            .unwrap_or_default();
+                        let pref = if a["preferred"].as_bool() == Some(true) {
+                            " (preferred)"
+                        } else {
+                            ""
+                        };
+                        text.push(format!(
+                            "- {}{kind}{pref}",
+                            a["title"].as_str().unwrap_or("")
+                        ));
                     }
                 }
                 structured["actions"] = json!(list);
@@ -386,11 +452,21 @@ impl State {
                     .collect();
                 let what = op.name().replace('_', " ");
                 let total = locs.len();
-                let shown: Vec<Loc> = if op == Operation::References { locs.into_iter().take(50).collect() } else { locs };
-                if shown.is_empty() {
-                    text.push(format!("no {what} found for `{}` at {at} ({})", t.symbol, srv.spec.id));
+                let shown: Vec<Loc> = if op == Operation::References {
+                    locs.into_iter().take(50).collect()
                 } else {
-                    text.push(format!("{what} of `{}` at {at} ({}):", t.symbol, srv.spec.id));
+                    locs
+                };
+                if shown.is_empty() {
+                    text.push(format!(
+                        "no {what} found for `{}` at {at} ({})",
+                        t.symbol, srv.spec.id
+                    ));
+                } else {
+                    text.push(format!(
+                        "{what} of `{}` at {at} ({}):",
+                        t.symbol, srv.spec.id
+                    ));
                     text.extend(shown.iter().map(Loc::render));
                     if total > shown.len() {
                         text.push(format!("(showing {} of {total})", shown.len()));
@@ -424,7 +500,10 @@ impl State {
         let mut r = Renderer::new(self.ws(), srv.encoding());
         r.preload(&path, &text);
         let all: Vec<Diag> = items.iter().map(|d| r.diag(&path, d)).collect();
-        let minor = all.iter().filter(|d| d.severity == "info" || d.severity == "hint").count();
+        let minor = all
+            .iter()
+            .filter(|d| d.severity == "info" || d.severity == "hint")
+            .count();
         let shown: Vec<Diag> = all
             .into_iter()
             .filter(|d| d.severity == "error" || d.severity == "warning")
@@ -439,9 +518,16 @@ impl State {
                 self.sup.cfg.ready_timeout.as_secs()
             ));
         } else if shown.is_empty() {
-            out.push(format!("no errors or warnings in `{display}` ({})", srv.spec.id));
+            out.push(format!(
+                "no errors or warnings in `{display}` ({})",
+                srv.spec.id
+            ));
         } else {
-            out.push(format!("{} problem(s) in `{display}` ({}):", shown.len(), srv.spec.id));
+            out.push(format!(
+                "{} problem(s) in `{display}` ({}):",
+                shown.len(),
+                srv.spec.id
+            ));
             out.extend(shown.iter().map(Diag::render));
         }
         if minor > 0 {
@@ -453,7 +539,11 @@ impl State {
         })))
     }
 
-    async fn symbols(&self, file: Option<&str>, query: Option<&str>) -> Result<ToolOutput, LspError> {
+    async fn symbols(
+        &self,
+        file: Option<&str>,
+        query: Option<&str>,
+    ) -> Result<ToolOutput, LspError> {
         match (file, query) {
             (Some(file), None) => {
                 let path = confine_existing(self.ws(), "file", file)?;
@@ -466,12 +556,22 @@ impl State {
                 srv.sync(&path, &text, false).await?;
                 let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
                 let (v, partial) = self
-                    .ask(&srv, "textDocument/documentSymbol", json!({"textDocument": {"uri": path_to_uri(&path)}}))
+                    .ask(
+                        &srv,
+                        "textDocument/documentSymbol",
+                        json!({"textDocument": {"uri": path_to_uri(&path)}}),
+                    )
                     .await?;
                 let mut r = Renderer::new(self.ws(), srv.encoding());
                 r.preload(&path, &text);
                 let syms = symbols(&mut r, &v, Some(&path));
-                Ok(render_syms(format!("symbols in `{display}` ({})", srv.spec.id), syms, 200, partial || !ready, &srv.spec.id))
+                Ok(render_syms(
+                    format!("symbols in `{display}` ({})", srv.spec.id),
+                    syms,
+                    200,
+                    partial || !ready,
+                    &srv.spec.id,
+                ))
             }
             (file, Some(query)) => {
                 let servers: Vec<Arc<Server>> = match file {
@@ -495,14 +595,22 @@ impl State {
                 let mut ids = Vec::new();
                 for srv in servers {
                     let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                    let (v, p) = self.ask(&srv, "workspace/symbol", json!({"query": query})).await?;
+                    let (v, p) = self
+                        .ask(&srv, "workspace/symbol", json!({"query": query}))
+                        .await?;
                     partial |= p || !ready;
                     let mut r = Renderer::new(self.ws(), srv.encoding());
                     all.extend(symbols(&mut r, &v, None));
                     ids.push(srv.spec.id.clone());
                 }
                 let ids = ids.join(", ");
-                Ok(render_syms(format!("workspace symbols matching `{query}` ({ids})"), all, 100, partial, &ids))
+                Ok(render_syms(
+                    format!("workspace symbols matching `{query}` ({ids})"),
+                    all,
+                    100,
+                    partial,
+                    &ids,
+                ))
             }
             (None, None) => Err(arg_err(
                 "`symbols` needs `query` (workspace search) or `file` (that file's symbols)",
@@ -520,7 +628,11 @@ impl State {
             out.push("language servers:".to_string());
             for s in &slots {
                 let root = agent_tier::workspace::display_path(ws, &s.root);
-                let root = if root.is_empty() { ".".to_string() } else { root };
+                let root = if root.is_empty() {
+                    ".".to_string()
+                } else {
+                    root
+                };
                 let pid = s.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
                 out.push(format!("- {} for {root}{pid}: {}", s.id, s.state));
                 if let Some(t) = &s.stderr_tail {
@@ -538,8 +650,14 @@ impl State {
                             format!(
                                 "- {}: usable; root {}; binary {}",
                                 c.spec.id,
-                                c.root.as_deref().map(|r| disp_root(ws, r)).unwrap_or_default(),
-                                c.binary.as_ref().map(|b| b.0.display().to_string()).unwrap_or_default()
+                                c.root
+                                    .as_deref()
+                                    .map(|r| disp_root(ws, r))
+                                    .unwrap_or_default(),
+                                c.binary
+                                    .as_ref()
+                                    .map(|b| b.0.display().to_string())
+                                    .unwrap_or_default()
                             )
                         } else {
                             let mut have = Vec::new();
@@ -549,7 +667,11 @@ impl State {
                             if let Some(b) = &c.binary {
                                 have.push(format!("binary {}", b.0.display()));
                             }
-                            let have = if have.is_empty() { String::new() } else { format!(" (present: {})", have.join("; ")) };
+                            let have = if have.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" (present: {})", have.join("; "))
+                            };
                             format!("- {}: not usable; {}{have}", c.spec.id, c.missing(ws))
                         };
                         detected.push(json!({"id": c.spec.id, "usable": c.usable(),
@@ -566,16 +688,28 @@ impl State {
             for spec in self.sup.cfg.servers.values() {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
                 let roots = checker::marker_dirs(ws, &markers);
-                let binary = resolve_command(spec, roots.first().map(PathBuf::as_path).unwrap_or(ws), ws);
+                let binary =
+                    resolve_command(spec, roots.first().map(PathBuf::as_path).unwrap_or(ws), ws);
                 let usable = !roots.is_empty() && binary.is_some();
                 let roots_s: Vec<String> = roots.iter().map(|r| disp_root(ws, r)).collect();
                 let mut missing = Vec::new();
                 if roots.is_empty() {
-                    missing.push(format!("no root marker ({}) in the workspace", spec.root_markers.join(", ")));
+                    missing.push(format!(
+                        "no root marker ({}) in the workspace",
+                        spec.root_markers.join(", ")
+                    ));
                 }
                 if binary.is_none() {
-                    let progs: Vec<&str> = spec.commands.iter().filter_map(|c| c.first().map(String::as_str)).collect();
-                    missing.push(format!("binary not found ({}; install: {})", progs.join(", "), spec.install));
+                    let progs: Vec<&str> = spec
+                        .commands
+                        .iter()
+                        .filter_map(|c| c.first().map(String::as_str))
+                        .collect();
+                    missing.push(format!(
+                        "binary not found ({}; install: {})",
+                        progs.join(", "),
+                        spec.install
+                    ));
                 }
                 let line = if usable {
                     format!(
@@ -583,7 +717,10 @@ impl State {
                         spec.id,
                         spec.language,
                         roots_s.join(", "),
-                        binary.as_ref().map(|b| b.0.display().to_string()).unwrap_or_default()
+                        binary
+                            .as_ref()
+                            .map(|b| b.0.display().to_string())
+                            .unwrap_or_default()
                     )
                 } else {
                     let mut have = Vec::new();
@@ -593,8 +730,17 @@ impl State {
                     if let Some(b) = &binary {
                         have.push(format!("binary {}", b.0.display()));
                     }
-                    let have = if have.is_empty() { String::new() } else { format!(" (present: {})", have.join("; ")) };
-                    format!("- {} ({}): not usable; {}{have}", spec.id, spec.language, missing.join("; "))
+                    let have = if have.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (present: {})", have.join("; "))
+                    };
+                    format!(
+                        "- {} ({}): not usable; {}{have}",
+                        spec.id,
+                        spec.language,
+                        missing.join("; ")
+                    )
                 };
                 out.push(line);
                 detected.push(json!({"id": spec.id, "usable": usable, "roots": roots_s,
@@ -625,7 +771,12 @@ impl State {
         }
         if let Some(p) = &path {
             let srv = self.sup.server_for(p).await?;
-            out.push(format!("started {} for {} (pid {})", srv.spec.id, disp_root(self.ws(), &srv.root), srv.pid.unwrap_or(0)));
+            out.push(format!(
+                "started {} for {} (pid {})",
+                srv.spec.id,
+                disp_root(self.ws(), &srv.root),
+                srv.pid.unwrap_or(0)
+            ));
         } else if !stopped.is_empty() {
             out.push("each starts again at the next call on one of its files".to_string());
         }
@@ -638,7 +789,13 @@ fn disp_root(ws: &Path, root: &Path) -> String {
     if d.is_empty() { ".".into() } else { d }
 }
 
-fn render_syms(head: String, syms: Vec<Sym>, limit: usize, partial: bool, server: &str) -> ToolOutput {
+fn render_syms(
+    head: String,
+    syms: Vec<Sym>,
+    limit: usize,
+    partial: bool,
+    server: &str,
+) -> ToolOutput {
     let total = syms.len();
     let shown: Vec<Sym> = syms.into_iter().take(limit).collect();
     let mut out = Vec::new();
@@ -679,20 +836,38 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
     let mut counts: BTreeMap<PathBuf, usize> = BTreeMap::new();
     let mut renames = Vec::new();
     let to_path = |uri: &str| -> Result<PathBuf, LspError> {
-        let p = uri_to_path(uri).ok_or_else(|| arg_err(format!("the server's edit names `{uri}`, which is not a file; nothing was written")))?;
+        let p = uri_to_path(uri).ok_or_else(|| {
+            arg_err(format!(
+                "the server's edit names `{uri}`, which is not a file; nothing was written"
+            ))
+        })?;
         confine(ws, "edit", &p.display().to_string()).map_err(LspError::from)
     };
-    let mut touch = |p: &PathBuf, orig: &mut HashMap<PathBuf, Option<Vec<u8>>>, cur: &mut HashMap<PathBuf, Option<String>>| {
+    let mut touch = |p: &PathBuf,
+                     orig: &mut HashMap<PathBuf, Option<Vec<u8>>>,
+                     cur: &mut HashMap<PathBuf, Option<String>>| {
         if !orig.contains_key(p) {
             let bytes = std::fs::read(p).ok();
-            cur.insert(p.clone(), bytes.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()));
+            cur.insert(
+                p.clone(),
+                bytes
+                    .as_ref()
+                    .map(|b| String::from_utf8_lossy(b).into_owned()),
+            );
             orig.insert(p.clone(), bytes);
             order.push(p.clone());
         }
     };
-    let text_edits = |p: &PathBuf, edits: &[Value], cur: &mut HashMap<PathBuf, Option<String>>, counts: &mut BTreeMap<PathBuf, usize>| -> Result<(), LspError> {
+    let text_edits = |p: &PathBuf,
+                      edits: &[Value],
+                      cur: &mut HashMap<PathBuf, Option<String>>,
+                      counts: &mut BTreeMap<PathBuf, usize>|
+     -> Result<(), LspError> {
         let Some(Some(text)) = cur.get(p).cloned() else {
-            return Err(arg_err(format!("the server's edit changes `{}`, which does not exist; nothing was written", p.display())));
+            return Err(arg_err(format!(
+                "the server's edit changes `{}`, which does not exist; nothing was written",
+                p.display()
+            )));
         };
         let mut spans: Vec<(usize, usize, usize, String)> = Vec::new();
         for (i, e) in edits.iter().enumerate() {
@@ -700,7 +875,11 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
             let (el, ec) = crate::render::pos(e.pointer("/range/end"));
             let s = offset_of(&text, sl, sc, enc);
             let en = offset_of(&text, el, ec, enc).max(s);
-            let new = e.get("newText").and_then(Value::as_str).unwrap_or("").to_string();
+            let new = e
+                .get("newText")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             spans.push((s, en, i, new));
         }
         // Apply from the end so earlier offsets stay valid; equal starts keep their order.
@@ -722,7 +901,10 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
                     let p = to_path(op.get("uri").and_then(Value::as_str).unwrap_or(""))?;
                     touch(&p, &mut orig, &mut cur);
                     let exists = matches!(cur.get(&p), Some(Some(_)));
-                    let overwrite = op.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                    let overwrite = op
+                        .pointer("/options/overwrite")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
                     if !exists || overwrite {
                         cur.insert(p.clone(), Some(String::new()));
                     }
@@ -732,14 +914,23 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
                     let new = to_path(op.get("newUri").and_then(Value::as_str).unwrap_or(""))?;
                     touch(&old, &mut orig, &mut cur);
                     touch(&new, &mut orig, &mut cur);
-                    let overwrite = op.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                    let overwrite = op
+                        .pointer("/options/overwrite")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
                     if matches!(cur.get(&new), Some(Some(_))) && !overwrite {
-                        return Err(arg_err(format!("the server's edit renames a file onto existing `{}`; nothing was written", agent_tier::workspace::display_path(ws, &new))));
+                        return Err(arg_err(format!(
+                            "the server's edit renames a file onto existing `{}`; nothing was written",
+                            agent_tier::workspace::display_path(ws, &new)
+                        )));
                     }
                     let content = cur.get(&old).cloned().flatten();
                     cur.insert(new.clone(), content);
                     cur.insert(old.clone(), None);
-                    renames.push((agent_tier::workspace::display_path(ws, &old), agent_tier::workspace::display_path(ws, &new)));
+                    renames.push((
+                        agent_tier::workspace::display_path(ws, &old),
+                        agent_tier::workspace::display_path(ws, &new),
+                    ));
                 }
                 Some("delete") => {
                     let p = to_path(op.get("uri").and_then(Value::as_str).unwrap_or(""))?;
@@ -747,9 +938,17 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
                     cur.insert(p, None);
                 }
                 _ => {
-                    let p = to_path(op.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or(""))?;
+                    let p = to_path(
+                        op.pointer("/textDocument/uri")
+                            .and_then(Value::as_str)
+                            .unwrap_or(""),
+                    )?;
                     touch(&p, &mut orig, &mut cur);
-                    let edits = op.get("edits").and_then(Value::as_array).cloned().unwrap_or_default();
+                    let edits = op
+                        .get("edits")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
                     text_edits(&p, &edits, &mut cur, &mut counts)?;
                 }
             }
@@ -768,7 +967,11 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
         let before = orig.get(p).cloned().flatten();
         let now = cur.get(p).cloned().flatten();
         if before.as_deref() != now.as_ref().map(|s| s.as_bytes()) {
-            changes.push(FileChange { path: p.clone(), expected: before, new: now.clone().map(String::into_bytes) });
+            changes.push(FileChange {
+                path: p.clone(),
+                expected: before,
+                new: now.clone().map(String::into_bytes),
+            });
             after.push((p.clone(), now));
         }
     }
@@ -776,7 +979,12 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
         .into_iter()
         .map(|(p, n)| (agent_tier::workspace::display_path(ws, &p), n))
         .collect();
-    Ok(Plan { changes, per_file, renames, after })
+    Ok(Plan {
+        changes,
+        per_file,
+        renames,
+        after,
+    })
 }
 
 impl State {
@@ -784,10 +992,17 @@ impl State {
         if a.new_name.trim().is_empty() {
             return Err(arg_err("`new_name` is empty; give the new identifier"));
         }
-        let t = self.target("lsp_rename", Some(&a.file), Some(a.line), Some(&a.symbol), a.occurrence)?;
+        let t = self.target(
+            "lsp_rename",
+            Some(&a.file),
+            Some(a.line),
+            Some(&a.symbol),
+            a.occurrence,
+        )?;
         let (srv, _ready) = self.open(&t).await?;
         let enc = srv.encoding();
-        let position = json!({"line": t.line0, "character": units_of_byte(&t.line_text, t.byte, enc)});
+        let position =
+            json!({"line": t.line0, "character": units_of_byte(&t.line_text, t.byte, enc)});
         let td = json!({"uri": path_to_uri(&t.path)});
         let at = format!("{}:{}", t.display, t.line0 + 1);
         let prepare = srv
@@ -797,7 +1012,11 @@ impl State {
             .unwrap_or(false);
         if prepare {
             let (v, _) = self
-                .ask(&srv, "textDocument/prepareRename", json!({"textDocument": td, "position": position}))
+                .ask(
+                    &srv,
+                    "textDocument/prepareRename",
+                    json!({"textDocument": td, "position": position}),
+                )
                 .await?;
             if v.is_null() {
                 return Err(arg_err(format!(
@@ -815,7 +1034,11 @@ impl State {
         let edit = match edit {
             Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
                 srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                srv.request("textDocument/rename", json!({"textDocument": td, "position": position, "newName": a.new_name})).await?
+                srv.request(
+                    "textDocument/rename",
+                    json!({"textDocument": td, "position": position, "newName": a.new_name}),
+                )
+                .await?
             }
             other => other?,
         };
@@ -842,7 +1065,10 @@ impl State {
         let total: usize = plan.per_file.iter().map(|(_, n)| n).sum();
         let mut out = vec![format!(
             "renamed `{}` to `{}` ({}): {total} edit(s) in {} file(s)",
-            t.symbol, a.new_name, srv.spec.id, plan.per_file.len()
+            t.symbol,
+            a.new_name,
+            srv.spec.id,
+            plan.per_file.len()
         )];
         for (f, n) in &plan.per_file {
             out.push(format!("- {f}: {n} edit(s)"));
@@ -864,14 +1090,19 @@ impl State {
         let mut fresh_diags = Vec::new();
         let mut notes = Vec::new();
         for f in files {
-            let Ok(path) = confine(self.ws(), "changed_files", f) else { continue };
+            let Ok(path) = confine(self.ws(), "changed_files", f) else {
+                continue;
+            };
             let Ok(text) = std::fs::read_to_string(&path) else {
                 for s in self.sup.running() {
                     s.close(&path).await;
                 }
                 continue;
             };
-            let ext = path.extension().map(|e| e.to_string_lossy().to_string()).unwrap_or_default();
+            let ext = path
+                .extension()
+                .map(|e| e.to_string_lossy().to_string())
+                .unwrap_or_default();
             let mut servers: Vec<Arc<Server>> = Vec::new();
             let remaining = deadline.saturating_duration_since(Instant::now());
             if let Ok(Ok(s)) = tokio::time::timeout(remaining, self.sup.server_for(&path)).await {
@@ -886,7 +1117,9 @@ impl State {
                 }
             }
             for srv in servers {
-                let Ok(synced) = srv.sync(&path, &text, true).await else { continue };
+                let Ok(synced) = srv.sync(&path, &text, true).await else {
+                    continue;
+                };
                 let remaining = deadline.saturating_duration_since(Instant::now());
                 let (items, fresh) = srv.fresh_diagnostics(&path, synced, remaining).await;
                 if !fresh {
@@ -938,7 +1171,11 @@ Results are `path:line:col: <line text>`."
         true
     }
 
-    fn call(&self, args: LspArgs, _cx: CallContext) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
+    fn call(
+        &self,
+        args: LspArgs,
+        _cx: CallContext,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
         async move { st.run(args).await.map_err(BoxError::from) }
     }
@@ -965,7 +1202,11 @@ lists every file and its number of edits."
             .to_string()
     }
 
-    fn call(&self, args: RenameArgs, _cx: CallContext) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
+    fn call(
+        &self,
+        args: RenameArgs,
+        _cx: CallContext,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
         async move { st.rename(args).await.map_err(BoxError::from) }
     }
@@ -981,7 +1222,13 @@ impl Wrapper for WriteDiagnostics {
         matches!(tool, "write" | "edit" | "apply_patch")
     }
 
-    fn after<'a>(&'a self, _tool: &'a str, _args: &'a Value, mut output: ToolOutput, _cx: &'a CallContext) -> BoxFuture<'a, ToolOutput> {
+    fn after<'a>(
+        &'a self,
+        _tool: &'a str,
+        _args: &'a Value,
+        mut output: ToolOutput,
+        _cx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             if output.is_error {
                 return output;
@@ -991,7 +1238,12 @@ impl Wrapper for WriteDiagnostics {
                 .as_ref()
                 .and_then(|s| s.get("changed_files"))
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
                 .unwrap_or_default();
             if files.is_empty() {
                 return output;
@@ -1005,7 +1257,13 @@ impl Wrapper for WriteDiagnostics {
                 text.push_str(
                     "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run):\n",
                 );
-                text.push_str(&diags.iter().map(Diag::render).collect::<Vec<_>>().join("\n"));
+                text.push_str(
+                    &diags
+                        .iter()
+                        .map(Diag::render)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
             }
             for n in &notes {
                 text.push_str("\n\n");
@@ -1017,5 +1275,74 @@ impl Wrapper for WriteDiagnostics {
             }
             output
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uri(p: &Path) -> String {
+        path_to_uri(p)
+    }
+
+    #[test]
+    fn plan_applies_changes_document_changes_and_file_ops() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let a = ws.join("a.py");
+        let b = ws.join("b.py");
+        std::fs::write(&a, "é = 1\nprint(é, é)\n").unwrap();
+        std::fs::write(&b, "x = 1\n").unwrap();
+        // `changes`, UTF-16 columns after a non-ASCII char; two edits on one line.
+        let edit = json!({"changes": {uri(&a): [
+            {"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 7}}, "newText": "ü"},
+            {"range": {"start": {"line": 1, "character": 9}, "end": {"line": 1, "character": 10}}, "newText": "ü"},
+        ]}});
+        let plan = plan_edit(&ws, &edit, Encoding::Utf16).unwrap();
+        assert_eq!(plan.per_file, vec![("a.py".to_string(), 2)]);
+        apply_all(&ws, &plan.changes).unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "é = 1\nprint(ü, ü)\n");
+
+        // `documentChanges`: an edit, a file rename, a create and a delete, all or nothing.
+        let c = ws.join("sub/c.py");
+        let edit = json!({"documentChanges": [
+            {"textDocument": {"uri": uri(&b), "version": null},
+             "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "newText": "y"}]},
+            {"kind": "rename", "oldUri": uri(&b), "newUri": uri(&ws.join("b2.py"))},
+            {"kind": "create", "uri": uri(&c)},
+            {"kind": "delete", "uri": uri(&a)},
+        ]});
+        let plan = plan_edit(&ws, &edit, Encoding::Utf16).unwrap();
+        assert_eq!(
+            plan.renames,
+            vec![("b.py".to_string(), "b2.py".to_string())]
+        );
+        apply_all(&ws, &plan.changes).unwrap();
+        assert!(!a.exists() && !b.exists());
+        assert_eq!(
+            std::fs::read_to_string(ws.join("b2.py")).unwrap(),
+            "y = 1\n"
+        );
+        assert_eq!(std::fs::read_to_string(&c).unwrap(), "");
+
+        // An edit outside the workspace is refused before anything is written.
+        let edit = json!({"changes": {"file:///etc/passwd": []}});
+        let err = plan_edit(&ws, &edit, Encoding::Utf16)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("outside the workspace root"), "{err}");
+    }
+
+    #[test]
+    fn locations_of_every_shape() {
+        let one = json!({"uri": "file:///a.py", "range": {"start": {"line": 1, "character": 2}}});
+        let link = json!([{"targetUri": "file:///b.py", "targetRange": {"start": {"line": 0, "character": 0}},
+                           "targetSelectionRange": {"start": {"line": 3, "character": 4}}}]);
+        assert_eq!(locations(&one), vec![(PathBuf::from("/a.py"), 1, 2)]);
+        assert_eq!(locations(&json!([one.clone(), one])).len(), 1);
+        assert_eq!(locations(&link), vec![(PathBuf::from("/b.py"), 3, 4)]);
+        assert!(locations(&Value::Null).is_empty());
     }
 }

@@ -1,4 +1,5 @@
 //! clangd (apt `clangd-19`, found by its versioned name) against the C fixture.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 use common::*;
 use serde_json::json;

@@ -1,6 +1,7 @@
 //! The dart entry of the table, against a scripted fake server speaking real LSP
 //! (`tests/support/fake_dart_lsp.py`; no Dart SDK is reachable). Also: a server that dies
 //! mid-request, one killed mid-request, and the restart after each.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 use common::*;
 use serde_json::json;
@@ -28,7 +29,9 @@ async fn fake_dart() {
         // Line 8 has non-BMP text before the symbol: the fake counts UTF-16 units.
         ok(
             json!({"operation": "definition", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
-            &["definition of `makeGreeter` at lib/main.dart:8:44 (dart):\nlib/main.dart:5:9: Greeter makeGreeter() => Greeter();"],
+            &[
+                "definition of `makeGreeter` at lib/main.dart:8:44 (dart):\nlib/main.dart:5:9: Greeter makeGreeter() => Greeter();",
+            ],
         ),
         ok(
             json!({"operation": "hover", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
@@ -36,11 +39,16 @@ async fn fake_dart() {
         ),
         ok(
             json!({"operation": "references", "file": "lib/main.dart", "line": 5, "symbol": "makeGreeter"}),
-            &["lib/main.dart:5:9: Greeter makeGreeter() => Greeter();\nlib/main.dart:8:44: final label"],
+            &[
+                "lib/main.dart:5:9: Greeter makeGreeter() => Greeter();\nlib/main.dart:8:44: final label",
+            ],
         ),
         ok(
             json!({"operation": "symbols", "file": "lib/main.dart"}),
-            &["class Greeter — lib/main.dart:1:7", "function makeGreeter — lib/main.dart:5:9"],
+            &[
+                "class Greeter — lib/main.dart:1:7",
+                "function makeGreeter — lib/main.dart:5:9",
+            ],
         ),
         ok(
             json!({"operation": "code_actions", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
@@ -56,7 +64,9 @@ async fn fake_dart() {
         ),
         err(
             json!({"operation": "definition", "file": "lib/main.dart", "line": 8, "symbol": "nope"}),
-            &["symbol `nope` is not on line 8 of `lib/main.dart`; that line reads: `final label = 'héllo wörld 😀'; final g = makeGreeter();`"],
+            &[
+                "symbol `nope` is not on line 8 of `lib/main.dart`; that line reads: `final label = 'héllo wörld 😀'; final g = makeGreeter();`",
+            ],
         ),
         ok(
             // The second `g` of the line starts `greet`.
@@ -65,7 +75,10 @@ async fn fake_dart() {
         ),
         ok(
             json!({"operation": "definition", "file": "lib/main.dart", "line": 9, "symbol": "g"}),
-            &["lib/main.dart:8:40: final label", "`g` occurs 2 times on line 9; the first was used"],
+            &[
+                "lib/main.dart:8:40: final label",
+                "`g` occurs 2 times on line 9; the first was used",
+            ],
         ),
     ];
     check_all(&fx, &cases).await;
@@ -96,10 +109,15 @@ async fn server_dies_mid_request_and_restarts() {
         .await;
     assert!(out.is_error);
     insta::assert_snapshot!("died_mid_request", fx.red(&out.text));
-    let status = fx.lsp(json!({"operation": "status", "file": "lib/main.dart"})).await;
+    let status = fx
+        .lsp(json!({"operation": "status", "file": "lib/main.dart"}))
+        .await;
     let text = fx.red(&status.text);
     assert!(text.contains("- dart for . (pid "), "{text}");
-    assert!(text.contains(": crashed (exit code 3); the next call restarts it"), "{text}");
+    assert!(
+        text.contains(": crashed (exit code 3); the next call restarts it"),
+        "{text}"
+    );
     assert!(text.contains("fake dart: crashing on purpose"), "{text}");
     // The next call restarts it.
     check(
@@ -127,7 +145,9 @@ async fn server_killed_mid_request() {
     )
     .await;
     let status = fx.lsp(json!({"operation": "status"})).await;
-    let pid = status.structured.unwrap()["servers"][0]["pid"].as_u64().unwrap() as u32;
+    let pid = status.structured.unwrap()["servers"][0]["pid"]
+        .as_u64()
+        .unwrap() as u32;
     std::fs::write(
         fx.root.join("lib/main.dart"),
         fx.read("lib/main.dart") + "\nvoid hang() {}\n",

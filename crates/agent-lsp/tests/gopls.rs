@@ -1,4 +1,5 @@
 //! gopls (apt) against the Go fixture.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 use common::*;
 use serde_json::json;
@@ -27,7 +28,10 @@ async fn gopls() {
         ),
         ok(
             json!({"operation": "hover", "file": "main.go", "line": 6, "symbol": "MakeGreeter"}),
-            &["func MakeGreeter() Greeter", "MakeGreeter builds a greeter."],
+            &[
+                "func MakeGreeter() Greeter",
+                "MakeGreeter builds a greeter.",
+            ],
         ),
         ok(
             json!({"operation": "symbols", "file": "lib.go"}),

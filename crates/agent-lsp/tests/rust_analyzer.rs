@@ -1,4 +1,5 @@
 //! rust-analyzer (rustup component) against the Rust fixture.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 use common::*;
 use serde_json::json;
@@ -16,7 +17,13 @@ async fn rust_analyzer() {
         "rust-analyzer",
         agent_lsp::ServerPatch {
             init_options: Some(json!({"checkOnSave": false, "cachePriming": {"enable": false}})),
-            env: Some([("CARGO_TARGET_DIR".to_string(), fx_dir.path().display().to_string())].into()),
+            env: Some(
+                [(
+                    "CARGO_TARGET_DIR".to_string(),
+                    fx_dir.path().display().to_string(),
+                )]
+                .into(),
+            ),
             ..Default::default()
         },
     );

@@ -1,5 +1,6 @@
 //! `status`, `reload`, detection (missing binary, missing marker, several roots), config files,
 //! and `diagnostics` with `"*"` (the project checkers).
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 use common::*;
 use serde_json::json;
@@ -18,7 +19,11 @@ const ALL: &[&str] = &[
 
 /// Leave only `keep` in the table, so the snapshot does not depend on what else is installed.
 fn only(cfg: &mut agent_lsp::LspConfig, keep: &str) {
-    cfg.overrides.disable = ALL.iter().filter(|i| **i != keep).map(|s| s.to_string()).collect();
+    cfg.overrides.disable = ALL
+        .iter()
+        .filter(|i| **i != keep)
+        .map(|s| s.to_string())
+        .collect();
 }
 
 fn snap(name: &str, text: &str) {
@@ -35,7 +40,10 @@ async fn missing_binary() {
         &mut cfg,
         "pyright",
         agent_lsp::ServerPatch {
-            commands: Some(vec![vec!["no-such-language-server-xyz".into(), "--stdio".into()]]),
+            commands: Some(vec![vec![
+                "no-such-language-server-xyz".into(),
+                "--stdio".into(),
+            ]]),
             ..Default::default()
         },
     );
@@ -48,7 +56,9 @@ async fn missing_binary() {
     let out = fx.lsp(json!({"operation": "status"})).await;
     assert!(!out.is_error);
     snap("missing_binary_status", &fx.red(&out.text));
-    let out = fx.lsp(json!({"operation": "status", "file": "main.py"})).await;
+    let out = fx
+        .lsp(json!({"operation": "status", "file": "main.py"}))
+        .await;
     snap("missing_binary_status_file", &fx.red(&out.text));
 }
 
@@ -74,15 +84,42 @@ async fn missing_marker() {
 async fn argument_errors() {
     let fx = fixture("python", config("python", "ty"));
     let cases = vec![
-        err(json!({"operation": "hover", "line": 4, "symbol": "x"}), &["`file` is required for `hover`"]),
-        err(json!({"operation": "hover", "file": "main.py", "symbol": "x"}), &["`line` (1-based) is required for `hover`"]),
-        err(json!({"operation": "hover", "file": "main.py", "line": 99, "symbol": "x"}), &["`line` = 99 is not a line of `main.py` (it has 9 lines"]),
-        err(json!({"operation": "hover", "file": "main.py", "line": 4, "symbol": "make_greeter", "occurrence": 2}), &["`occurrence` = 2 is out of range: `make_greeter` occurs 1 time(s) on line 4"]),
-        err(json!({"operation": "hover", "file": "../etc/passwd", "line": 1, "symbol": "x"}), &["outside the workspace root"]),
-        err(json!({"operation": "definition", "file": "notes.txt", "line": 1, "symbol": "x"}), &["does not exist"]),
-        err(json!({"operation": "symbols"}), &["`symbols` needs `query`"]),
-        err(json!({"operation": "diagnostics"}), &["`file` is required for `diagnostics`"]),
-        err(json!({"operation": "hover", "file": "main.py", "line": 4, "symbol": "x", "column": 3}), &["unknown field `column`"]),
+        err(
+            json!({"operation": "hover", "line": 4, "symbol": "x"}),
+            &["`file` is required for `hover`"],
+        ),
+        err(
+            json!({"operation": "hover", "file": "main.py", "symbol": "x"}),
+            &["`line` (1-based) is required for `hover`"],
+        ),
+        err(
+            json!({"operation": "hover", "file": "main.py", "line": 99, "symbol": "x"}),
+            &["`line` = 99 is not a line of `main.py` (it has 9 lines"],
+        ),
+        err(
+            json!({"operation": "hover", "file": "main.py", "line": 4, "symbol": "make_greeter", "occurrence": 2}),
+            &["`occurrence` = 2 is out of range: `make_greeter` occurs 1 time(s) on line 4"],
+        ),
+        err(
+            json!({"operation": "hover", "file": "../etc/passwd", "line": 1, "symbol": "x"}),
+            &["outside the workspace root"],
+        ),
+        err(
+            json!({"operation": "definition", "file": "notes.txt", "line": 1, "symbol": "x"}),
+            &["does not exist"],
+        ),
+        err(
+            json!({"operation": "symbols"}),
+            &["`symbols` needs `query`"],
+        ),
+        err(
+            json!({"operation": "diagnostics"}),
+            &["`file` is required for `diagnostics`"],
+        ),
+        err(
+            json!({"operation": "hover", "file": "main.py", "line": 4, "symbol": "x", "column": 3}),
+            &["unknown field `column`"],
+        ),
     ];
     check_all(&fx, &cases).await;
     std::fs::write(fx.root.join("notes.txt"), "x\n").unwrap();
@@ -105,7 +142,11 @@ async fn monorepo_roots_get_a_server_each_and_reload() {
     for sub in ["a", "b"] {
         let d = fx.root.join("packages").join(sub);
         std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("pyproject.toml"), "[project]\nname = \"p\"\nversion = \"0\"\n").unwrap();
+        std::fs::write(
+            d.join("pyproject.toml"),
+            "[project]\nname = \"p\"\nversion = \"0\"\n",
+        )
+        .unwrap();
         std::fs::write(d.join("m.py"), "def f() -> int:\n    return 1\n\n\nf()\n").unwrap();
         check(
             &fx,
@@ -120,12 +161,25 @@ async fn monorepo_roots_get_a_server_each_and_reload() {
     let text = fx.red(&out.text);
     assert!(text.contains("- ty for packages/a (pid "), "{text}");
     assert!(text.contains("- ty for packages/b (pid "), "{text}");
-    assert!(text.contains("- ty (python): usable for packages/a, packages/b; binary "), "{text}");
-    let out = fx.lsp(json!({"operation": "reload", "file": "packages/a/m.py"})).await;
+    assert!(
+        text.contains("- ty (python): usable for packages/a, packages/b; binary "),
+        "{text}"
+    );
+    let out = fx
+        .lsp(json!({"operation": "reload", "file": "packages/a/m.py"}))
+        .await;
     let text = fx.red(&out.text);
-    assert!(text.contains("stopped ty for packages/a\nstarted ty for packages/a (pid "), "{text}");
+    assert!(
+        text.contains("stopped ty for packages/a\nstarted ty for packages/a (pid "),
+        "{text}"
+    );
     let out = fx.lsp(json!({"operation": "reload"})).await;
-    assert!(out.text.contains("stopped ty for packages/a\nstopped ty for packages/b"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("stopped ty for packages/a\nstopped ty for packages/b"),
+        "{}",
+        out.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -142,8 +196,15 @@ async fn config_files_user_then_project() {
         ..Default::default()
     };
     let fx = fixture("python", cfg.clone());
-    let out = fx.lsp(json!({"operation": "status", "file": "main.py"})).await;
-    assert!(out.text.contains("- pyright: not usable; binary not found (user-pyright;"), "{}", out.text);
+    let out = fx
+        .lsp(json!({"operation": "status", "file": "main.py"}))
+        .await;
+    assert!(
+        out.text
+            .contains("- pyright: not usable; binary not found (user-pyright;"),
+        "{}",
+        out.text
+    );
     // The project file wins over the user file.
     std::fs::create_dir_all(fx.root.join(".agent-tools")).unwrap();
     std::fs::write(
@@ -160,19 +221,52 @@ async fn config_files_user_then_project() {
     .unwrap();
     let fx3 = {
         // attach reads the files: re-attach on the same root.
-        let reg = agent_tier::Registry::new(agent_tier::RunInfo { root: fx2.root.clone(), ..Default::default() });
+        let reg = agent_tier::Registry::new(agent_tier::RunInfo {
+            root: fx2.root.clone(),
+            ..Default::default()
+        });
         agent_lsp::attach(&reg, cfg.clone());
         reg
     };
-    let out = fx3.call("lsp", json!({"operation": "status", "file": "main.py"}), agent_tier::Surface::Full).await;
-    assert!(out.text.contains("- pyright: not usable; binary not found (project-pyright;"), "{}", out.text);
-    let out = fx3.call("lsp", json!({"operation": "status"}), agent_tier::Surface::Full).await;
+    let out = fx3
+        .call(
+            "lsp",
+            json!({"operation": "status", "file": "main.py"}),
+            agent_tier::Surface::Full,
+        )
+        .await;
+    assert!(
+        out.text
+            .contains("- pyright: not usable; binary not found (project-pyright;"),
+        "{}",
+        out.text
+    );
+    let out = fx3
+        .call(
+            "lsp",
+            json!({"operation": "status"}),
+            agent_tier::Surface::Full,
+        )
+        .await;
     assert!(out.text.contains("- zls (zig): not usable"), "{}", out.text);
     // A broken file is reported, not fatal.
-    let reg = agent_tier::Registry::new(agent_tier::RunInfo { root: fx.root.clone(), ..Default::default() });
+    let reg = agent_tier::Registry::new(agent_tier::RunInfo {
+        root: fx.root.clone(),
+        ..Default::default()
+    });
     agent_lsp::attach(&reg, cfg);
-    let out = reg.call("lsp", json!({"operation": "status"}), agent_tier::Surface::Full).await;
-    assert!(out.text.contains("config warning: ") && out.text.contains("unknown field `bogus`"), "{}", out.text);
+    let out = reg
+        .call(
+            "lsp",
+            json!({"operation": "status"}),
+            agent_tier::Surface::Full,
+        )
+        .await;
+    assert!(
+        out.text.contains("config warning: ") && out.text.contains("unknown field `bogus`"),
+        "{}",
+        out.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -181,7 +275,12 @@ async fn project_checkers_per_root() {
         require(p);
     }
     let fx = fixture("", config("python", "pyright"));
-    for (dir, sub) in [("python", "py"), ("rust", "rs"), ("ts", "web"), ("go", "svc")] {
+    for (dir, sub) in [
+        ("python", "py"),
+        ("rust", "rs"),
+        ("ts", "web"),
+        ("go", "svc"),
+    ] {
         let status = std::process::Command::new("cp")
             .arg("-r")
             .arg(fixtures().join(dir))
@@ -191,14 +290,24 @@ async fn project_checkers_per_root() {
         assert!(status.success());
     }
     std::fs::write(fx.root.join("py/bad.py"), "value: int = \"text\"\n").unwrap();
-    std::fs::write(fx.root.join("rs/src/extra.rs"), "pub fn f() -> i32 {\n    \"text\"\n}\n").unwrap();
-    std::fs::write(fx.root.join("web/src/extra.ts"), "export const n: number = \"text\";\n").unwrap();
+    std::fs::write(
+        fx.root.join("rs/src/extra.rs"),
+        "pub fn f() -> i32 {\n    \"text\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        fx.root.join("web/src/extra.ts"),
+        "export const n: number = \"text\";\n",
+    )
+    .unwrap();
     std::fs::write(
         fx.root.join("svc/extra.go"),
         "package main\n\nimport \"fmt\"\n\nfunc bad() {\n\tfmt.Printf(\"%d\\n\", \"text\")\n}\n",
     )
     .unwrap();
-    let out = fx.lsp(json!({"operation": "diagnostics", "file": "*"})).await;
+    let out = fx
+        .lsp(json!({"operation": "diagnostics", "file": "*"}))
+        .await;
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{text}");
     for want in [

@@ -1,4 +1,5 @@
 //! ty against the Python fixture.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 mod python_cases;
 

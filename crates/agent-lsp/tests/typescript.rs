@@ -1,4 +1,5 @@
 //! typescript-language-server (npm, with typescript@6) against the TypeScript fixture.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
 use common::*;
 use serde_json::json;
@@ -52,5 +53,8 @@ async fn typescript_language_server() {
         &["src/lib.ts", "src/main.ts"],
     )
     .await;
-    assert!(fx.read("src/lib.ts").contains("export function buildGreeter(): Greeter {"));
+    assert!(
+        fx.read("src/lib.ts")
+            .contains("export function buildGreeter(): Greeter {")
+    );
 }

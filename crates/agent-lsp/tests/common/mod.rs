@@ -39,8 +39,12 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// A config that reads no files and serves `language` with `server` only.
 pub fn config(language: &str, server: &str) -> LspConfig {
+    // Generous bounds: CI runs everything on 2 loaded cores.
     let mut cfg = LspConfig {
         skip_config_files: true,
+        write_diagnostics_timeout_ms: Some(60_000),
+        request_timeout_ms: Some(60_000),
+        ready_timeout_ms: Some(120_000),
         ..Default::default()
     };
     cfg.overrides
@@ -201,32 +205,50 @@ pub async fn check_write_ledger(fx: &Fx, file: &str, good: &str, bad: &str, expe
     const HEAD: &str = "The write succeeded. The language server reports these new problems";
     let out = fx.write(file, good).await;
     assert!(!out.is_error, "{}", out.text);
-    assert!(!out.text.contains(HEAD), "clean write reported problems:\n{}", out.text);
+    assert!(
+        !out.text.contains(HEAD),
+        "clean write reported problems:\n{}",
+        out.text
+    );
 
     // An error introduced by a write is reported, once.
     let out = fx.write(file, bad).await;
     let text = fx.red(&out.text);
     assert!(text.starts_with(&format!("wrote {file}")), "{text}");
-    assert!(text.contains(HEAD), "the new error was not reported:\n{text}");
+    assert!(
+        text.contains(HEAD),
+        "the new error was not reported:\n{text}"
+    );
     assert!(text.contains(expect), "{text}");
     let hits = text
         .lines()
         .filter(|l| l.starts_with(&format!("{file}:")) && l.contains(expect))
         .count();
     assert_eq!(hits, 1, "reported once:\n{text}");
-    let diags = out.structured.as_ref().unwrap()["diagnostics"].as_array().unwrap().clone();
+    let diags = out.structured.as_ref().unwrap()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert!(!diags.is_empty());
 
     // The same error moved four lines down is not new.
     let moved = format!("\n\n\n\n{bad}");
     let out = fx.write(file, &moved).await;
-    assert!(!out.text.contains(HEAD), "moved error re-reported:\n{}", out.text);
+    assert!(
+        !out.text.contains(HEAD),
+        "moved error re-reported:\n{}",
+        out.text
+    );
 
     // Fixed, then broken the same way again: the ledger is per run.
     let out = fx.write(file, good).await;
     assert!(!out.text.contains(HEAD), "{}", out.text);
     let out = fx.write(file, bad).await;
-    assert!(!out.text.contains(HEAD), "re-broken error re-reported:\n{}", out.text);
+    assert!(
+        !out.text.contains(HEAD),
+        "re-broken error re-reported:\n{}",
+        out.text
+    );
 }
 
 /// Rename through `lsp_rename` and check the result names these files.
@@ -234,8 +256,14 @@ pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) {
     let out = fx.call("lsp_rename", args.clone()).await;
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{args}: {text}");
-    assert!(text.contains(&format!("in {} file(s)", files.len())), "{text}");
+    assert!(
+        text.contains(&format!("in {} file(s)", files.len())),
+        "{text}"
+    );
     for f in files {
-        assert!(text.contains(&format!("- {f}: ")), "{f} missing in:\n{text}");
+        assert!(
+            text.contains(&format!("- {f}: ")),
+            "{f} missing in:\n{text}"
+        );
     }
 }

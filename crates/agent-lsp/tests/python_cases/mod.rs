@@ -62,10 +62,13 @@ pub async fn rename(fx: &Fx) {
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{text}");
     // Servers differ in edit granularity (pylsp sends one whole-file edit per file).
-    assert!(text.contains("in 2 file(s)"), "{text}");
+    // (broken.py, written by the ledger cases, imports it too: some servers rename there.)
     assert!(text.contains("- lib.py: "), "{text}");
     assert!(text.contains("- main.py: "), "{text}");
-    assert!(fx.read("lib.py").contains("def build_greeter() -> Greeter:"));
+    assert!(
+        fx.read("lib.py")
+            .contains("def build_greeter() -> Greeter:")
+    );
     assert!(!fx.read("main.py").contains("make_greeter"));
     assert_eq!(fx.read("main.py").matches("build_greeter").count(), 3);
     check(
