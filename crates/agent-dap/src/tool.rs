@@ -672,7 +672,6 @@ impl Supervisor {
         let arguments = match adapter {
             AdapterId::Debugpy => json!({
                 "name": "agent-dap", "type": "python", "request": "attach",
-                "connect": {"host": "127.0.0.1", "port": port},
                 "justMyCode": true, "redirectOutput": true, "subProcess": false,
             }),
             AdapterId::Lldb => json!({
@@ -704,6 +703,9 @@ impl Supervisor {
             if adapter == AdapterId::Delve {
                 out.text.push_str("\n(delve: connected to the headless server on that port)");
             }
+            out.text.push_str(
+                "\n(attached: `terminate` disconnects and leaves the program running)",
+            );
             out
         })
     }
@@ -720,8 +722,9 @@ impl Supervisor {
         attach: bool,
     ) -> Result<ToolOutput, DapError> {
         let cfg = &self.config;
-        let started = if attach && adapter == AdapterId::Delve {
-            // A headless delve already speaks DAP on the port: connect to it directly.
+        let started = if attach && matches!(adapter, AdapterId::Delve | AdapterId::Debugpy) {
+            // `python -m debugpy --listen` and a headless delve are DAP servers themselves:
+            // connect to the port directly.
             let port = target.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
             let stream = adapters::connect(port, cfg.startup_timeout.min(Duration::from_secs(10)))
                 .await

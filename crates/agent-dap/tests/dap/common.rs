@@ -13,6 +13,8 @@ pub struct Fixture {
     pub transcript: String,
     /// Pids seen in results (adapter and debuggee), checked at the end.
     pub pids: Vec<u32>,
+    /// Extra (text, token) pairs replaced in the transcript.
+    pub redact: Vec<(String, String)>,
 }
 
 /// The venv the test environment provides (debugpy lives there).
@@ -51,6 +53,7 @@ impl Fixture {
             reg,
             transcript: String::new(),
             pids: Vec::new(),
+            redact: Vec::new(),
         }
     }
 
@@ -123,6 +126,11 @@ impl Fixture {
         out
     }
 
+    /// Call without recording or checking.
+    pub async fn quiet_any(&mut self, args: Value) -> ToolOutput {
+        self.reg.call("debug", args, Surface::Full).await
+    }
+
     /// Call, and require an error.
     pub async fn err(&mut self, args: Value) -> ToolOutput {
         let out = self.call(args.clone()).await;
@@ -136,6 +144,9 @@ impl Fixture {
         let mut t = self.transcript.replace(&root.display().to_string(), "[root]");
         t = t.replace(&self.root().display().to_string(), "[root]");
         t = t.replace(&venv().display().to_string(), "[venv]");
+        for (from, to) in &self.redact {
+            t = t.replace(from.as_str(), to);
+        }
         t
     }
 

@@ -4,3 +4,6 @@
 mod common;
 mod python;
 mod native;
+mod go;
+mod dart;
+mod lifecycle;

@@ -1,0 +1,160 @@
+//! Session lifecycle against real debugpy: one session per conversation, TTL, a dying adapter,
+//! a debuggee that exits early, the project's `.venv` preferred over `$PATH`, attach.
+
+use crate::common::{Fixture, assert_gone, config, filters, require, venv};
+use agent_dap::DapConfig;
+use serde_json::json;
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+const LOOP: &str = "import time\n\nfor i in range(3):\n    x = i * 2\n    print('tick', i, flush=True)\nprint('done')\n";
+
+fn py_fixture(cfg: DapConfig) -> Fixture {
+    require("python3");
+    let f = Fixture::new(&[("requirements.txt", ""), ("prog.py", LOOP)], cfg);
+    f.link_venv();
+    f
+}
+
+/// Poll `status` until the session has ended (bounded).
+async fn wait_ended(f: &mut Fixture) -> String {
+    for _ in 0..300 {
+        let s = f.quiet(json!({"op": "status"})).await;
+        if s.text.contains("ended (") {
+            return s.text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the session never ended");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn second_launch_is_rejected_naming_the_live_session() {
+    let mut f = py_fixture(config());
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]})).await;
+    f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    let second = f.err(json!({"op": "launch", "program": "prog.py"})).await;
+    assert!(second.text.contains("already live: session 1 (debugpy on prog.py"), "{}", second.text);
+    let attach = f.err(json!({"op": "attach", "port": 9})).await;
+    assert!(attach.text.contains("already live"), "{}", attach.text);
+    // The first session is untouched.
+    let st = f.ok(json!({"op": "stack"})).await;
+    assert!(st.text.contains("<module> (prog.py:4)"), "{}", st.text);
+    f.ok(json!({"op": "terminate"})).await;
+    assert_gone(&f.pids).await;
+    // After terminate a new launch is allowed.
+    f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    f.finish().await;
+    insta::with_settings!({filters => filters()}, {
+        insta::assert_snapshot!(f.redacted());
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ttl_expiry_kills_the_session() {
+    let mut f = py_fixture(DapConfig {
+        ttl: Duration::from_secs(4),
+        ..config()
+    });
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]})).await;
+    f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    let status = wait_ended(&mut f).await;
+    assert!(status.contains("its time to live of 4s expired"), "{status}");
+    assert_gone(&f.pids).await;
+    let err = f.err(json!({"op": "continue"})).await;
+    assert!(err.text.contains("time to live of 4s expired"), "{}", err.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adapter_killed_mid_session() {
+    let mut f = py_fixture(config());
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]})).await;
+    let launched = f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    let adapter = launched.structured.as_ref().unwrap()["adapter_pid"].as_u64().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &adapter.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let status = wait_ended(&mut f).await;
+    assert!(status.contains("the debug adapter exited unexpectedly"), "{status}");
+    let err = f.err(json!({"op": "stack"})).await;
+    assert!(err.text.contains("exited unexpectedly"), "{}", err.text);
+    assert_gone(&f.pids).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn debuggee_exits_before_any_breakpoint() {
+    let mut f = py_fixture(config());
+    // A breakpoint on a line that never runs (after the loop's body there is no line 40).
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [6]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": []})).await;
+    let launched = f.ok(json!({"op": "launch", "program": "prog.py", "args": ["a b"], "env": {"DEMO": "1"}})).await;
+    assert!(launched.text.contains("the program exited with code 0"), "{}", launched.text);
+    assert!(launched.text.contains("tick 2\ndone"), "{}", launched.text);
+    let err = f.err(json!({"op": "step_over"})).await;
+    assert!(err.text.contains("ended: the debuggee terminated"), "{}", err.text);
+    f.ok(json!({"op": "output"})).await;
+    f.ok(json!({"op": "output"})).await;
+    assert_gone(&f.pids).await;
+    insta::with_settings!({filters => filters()}, {
+        insta::assert_snapshot!(f.redacted());
+    });
+}
+
+/// The project's `.venv/bin/python` runs the adapter even though `python3` on `$PATH` could:
+/// the `.venv` python here is a wrapper that leaves a mark, then runs the test venv's python.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn debugpy_prefers_project_venv_over_path() {
+    require("python3");
+    let mut f = Fixture::new(&[("setup.py", ""), ("prog.py", LOOP)], config());
+    let bin = f.root().join(".venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let mark = f.root().join("venv-used");
+    let wrapper = format!(
+        "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}/bin/python' \"$@\"\n",
+        mark.display(),
+        venv().display()
+    );
+    std::fs::write(bin.join("python"), wrapper).unwrap();
+    std::fs::set_permissions(bin.join("python"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let launched = f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    assert!(launched.text.contains("/.venv/bin/python -m debugpy.adapter"), "{}", launched.text);
+    assert!(launched.text.contains("exited with code 0"), "{}", launched.text);
+    let used = std::fs::read_to_string(&mark).expect("the .venv python was not run");
+    assert!(used.contains("-m debugpy.adapter"), "{used}");
+    assert_gone(&f.pids).await;
+}
+
+/// `attach` to a program started with `python -m debugpy --listen`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_to_listening_debugpy() {
+    let mut f = py_fixture(config());
+    std::fs::write(
+        f.root().join("serve.py"),
+        "import time\nfor i in range(600):\n    n = i\n    time.sleep(0.1)\n",
+    )
+    .unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(venv().join("bin/python"))
+        .args(["-m", "debugpy", "--listen", &format!("127.0.0.1:{port}"), "serve.py"])
+        .current_dir(f.root())
+        .spawn()
+        .expect("start debugpy listener");
+    f.ok(json!({"op": "breakpoints", "file": "serve.py", "lines": [3]})).await;
+    // The listener takes a moment to open its port; attach retries the connection (bounded).
+    let attached = f.ok(json!({"op": "attach", "port": port})).await;
+    assert!(attached.text.contains("attached to 127.0.0.1:"), "{}", attached.text);
+    let attached_text = if attached.text.contains("stopped (breakpoint)") {
+        attached.text.clone()
+    } else {
+        f.ok(json!({"op": "continue"})).await.text
+    };
+    assert!(attached_text.contains("(serve.py:3)"), "{attached_text}");
+    let n = f.ok(json!({"op": "evaluate", "expression": "i >= 0"})).await;
+    assert!(n.text.contains("= True"), "{}", n.text);
+    f.ok(json!({"op": "terminate"})).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_gone(&f.pids).await;
+}
