@@ -25,8 +25,45 @@ use tokio::time::Instant;
 
 pub(crate) const PYTHON_DRIVER: &str = include_str!("driver/python.py");
 pub(crate) const NODE_DRIVER: &str = include_str!("driver/node.js");
-const PYTHON_BOOT: &str =
+/// Runs the driver passed as the next argument (source text); used inside a sandbox, where a
+/// file written by the host may not be visible.
+const PYTHON_BOOT_SOURCE: &str =
     "import sys;s=sys.argv.pop(1);exec(compile(s,'<agent-kernel>','exec'),{'__name__':'__main__'})";
+/// Imports the driver from the directory passed as the next argument, so that Python caches its
+/// bytecode there and later kernels skip compiling it (most of a kernel's cold start otherwise).
+/// Bytecode is written for this one import even under `PYTHONDONTWRITEBYTECODE` (it goes to our
+/// own cache directory, never the project); the setting is restored before any cell runs.
+const PYTHON_BOOT_CACHED: &str = "import sys;b=sys.dont_write_bytecode;sys.dont_write_bytecode=False;d=sys.argv.pop(1);sys.path.insert(0,d);import agent_kernel_driver as m;sys.dont_write_bytecode=b;sys.path.remove(d);m._agent_kernel_main()";
+
+/// FNV-1a: a stable hash of the driver, naming its cache directory.
+fn stable_hash(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The directory holding this build's Python driver as an importable module, written once per
+/// user (`$XDG_CACHE_HOME` or `~/.cache`, under `agent-tools/`). `None` when it cannot be written;
+/// the driver is then passed as source.
+fn cached_python_driver() -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
+    let dir = base.join("agent-tools").join(format!(
+        "kernel-driver-{:016x}",
+        stable_hash(PYTHON_DRIVER.as_bytes())
+    ));
+    let file = dir.join("agent_kernel_driver.py");
+    if std::fs::read(&file).ok().as_deref() == Some(PYTHON_DRIVER.as_bytes()) {
+        return Some(dir);
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    let tmp = dir.join(format!("agent_kernel_driver.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, PYTHON_DRIVER).ok()?;
+    std::fs::rename(&tmp, &file).ok()?;
+    Some(dir)
+}
 
 /// The kernel languages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -208,9 +245,18 @@ impl Kernel {
         config: &KernelConfig,
     ) -> Result<Kernel, KernelError> {
         let program = program_for(lang, root, config, !prefix.is_empty())?;
-        let args: Vec<&str> = match lang {
-            Lang::Python => vec!["-c", PYTHON_BOOT, PYTHON_DRIVER],
-            Lang::Javascript => vec!["-e", NODE_DRIVER],
+        let cached = match (lang, prefix.is_empty()) {
+            (Lang::Python, true) => cached_python_driver(),
+            _ => None,
+        };
+        let args: Vec<OsString> = match (lang, &cached) {
+            (Lang::Python, Some(dir)) => {
+                vec!["-c".into(), PYTHON_BOOT_CACHED.into(), dir.into()]
+            }
+            (Lang::Python, None) => {
+                vec!["-c".into(), PYTHON_BOOT_SOURCE.into(), PYTHON_DRIVER.into()]
+            }
+            (Lang::Javascript, _) => vec!["-e".into(), NODE_DRIVER.into()],
         };
         let mut cmd = process::command(prefix, &program, &args);
         cmd.current_dir(root).stdin(Stdio::piped());

@@ -17,14 +17,78 @@ def _agent_kernel_main():
     os.environ.setdefault("PAGER", "cat")
     os.environ.setdefault("GIT_PAGER", "cat")
 
+    # Only C-level modules on the way to "ready": the kernel's cold start is measured against a
+    # bare `python -c pass`. Everything else is imported when a cell first needs it.
+    import _signal as signal
+    import _thread
     import builtins
     import codecs
-    import json
-    import queue
-    import signal
-    import threading
 
-    DRIVER = "<agent-kernel>"
+    try:
+        import _json
+
+        def _constant(name):
+            return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+        class _Ctx:
+            strict = False
+            object_hook = None
+            object_pairs_hook = None
+            parse_float = float
+            parse_int = int
+            parse_constant = staticmethod(_constant)
+            memo = {}
+
+        _scan = _json.make_scanner(_Ctx())
+
+        def json_loads(b):
+            text = b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+            return _scan(text.strip(), 0)[0]
+
+        def _no_default(o):
+            raise TypeError("%s is not JSON-serialisable" % type(o).__name__)
+
+        _lenient = _json.make_encoder({}, repr, _json.encode_basestring, None, ":", ",", False, False, False)
+        _strict = _json.make_encoder({}, _no_default, _json.encode_basestring, None, ":", ",", False, False, False)
+
+        def json_dumps(obj, strict=False):
+            return "".join((_strict if strict else _lenient)(obj, 0))
+    except (ImportError, AttributeError):
+        import json as _jsonmod
+
+        def json_loads(b):
+            return _jsonmod.loads(b)
+
+        def json_dumps(obj, strict=False):
+            if strict:
+                return _jsonmod.dumps(obj, ensure_ascii=False, allow_nan=False)
+            return _jsonmod.dumps(obj, ensure_ascii=False, allow_nan=False, default=repr)
+
+    class Flag:
+        """A one-waiter event on a bare lock (no `threading` import at start-up)."""
+
+        __slots__ = ("_lock",)
+
+        def __init__(self):
+            self._lock = _thread.allocate_lock()
+            self._lock.acquire()
+
+        def set(self):
+            try:
+                self._lock.release()
+            except RuntimeError:
+                pass
+
+        def clear(self):
+            self._lock.acquire(False)
+
+        def wait(self, timeout=-1):
+            return self._lock.acquire(True, timeout)
+
+    def spawn(fn, *args):
+        _thread.start_new_thread(fn, args)
+
+    DRIVER = globals().get("__file__") or "<agent-kernel>"
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     wire_in = os.dup(0)
@@ -55,7 +119,7 @@ def _agent_kernel_main():
     hello = read_line()
     if hello is None:
         os._exit(0)
-    hello = json.loads(hello)
+    hello = json_loads(hello)
     prefix = ("\x1e" + hello["nonce"] + ":").encode()
     sync_mark = ("\x00\x1eagent-kernel-sync-" + hello["nonce"] + "\x00").encode()
 
@@ -66,10 +130,14 @@ def _agent_kernel_main():
     except Exception:
         pass
 
-    wlock = threading.Lock()
+    wlock = _thread.allocate_lock()
 
     def send(obj):
-        data = prefix + json.dumps(obj, ensure_ascii=False, default=repr).encode("utf-8", "replace") + b"\n"
+        try:
+            body = json_dumps(obj)
+        except ValueError:
+            body = json_dumps({"t": "stream", "name": "stderr", "text": "(a message could not be encoded)\n"})
+        data = prefix + body.encode("utf-8", "replace") + b"\n"
         view = memoryview(data)
         with wlock:
             while view:
@@ -171,14 +239,15 @@ def _agent_kernel_main():
     sys.stderr = sys.__stderr__ = Stream("stderr", 2)
     sys.stdin = sys.__stdin__ = Stdin()
     builtins.input = no_input
-    try:
-        import getpass
 
-        getpass.getpass = no_input
-    except Exception:
-        pass
+    def patch_getpass():
+        # getpass reads /dev/tty, not stdin; patched as soon as something has imported it (not
+        # imported here: it would cost the cold start several milliseconds).
+        gp = sys.modules.get("getpass")
+        if gp is not None and getattr(gp, "getpass", None) is not no_input:
+            gp.getpass = no_input
 
-    synced = {"stdout": threading.Event(), "stderr": threading.Event()}
+    synced = {"stdout": Flag(), "stderr": Flag()}
 
     def pump(fd, name):
         dec = codecs.getincrementaldecoder("utf-8")("replace")
@@ -213,7 +282,7 @@ def _agent_kernel_main():
                 send({"t": "stream", "name": name, "text": text})
 
     for fd, name in ((out_r, "stdout"), (err_r, "stderr")):
-        threading.Thread(target=pump, args=(fd, name), daemon=True).start()
+        spawn(pump, fd, name)
 
     def sync_fds():
         for name, fd in (("stdout", 1), ("stderr", 2)):
@@ -227,10 +296,26 @@ def _agent_kernel_main():
 
     # ---- wire reader and the bridge ----------------------------------------------------------
 
-    inbox = queue.Queue()
+    class Inbox:
+        """A single-consumer queue on a bare lock."""
+
+        def __init__(self):
+            self._items = []
+            self._avail = Flag()
+
+        def put(self, item):
+            self._items.append(item)
+            self._avail.set()
+
+        def get(self):
+            while not self._items:
+                self._avail.wait()
+            return self._items.pop(0)
+
+    inbox = Inbox()
     waiters = {}
     ids = [0]
-    ids_lock = threading.Lock()
+    ids_lock = _thread.allocate_lock()
 
     def reader():
         while True:
@@ -238,7 +323,7 @@ def _agent_kernel_main():
             if line is None:
                 break
             try:
-                msg = json.loads(line)
+                msg = json_loads(line)
             except ValueError:
                 continue
             if msg.get("t") == "bridge_result":
@@ -250,7 +335,7 @@ def _agent_kernel_main():
                 inbox.put(msg)
         inbox.put(None)
 
-    threading.Thread(target=reader, daemon=True).start()
+    spawn(reader)
 
     class ToolError(Exception):
         """A tool called through the bridge returned an error result."""
@@ -276,13 +361,13 @@ def _agent_kernel_main():
         if not isinstance(args, dict):
             raise TypeError("tool(name, args): args must be a dict of the tool's arguments")
         try:
-            json.dumps(args)
-        except (TypeError, ValueError) as e:
+            json_dumps(args, strict=True)
+        except (TypeError, ValueError, RecursionError) as e:
             raise TypeError("tool(name, args): args must be JSON-serialisable: %s" % e) from None
         with ids_lock:
             ids[0] += 1
             bid = ids[0]
-        slot = [threading.Event(), None]
+        slot = [Flag(), None]
         waiters[bid] = slot
         send({"t": "bridge", "id": bid, "name": name, "args": args})
         slot[0].wait()
@@ -296,14 +381,17 @@ def _agent_kernel_main():
 
     # ---- rich display -------------------------------------------------------------------------
 
-    import base64
+    def b64(data):
+        import binascii
+
+        return binascii.b2a_base64(bytes(data), newline=False).decode()
 
     def figure_png(fig):
         import io
 
         buf = io.BytesIO()
         fig.savefig(buf, format="png", bbox_inches="tight")
-        return base64.b64encode(buf.getvalue()).decode()
+        return b64(buf.getvalue())
 
     def bundle(obj):
         data = {}
@@ -343,7 +431,7 @@ def _agent_kernel_main():
                     continue
                 if mime == "image/png":
                     if isinstance(v, (bytes, bytearray)):
-                        data[mime] = base64.b64encode(bytes(v)).decode()
+                        data[mime] = b64(v)
                 elif isinstance(v, str):
                     data[mime] = v
             except Exception:
@@ -351,9 +439,12 @@ def _agent_kernel_main():
         if "text/plain" not in data:
             if True:
                 try:
-                    import pprint
+                    text = repr(obj)
+                    if len(text) > 100 and isinstance(obj, (dict, list, tuple, set, frozenset)):
+                        import pprint  # costly to import; only for long containers
 
-                    data["text/plain"] = pprint.pformat(obj, width=100, compact=True)
+                        text = pprint.pformat(obj, width=100, compact=True)
+                    data["text/plain"] = text
                 except Exception as e:
                     data["text/plain"] = "<repr failed: %s: %s>" % (type(e).__name__, e)
         return data
@@ -384,8 +475,6 @@ def _agent_kernel_main():
 
     # ---- IPython idioms ----------------------------------------------------------------------
 
-    import re
-
     LINE_MAGICS = ("pip", "cd", "pwd", "env", "time", "timeit", "matplotlib")
     CELL_MAGICS = ("bash", "sh", "timeit", "time")
     SUPPORTED = (
@@ -399,6 +488,8 @@ def _agent_kernel_main():
     public(MagicError)
 
     def expand(cmd, ns):
+        import re
+
         def sub(m):
             expr = m.group(1) or m.group(2)
             root = expr.split(".")[0]
@@ -529,6 +620,8 @@ def _agent_kernel_main():
             return os.getcwd()
 
         def m_env(self, args):
+            import re
+
             if not args:
                 for k in sorted(os.environ):
                     print("%s=%s" % (k, os.environ[k]))
@@ -564,6 +657,7 @@ def _agent_kernel_main():
                 print("CPU times: %s\nWall time: %s" % (fmt_time(c), fmt_time(w)))
 
         def timeit(self, body, args, setup_in_args):
+            import re
             import statistics
             import timeit
 
@@ -601,8 +695,8 @@ def _agent_kernel_main():
 
     magics = Magics()
 
-    ASSIGN_SHELL = re.compile(r"^([A-Za-z_][\w\s,.\[\]]*?)\s*=\s*!(.*)$")
-    LINE_MAGIC = re.compile(r"^%([A-Za-z_]\w*)\s*(.*)$")
+    ASSIGN_SHELL = r"^([A-Za-z_][\w\s,.\[\]]*?)\s*=\s*!(.*)$"
+    LINE_MAGIC = r"^%([A-Za-z_]\w*)\s*(.*)$"
 
     def transform(src):
         """Rewrite IPython idioms into plain calls; returns source with the same line count."""
@@ -615,10 +709,12 @@ def _agent_kernel_main():
             body = "\n".join(lines[1:])
             return "_agent_magics.cell(%r, %r, %r)" % (name, args, body) + "\n" * (len(lines) - 1)
         try:
-            compile(src, "<check>", "exec", 0x400 | 0x2000)
+            compile(src, "<check>", "exec", PyCF_ONLY_AST | PyCF_ALLOW_TOP_LEVEL_AWAIT)
             return src
         except SyntaxError:
             pass
+        import re
+
         out = []
         in_string = False
         for line in lines:
@@ -627,11 +723,11 @@ def _agent_kernel_main():
             else:
                 stripped = line.lstrip()
                 indent = line[: len(line) - len(stripped)]
-                m = ASSIGN_SHELL.match(stripped)
+                m = re.match(ASSIGN_SHELL, stripped)
                 if stripped.startswith("!"):
                     out.append("%s_agent_magics.shell(%r)" % (indent, stripped[1:]))
                 elif stripped.startswith("%") and not stripped.startswith("%%"):
-                    lm = LINE_MAGIC.match(stripped)
+                    lm = re.match(LINE_MAGIC, stripped)
                     if not lm or lm.group(1) not in LINE_MAGICS:
                         name = lm.group(1) if lm else stripped.split()[0][1:]
                         raise MagicError("unknown magic `%" + name + "`; supported: " + SUPPORTED)
@@ -648,17 +744,31 @@ def _agent_kernel_main():
 
     # ---- running a cell ----------------------------------------------------------------------
 
-    import ast
-    import linecache
-    import traceback
-    import warnings
+    import _ast as ast
 
-    warnings.filterwarnings("ignore", message=".*non-interactive.*")
-    warnings.filterwarnings("ignore", message=".*FigureCanvasAgg.*")
+    PyCF_ONLY_AST = 0x400
+    PyCF_ALLOW_TOP_LEVEL_AWAIT = 0x2000
+    CO_COROUTINE = 0x80
 
-    import types
+    class AggWarning:
+        """Matches matplotlib's warning that plt.show() cannot show under Agg (the figure is
+        returned after the cell instead). Installed in the C filter list, without importing
+        `warnings` (whose option parsing would import `re`)."""
 
-    main_mod = types.ModuleType("__main__")
+        @staticmethod
+        def match(text):
+            return str(text).startswith("FigureCanvasAgg is non-interactive")
+
+    try:
+        import _warnings
+
+        _warnings.filters.insert(0, ("ignore", AggWarning(), Warning, None, 0))
+        _warnings._filters_mutated()
+    except Exception:
+        pass
+    cell_sources = {}
+
+    main_mod = type(sys)("__main__")
     sys.modules["__main__"] = main_mod
     user_ns = main_mod.__dict__
     user_ns.update({"__builtins__": builtins, "display": display, "tool": tool, "ToolError": ToolError,
@@ -675,6 +785,11 @@ def _agent_kernel_main():
         return loop_box[0].run_until_complete(coro)
 
     def format_error(e):
+        import linecache
+        import traceback
+
+        for fn, code in cell_sources.items():
+            linecache.cache[fn] = (len(code), None, [l + "\n" for l in code.split("\n")], fn)
         te = traceback.TracebackException.from_exception(e)
         frames = [f for f in te.stack if f.filename != DRIVER and not f.filename.startswith("<time")]
         keep = []
@@ -694,15 +809,21 @@ def _agent_kernel_main():
 
     def run_cell(cid, code):
         filename = "<cell %d>" % cid
-        linecache.cache[filename] = (len(code), None, [l + "\n" for l in code.split("\n")], filename)
+        cell_sources[filename] = code
         result = None
         try:
-            src = transform(code)
+            compile(code, filename, "exec", PyCF_ONLY_AST | PyCF_ALLOW_TOP_LEVEL_AWAIT)
+            src = code
+        except SyntaxError:
+            src = None
+        try:
+            if src is None:
+                src = transform(code)
         except MagicError as e:
             return "error", None, {"ename": "UsageError", "evalue": str(e), "traceback": "UsageError: %s" % e}
-        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        flags = PyCF_ALLOW_TOP_LEVEL_AWAIT
         try:
-            tree = compile(src, filename, "exec", ast.PyCF_ONLY_AST | flags)
+            tree = compile(src, filename, "exec", PyCF_ONLY_AST | flags)
             last = None
             if tree.body and isinstance(tree.body[-1], ast.Expr) and not code.rstrip().endswith(";"):
                 last = ast.Expression(tree.body.pop().value)
@@ -710,14 +831,15 @@ def _agent_kernel_main():
             last_co = compile(last, filename, "eval", flags) if last is not None else None
         except SyntaxError as e:
             return "error", None, {"ename": "SyntaxError", "evalue": str(e), "traceback": format_error(e)}
+        patch_getpass()
         signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             r = eval(body, user_ns)
-            if body.co_flags & 0x80:
+            if body.co_flags & CO_COROUTINE:
                 run_coro(r)
             if last_co is not None:
                 value = eval(last_co, user_ns)
-                if last_co.co_flags & 0x80:
+                if last_co.co_flags & CO_COROUTINE:
                     value = run_coro(value)
                 if value is not None:
                     user_ns["_"] = value
@@ -761,4 +883,5 @@ def _agent_kernel_main():
         send({"t": "done", "id": cid, "status": status, "result": res_bundle, "error": err})
 
 
-_agent_kernel_main()
+if __name__ == "__main__":
+    _agent_kernel_main()
