@@ -13,6 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 /// A debug adapter this crate can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum AdapterId {
     /// Dart and Flutter: `dart debug_adapter`.
     Dart,
@@ -364,10 +365,7 @@ pub(crate) async fn start(
 }
 
 /// Connect to a DAP server on 127.0.0.1 (retrying while it comes up).
-pub(crate) async fn connect(
-    port: u16,
-    timeout: Duration,
-) -> Result<tokio::net::TcpStream, String> {
+pub(crate) async fn connect(port: u16, timeout: Duration) -> Result<tokio::net::TcpStream, String> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {

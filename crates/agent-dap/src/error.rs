@@ -49,7 +49,9 @@ pub enum DapError {
     #[error("{what}")]
     Unknown { what: String },
     /// The debuggee is not stopped, so the operation has nothing to look at.
-    #[error("the debuggee is {state}; `{op}` needs it stopped: call `pause`, or wait with `status`")]
+    #[error(
+        "the debuggee is {state}; `{op}` needs it stopped: call `pause`, or wait with `status`"
+    )]
     NotStopped { op: &'static str, state: String },
     /// Writing to or reading from the adapter failed.
     #[error("i/o with the debug adapter failed: {0}")]

@@ -135,7 +135,8 @@ impl Sink for Shared {
                     .get("systemProcessId")
                     .and_then(Value::as_u64)
                     .and_then(|p| u32::try_from(p).ok());
-                self.state.send_modify(|s| s.debuggee_pid = pid.or(s.debuggee_pid));
+                self.state
+                    .send_modify(|s| s.debuggee_pid = pid.or(s.debuggee_pid));
             }
             "stopped" => {
                 let thread_id = body.get("threadId").and_then(Value::as_i64);
@@ -325,7 +326,11 @@ impl Session {
     /// Send a request, with the session's timeout; map a closed connection to a clear error.
     pub async fn request(&self, command: &str, args: Value) -> Result<Value, DapError> {
         self.check_live()?;
-        match self.client.request(command, args, self.request_timeout).await {
+        match self
+            .client
+            .request(command, args, self.request_timeout)
+            .await
+        {
             Err(DapError::AdapterGone { .. }) => Err(DapError::AdapterGone {
                 detail: self.gone_detail(),
             }),
@@ -492,7 +497,11 @@ impl Session {
         for (file, lines) in breakpoints {
             let body = self
                 .client
-                .request("setBreakpoints", set_breakpoints_args(file, lines), startup_timeout)
+                .request(
+                    "setBreakpoints",
+                    set_breakpoints_args(file, lines),
+                    startup_timeout,
+                )
                 .await
                 .map_err(|e| self.startup_error(e))?;
             results.push((file.clone(), breakpoint_list(&body)));
@@ -606,7 +615,7 @@ impl Drop for Session {
 /// `1800 s` → `30m`, `2 s` → `2s`.
 pub(crate) fn human(d: Duration) -> String {
     let s = d.as_secs();
-    if s >= 60 && s % 60 == 0 {
+    if s >= 60 && s.is_multiple_of(60) {
         format!("{}m", s / 60)
     } else if s >= 1 {
         format!("{s}s")

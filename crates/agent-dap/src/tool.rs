@@ -28,6 +28,7 @@ const MAX_OUTPUT: usize = 8 * 1024;
 /// The operation to perform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(inline)]
 pub enum Op {
     /// Which adapters are usable here, and why not.
     Adapters,
@@ -289,7 +290,8 @@ impl Supervisor {
 
     fn adapters(&self) -> ToolOutput {
         let found = self.detect_all(&self.root);
-        let mut text = String::from("debug adapters for this workspace (root marker AND binary):\n");
+        let mut text =
+            String::from("debug adapters for this workspace (root marker AND binary):\n");
         let mut rows = Vec::new();
         for d in &found {
             let status = match d.why_not() {
@@ -387,7 +389,10 @@ impl Supervisor {
             let o = lock(&s.shared.output);
             o.end().saturating_sub(o.read_cursor)
         };
-        let _ = write!(text, "\n{unread} byte(s) of program output not read yet (`output`)");
+        let _ = write!(
+            text,
+            "\n{unread} byte(s) of program output not read yet (`output`)"
+        );
         Ok(ToolOutput::text(text).with_structured(json!({
             "session": s.id,
             "adapter": s.adapter.name(),
@@ -476,7 +481,12 @@ impl Supervisor {
 
     async fn breakpoints(&self, args: &DebugArgs) -> Result<ToolOutput, DapError> {
         let op = args.op;
-        let file = need(op, "file", &args.file, "the source file, relative to the workspace root")?;
+        let file = need(
+            op,
+            "file",
+            &args.file,
+            "the source file, relative to the workspace root",
+        )?;
         let lines = need(
             op,
             "lines",
@@ -514,7 +524,11 @@ impl Supervisor {
                 format!(
                     "{} breakpoint(s) in {shown} (lines {}) will be set when the session launches",
                     lines.len(),
-                    lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                    lines
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             };
             return Ok(ToolOutput::text(text)
@@ -527,15 +541,14 @@ impl Supervisor {
             )
             .await?;
         if lines.is_empty() {
-            return Ok(ToolOutput::text(format!("cleared the breakpoints of {shown}"))
-                .with_structured(json!({"file": shown, "lines": [], "pending": false})));
+            return Ok(
+                ToolOutput::text(format!("cleared the breakpoints of {shown}"))
+                    .with_structured(json!({"file": shown, "lines": [], "pending": false})),
+            );
         }
-        let (list, rows) =
-            self.breakpoint_lines(&path, &crate::session::breakpoint_list(&body));
-        Ok(
-            ToolOutput::text(format!("breakpoints in {shown}:{list}"))
-                .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})),
-        )
+        let (list, rows) = self.breakpoint_lines(&path, &crate::session::breakpoint_list(&body));
+        Ok(ToolOutput::text(format!("breakpoints in {shown}:{list}"))
+            .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})))
     }
 
     async fn reject_live(&self) -> Result<(), DapError> {
@@ -612,8 +625,14 @@ impl Supervisor {
                     && let Some(etc) = rust_formatters(&self.prefix, &marker).await
                 {
                     a["initCommands"] = json!([
-                        format!("command script import \"{}\"", etc.join("lldb_lookup.py").display()),
-                        format!("command source -s 1 \"{}\"", etc.join("lldb_commands").display()),
+                        format!(
+                            "command script import \"{}\"",
+                            etc.join("lldb_lookup.py").display()
+                        ),
+                        format!(
+                            "command source -s 1 \"{}\"",
+                            etc.join("lldb_commands").display()
+                        ),
                     ]);
                 }
                 a
@@ -631,8 +650,10 @@ impl Supervisor {
             }),
         };
         let target = self.shown(&program);
-        self.start(adapter, &binary, &marker, target, "launch", arguments, false)
-            .await
+        self.start(
+            adapter, &binary, &marker, target, "launch", arguments, false,
+        )
+        .await
     }
 
     async fn attach(&self, args: &DebugArgs) -> Result<ToolOutput, DapError> {
@@ -685,7 +706,9 @@ impl Supervisor {
                 return Err(DapError::Argument {
                     op: op.name(),
                     arg: "adapter",
-                    detail: "attaching is supported for debugpy, lldb and delve; dart is launch only".into(),
+                    detail:
+                        "attaching is supported for debugpy, lldb and delve; dart is launch only"
+                            .into(),
                 });
             }
         };
@@ -701,11 +724,11 @@ impl Supervisor {
         .await
         .map(|mut out| {
             if adapter == AdapterId::Delve {
-                out.text.push_str("\n(delve: connected to the headless server on that port)");
+                out.text
+                    .push_str("\n(delve: connected to the headless server on that port)");
             }
-            out.text.push_str(
-                "\n(attached: `terminate` disconnects and leaves the program running)",
-            );
+            out.text
+                .push_str("\n(attached: `terminate` disconnects and leaves the program running)");
             out
         })
     }
@@ -725,7 +748,11 @@ impl Supervisor {
         let started = if attach && matches!(adapter, AdapterId::Delve | AdapterId::Debugpy) {
             // `python -m debugpy --listen` and a headless delve are DAP servers themselves:
             // connect to the port directly.
-            let port = target.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            let port = target
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
             let stream = adapters::connect(port, cfg.startup_timeout.min(Duration::from_secs(10)))
                 .await
                 .map_err(|detail| DapError::Spawn {
@@ -765,9 +792,7 @@ impl Supervisor {
         {
             Ok(r) => r,
             Err(e) => {
-                session
-                    .end(format!("{request} failed"), true)
-                    .await;
+                session.end(format!("{request} failed"), true).await;
                 return Err(e);
             }
         };
@@ -809,7 +834,11 @@ impl Supervisor {
             return (
                 format!(
                     "the debug adapter exited unexpectedly; the session is over{}",
-                    if tail.is_empty() { String::new() } else { format!("; its stderr ends with: {tail}") }
+                    if tail.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; its stderr ends with: {tail}")
+                    }
                 ),
                 json!({"state": "adapter gone"}),
             );
@@ -844,7 +873,11 @@ impl Supervisor {
                     None => "the program terminated".to_string(),
                 };
                 if !out.is_empty() {
-                    let _ = write!(text, "; new output (also in `output`):\n{}", truncate(&out, 2000));
+                    let _ = write!(
+                        text,
+                        "; new output (also in `output`):\n{}",
+                        truncate(&out, 2000)
+                    );
                 }
                 (text, json!({"state": "exited", "exit_code": code}))
             }
@@ -870,7 +903,11 @@ impl Supervisor {
         let ids: Vec<i64> = body
             .get("threads")
             .and_then(Value::as_array)
-            .map(|t| t.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect())
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t.get("id").and_then(Value::as_i64))
+                    .collect()
+            })
             .unwrap_or_default();
         if ids.contains(&thread) {
             Ok(())
@@ -878,7 +915,10 @@ impl Supervisor {
             Err(DapError::Unknown {
                 what: format!(
                     "unknown thread_id {thread}; the debuggee's threads are: {}",
-                    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                    ids.iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             })
         }
@@ -937,7 +977,11 @@ impl Supervisor {
     async fn threads(&self) -> Result<ToolOutput, DapError> {
         let s = self.live().await?;
         let body = s.request("threads", json!({})).await?;
-        let threads = body.get("threads").and_then(Value::as_array).cloned().unwrap_or_default();
+        let threads = body
+            .get("threads")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let mut text = format!("{} thread(s):", threads.len());
         for t in &threads {
             let _ = write!(
@@ -963,14 +1007,22 @@ impl Supervisor {
     }
 
     /// Fetch the frames of `thread`, remembering their ids.
-    async fn frames(&self, s: &Session, thread: i64) -> Result<(Vec<Value>, Option<i64>), DapError> {
+    async fn frames(
+        &self,
+        s: &Session,
+        thread: i64,
+    ) -> Result<(Vec<Value>, Option<i64>), DapError> {
         let body = s
             .request(
                 "stackTrace",
                 json!({"threadId": thread, "startFrame": 0, "levels": MAX_FRAMES}),
             )
             .await?;
-        let mut frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut frames = body
+            .get("stackFrames")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         frames.truncate(MAX_FRAMES);
         let total = body.get("totalFrames").and_then(Value::as_i64);
         let mut known = s.known();
@@ -1006,7 +1058,11 @@ impl Supervisor {
         if let Some(t) = total
             && t > frames.len() as i64
         {
-            let _ = write!(text, "\n… {} more frame(s) not shown", t - frames.len() as i64);
+            let _ = write!(
+                text,
+                "\n… {} more frame(s) not shown",
+                t - frames.len() as i64
+            );
         }
         Ok(ToolOutput::text(text).with_structured(json!({"thread_id": thread, "frames": rows})))
     }
@@ -1064,13 +1120,20 @@ impl Supervisor {
         Self::require_stopped(&s, op)?;
         self.check_frame(&s, frame).await?;
         let body = s.request("scopes", json!({"frameId": frame})).await?;
-        let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let scopes = body
+            .get("scopes")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let mut text = format!("scopes of frame {frame}:");
         let mut rows = Vec::new();
         let mut known = s.known();
         for sc in &scopes {
             let name = sc.get("name").and_then(Value::as_str).unwrap_or("?");
-            let r = sc.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+            let r = sc
+                .get("variablesReference")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
             if r > 0 {
                 known.refs.insert(r);
             }
@@ -1093,8 +1156,14 @@ impl Supervisor {
     fn variable_row(&self, s: &Session, v: &Value) -> (String, Value) {
         let name = v.get("name").and_then(Value::as_str).unwrap_or("?");
         let value = v.get("value").and_then(Value::as_str).unwrap_or("");
-        let ty = v.get("type").and_then(Value::as_str).filter(|t| !t.is_empty());
-        let r = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+        let ty = v
+            .get("type")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty());
+        let r = v
+            .get("variablesReference")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
         if r > 0 {
             s.known().refs.insert(r);
         }
@@ -1106,7 +1175,10 @@ impl Supervisor {
         if r > 0 {
             let _ = write!(line, " [reference {r}]");
         }
-        (line, json!({"name": name, "type": ty, "value": value, "reference": r}))
+        (
+            line,
+            json!({"name": name, "type": ty, "value": value, "reference": r}),
+        )
     }
 
     async fn variables(&self, args: &DebugArgs) -> Result<ToolOutput, DapError> {
@@ -1122,11 +1194,20 @@ impl Supervisor {
         {
             let known = s.known();
             if !known.refs.contains(&reference) {
-                let list = known.refs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+                let list = known
+                    .refs
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return Err(DapError::Unknown {
                     what: format!(
                         "unknown reference {reference}; references are valid until the program moves and come from `scopes`, `variables` or `evaluate`. Known now: {}",
-                        if list.is_empty() { "none (call `scopes` first)".to_string() } else { list }
+                        if list.is_empty() {
+                            "none (call `scopes` first)".to_string()
+                        } else {
+                            list
+                        }
                     ),
                 });
             }
@@ -1134,7 +1215,11 @@ impl Supervisor {
         let body = s
             .request("variables", json!({"variablesReference": reference}))
             .await?;
-        let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+        let vars = body
+            .get("variables")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let mut text = format!("{} variable(s) in reference {reference}:", vars.len());
         let mut rows = Vec::new();
         for v in vars.iter().take(MAX_CHILDREN) {
@@ -1152,7 +1237,12 @@ impl Supervisor {
 
     async fn evaluate(&self, args: &DebugArgs) -> Result<ToolOutput, DapError> {
         let op = args.op;
-        let expression = need(op, "expression", &args.expression, "the expression to evaluate")?;
+        let expression = need(
+            op,
+            "expression",
+            &args.expression,
+            "the expression to evaluate",
+        )?;
         let s = self.live().await?;
         Self::require_stopped(&s, op)?;
         let frame = match args.frame_id {
@@ -1162,7 +1252,11 @@ impl Supervisor {
             }
             None => self.top_frame(&s).await?,
         };
-        let context = if s.adapter == AdapterId::Debugpy { "repl" } else { "watch" };
+        let context = if s.adapter == AdapterId::Debugpy {
+            "repl"
+        } else {
+            "watch"
+        };
         let body = s
             .request(
                 "evaluate",
@@ -1182,7 +1276,9 @@ impl Supervisor {
 
     async fn output(&self, args: &DebugArgs) -> Result<ToolOutput, DapError> {
         let Some(s) = self.current().await else {
-            return Err(DapError::NoSession { ended: String::new() });
+            return Err(DapError::NoSession {
+                ended: String::new(),
+            });
         };
         let mut o = lock(&s.shared.output);
         let cursor = args
@@ -1210,7 +1306,9 @@ impl Supervisor {
 
     async fn terminate(&self) -> Result<ToolOutput, DapError> {
         let Some(s) = self.current().await else {
-            return Ok(ToolOutput::text("no debug session is running; nothing to terminate"));
+            return Ok(ToolOutput::text(
+                "no debug session is running; nothing to terminate",
+            ));
         };
         let was_live = s.is_live();
         s.end("terminated on request".to_string(), true).await;
@@ -1226,7 +1324,10 @@ impl Supervisor {
                 s.state().ended.unwrap_or_default()
             )
         };
-        Ok(ToolOutput::text(text).with_structured(json!({"session": s.id, "terminated": was_live})))
+        Ok(
+            ToolOutput::text(text)
+                .with_structured(json!({"session": s.id, "terminated": was_live})),
+        )
     }
 }
 

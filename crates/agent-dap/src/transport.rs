@@ -158,7 +158,8 @@ impl Client {
                 });
             }
         }
-        let msg = json!({"seq": seq, "type": "request", "command": command, "arguments": arguments});
+        let msg =
+            json!({"seq": seq, "type": "request", "command": command, "arguments": arguments});
         if let Err(e) = self.write(&msg).await {
             if let Some(p) = lock(&self.pending).as_mut() {
                 p.remove(&seq);
@@ -218,18 +219,22 @@ fn error_message(msg: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    if let Some(format) = msg
-        .pointer("/body/error/format")
-        .and_then(Value::as_str)
-    {
+    if let Some(format) = msg.pointer("/body/error/format").and_then(Value::as_str) {
         let mut text = format.to_string();
-        if let Some(vars) = msg.pointer("/body/error/variables").and_then(Value::as_object) {
+        if let Some(vars) = msg
+            .pointer("/body/error/variables")
+            .and_then(Value::as_object)
+        {
             for (k, v) in vars {
                 text = text.replace(&format!("{{{k}}}"), v.as_str().unwrap_or(""));
             }
         }
         if !text.is_empty() && text != out {
-            out = if out.is_empty() { text } else { format!("{out}: {text}") };
+            out = if out.is_empty() {
+                text
+            } else {
+                format!("{out}: {text}")
+            };
         }
     }
     if out.is_empty() {
@@ -278,4 +283,114 @@ async fn read_message(
     serde_json::from_slice(&body)
         .map(Some)
         .map_err(|e| format!("malformed message: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncWriteExt, duplex};
+
+    #[derive(Default)]
+    struct Log(Mutex<Vec<String>>);
+
+    impl Sink for Log {
+        fn event(&self, name: &str, body: &Value) {
+            lock(&self.0).push(format!("{name} {body}"));
+        }
+        fn closed(&self, why: &str) {
+            lock(&self.0).push(format!("closed: {why}"));
+        }
+    }
+
+    fn frame(v: &Value) -> Vec<u8> {
+        let body = serde_json::to_vec(v).unwrap();
+        let mut f = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        f.extend(body);
+        f
+    }
+
+    async fn read_one(r: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Value {
+        read_message(r).await.unwrap().unwrap()
+    }
+
+    /// Responses are matched by request_seq even out of order; events keep their order;
+    /// reverse requests are answered; the end of the stream fails pending requests.
+    #[tokio::test]
+    async fn framing_matching_reverse_requests_and_close() {
+        let (ours, theirs) = duplex(1 << 16);
+        let (our_r, our_w) = tokio::io::split(ours);
+        let (their_r, mut their_w) = tokio::io::split(theirs);
+        let mut their_r = BufReader::new(their_r);
+        let log = Arc::new(Log::default());
+        let client = Client::start(our_r, our_w, log.clone());
+
+        let a = client.send("first", json!({})).await.unwrap();
+        let b = client.send("second", json!({})).await.unwrap();
+        let ra = read_one(&mut their_r).await;
+        let rb = read_one(&mut their_r).await;
+        assert_eq!(ra["command"], "first");
+        // Answer the second first, split across writes, with an extra header.
+        let resp_b = frame(
+            &json!({"type": "response", "request_seq": rb["seq"], "success": true, "command": "second", "body": {"n": 2}}),
+        );
+        let mut with_header = b"Content-Type: application/vscode-jsonrpc\r\n".to_vec();
+        with_header.extend(resp_b);
+        let (x, y) = with_header.split_at(10);
+        their_w.write_all(x).await.unwrap();
+        their_w.write_all(y).await.unwrap();
+        their_w
+            .write_all(&frame(&json!({"type": "event", "event": "one", "body": 1})))
+            .await
+            .unwrap();
+        their_w
+            .write_all(&frame(&json!({"type": "event", "event": "two", "body": 2})))
+            .await
+            .unwrap();
+        their_w
+            .write_all(&frame(
+                &json!({"type": "request", "seq": 9, "command": "runInTerminal", "arguments": {}}),
+            ))
+            .await
+            .unwrap();
+        their_w.write_all(&frame(&json!({"type": "response", "request_seq": ra["seq"], "success": false, "command": "first", "message": "nope",
+            "body": {"error": {"format": "bad {x}", "variables": {"x": "thing"}}}}))).await.unwrap();
+        let t = Duration::from_secs(5);
+        assert_eq!(b.wait(t).await.unwrap(), json!({"n": 2}));
+        let err = a.wait(t).await.unwrap_err().to_string();
+        assert_eq!(err, "the adapter refused `first`: nope: bad thing");
+        let reverse = read_one(&mut their_r).await;
+        assert_eq!(reverse["request_seq"], 9);
+        assert_eq!(reverse["success"], false);
+        assert!(reverse["message"].as_str().unwrap().contains("declined"));
+        let pending = client.send("third", json!({})).await.unwrap();
+        drop(their_w);
+        drop(their_r);
+        let gone = pending.wait(t).await.unwrap_err().to_string();
+        assert!(gone.contains("adapter is gone"), "{gone}");
+        let slow = client
+            .request("fourth", json!({}), Duration::from_millis(10))
+            .await;
+        assert!(slow.is_err());
+        assert_eq!(
+            *lock(&log.0),
+            vec![
+                "one 1".to_string(),
+                "two 2".to_string(),
+                "closed: end of stream".to_string()
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn unanswered_request_times_out() {
+        let (ours, _theirs) = duplex(1 << 16);
+        let (r, w) = tokio::io::split(ours);
+        let client = Client::start(r, w, Arc::new(Log::default()));
+        let err = client
+            .request("threads", json!({}), Duration::from_millis(50))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did not answer `threads`"), "{err}");
+    }
 }

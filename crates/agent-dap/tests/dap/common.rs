@@ -126,22 +126,23 @@ impl Fixture {
         out
     }
 
-    /// Call without recording or checking.
-    pub async fn quiet_any(&mut self, args: Value) -> ToolOutput {
-        self.reg.call("debug", args, Surface::Full).await
-    }
-
     /// Call, and require an error.
     pub async fn err(&mut self, args: Value) -> ToolOutput {
         let out = self.call(args.clone()).await;
-        assert!(out.is_error, "{args} should fail but returned: {}", out.text);
+        assert!(
+            out.is_error,
+            "{args} should fail but returned: {}",
+            out.text
+        );
         out
     }
 
     /// The transcript with temp paths, ids and pids redacted.
     pub fn redacted(&self) -> String {
         let root = self.root().canonicalize().expect("root");
-        let mut t = self.transcript.replace(&root.display().to_string(), "[root]");
+        let mut t = self
+            .transcript
+            .replace(&root.display().to_string(), "[root]");
         t = t.replace(&self.root().display().to_string(), "[root]");
         t = t.replace(&venv().display().to_string(), "[venv]");
         for (from, to) in &self.redact {
@@ -152,7 +153,10 @@ impl Fixture {
 
     /// Call `terminate` (if anything is live) and check every process seen is gone.
     pub async fn finish(&mut self) {
-        let _ = self.reg.call("debug", json!({"op": "terminate"}), Surface::Full).await;
+        let _ = self
+            .reg
+            .call("debug", json!({"op": "terminate"}), Surface::Full)
+            .await;
         assert_gone(&self.pids).await;
     }
 }
@@ -179,7 +183,10 @@ fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => false,
         Ok(stat) => {
-            let state = stat.rsplit(')').next().and_then(|r| r.split_whitespace().next());
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
             state != Some("Z")
         }
     }
@@ -215,7 +222,10 @@ fn group_members(pgid: u32) -> Vec<u32> {
 pub async fn assert_gone(pids: &[u32]) {
     assert!(!pids.is_empty(), "no pids were reported to check");
     for _ in 0..100 {
-        if pids.iter().all(|p| !alive(*p) && group_members(*p).is_empty()) {
+        if pids
+            .iter()
+            .all(|p| !alive(*p) && group_members(*p).is_empty())
+        {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -21,13 +21,17 @@ fn fake_dart_dir() -> tempfile::TempDir {
 
 fn dart_fixture(bin: &tempfile::TempDir) -> Fixture {
     let mut f = Fixture::new(
-        &[("pubspec.yaml", "name: demo\n"), ("bin/main.dart", MAIN_DART)],
+        &[
+            ("pubspec.yaml", "name: demo\n"),
+            ("bin/main.dart", MAIN_DART),
+        ],
         DapConfig {
             extra_bin_dirs: vec![bin.path().to_path_buf()],
             ..config()
         },
     );
-    f.redact.push((bin.path().display().to_string(), "[bin]".into()));
+    f.redact
+        .push((bin.path().display().to_string(), "[bin]".into()));
     f
 }
 
@@ -41,10 +45,21 @@ async fn dart_fake_adapter_session() {
     f.ok(json!({"op": "adapters"})).await;
     f.ok(json!({"op": "status"})).await;
     f.err(json!({"op": "stack"})).await;
-    f.ok(json!({"op": "breakpoints", "file": "bin/main.dart", "lines": [5, 3, 99]})).await;
-    let launched = f.ok(json!({"op": "launch", "program": "bin/main.dart"})).await;
-    assert!(launched.text.contains("not verified (no code at line 99)"), "{}", launched.text);
-    assert!(launched.text.contains("at main (bin/main.dart:3)"), "{}", launched.text);
+    f.ok(json!({"op": "breakpoints", "file": "bin/main.dart", "lines": [5, 3, 99]}))
+        .await;
+    let launched = f
+        .ok(json!({"op": "launch", "program": "bin/main.dart"}))
+        .await;
+    assert!(
+        launched.text.contains("not verified (no code at line 99)"),
+        "{}",
+        launched.text
+    );
+    assert!(
+        launched.text.contains("at main (bin/main.dart:3)"),
+        "{}",
+        launched.text
+    );
     f.ok(json!({"op": "threads"})).await;
     f.ok(json!({"op": "stack"})).await;
     f.err(json!({"op": "scopes", "frame_id": 424242})).await;
@@ -52,12 +67,17 @@ async fn dart_fake_adapter_session() {
     f.err(json!({"op": "stack", "thread_id": 99})).await;
     f.err(json!({"op": "evaluate"})).await;
     let scopes = f.ok(json!({"op": "scopes", "frame_id": 1003})).await;
-    assert!(scopes.text.contains("Locals: reference 10"), "{}", scopes.text);
+    assert!(
+        scopes.text.contains("Locals: reference 10"),
+        "{}",
+        scopes.text
+    );
     let vars = f.ok(json!({"op": "variables", "reference": 10})).await;
     assert!(vars.text.contains("(202 more characters)"), "{}", vars.text);
     let items = f.ok(json!({"op": "variables", "reference": 11})).await;
     assert!(items.text.contains("… 10 more not shown"), "{}", items.text);
-    f.ok(json!({"op": "evaluate", "expression": "count + 1"})).await;
+    f.ok(json!({"op": "evaluate", "expression": "count + 1"}))
+        .await;
     f.ok(json!({"op": "step_in"})).await;
     f.ok(json!({"op": "pause"})).await;
     let second = f.ok(json!({"op": "continue"})).await;
@@ -65,8 +85,18 @@ async fn dart_fake_adapter_session() {
     let done = f.ok(json!({"op": "continue"})).await;
     assert!(done.text.contains("exited with code 3"), "{}", done.text);
     let out = f.ok(json!({"op": "output"})).await;
-    assert!(out.text.contains("reverse runInTerminal: success=False message=runInTerminal is declined"), "{}", out.text);
-    assert!(out.text.contains("reverse startDebugging: success=False message=startDebugging is refused"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("reverse runInTerminal: success=False message=runInTerminal is declined"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .contains("reverse startDebugging: success=False message=startDebugging is refused"),
+        "{}",
+        out.text
+    );
     f.ok(json!({"op": "status"})).await;
     f.err(json!({"op": "continue"})).await;
     f.finish().await;
@@ -81,13 +111,25 @@ async fn dart_fake_adapter_session() {
 async fn terminate_kills_adapter_and_debuggee_groups() {
     let bin = fake_dart_dir();
     let mut f = dart_fixture(&bin);
-    f.ok(json!({"op": "breakpoints", "file": "bin/main.dart", "lines": [3]})).await;
-    let launched = f.ok(json!({"op": "launch", "program": "bin/main.dart"})).await;
+    f.ok(json!({"op": "breakpoints", "file": "bin/main.dart", "lines": [3]}))
+        .await;
+    let launched = f
+        .ok(json!({"op": "launch", "program": "bin/main.dart"}))
+        .await;
     let s = launched.structured.clone().unwrap();
     assert!(s["debuggee_pid"].as_u64().is_some(), "{s}");
     let term = f.ok(json!({"op": "terminate"})).await;
-    assert!(term.text.contains("terminated; the adapter and the debuggee were killed"), "{}", term.text);
+    assert!(
+        term.text
+            .contains("terminated; the adapter and the debuggee were killed"),
+        "{}",
+        term.text
+    );
     crate::common::assert_gone(&f.pids).await;
     let again = f.err(json!({"op": "threads"})).await;
-    assert!(again.text.contains("ended: terminated on request"), "{}", again.text);
+    assert!(
+        again.text.contains("ended: terminated on request"),
+        "{}",
+        again.text
+    );
 }

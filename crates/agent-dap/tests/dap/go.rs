@@ -34,20 +34,35 @@ fn go_fixture() -> Fixture {
 async fn go_binary_under_delve() {
     let mut f = go_fixture();
     f.run("go", &["build", "-gcflags=all=-N -l", "-o", "demo", "."]);
-    f.ok(json!({"op": "breakpoints", "file": "main.go", "lines": [9]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "main.go", "lines": [9]}))
+        .await;
     let launched = f.ok(json!({"op": "launch", "program": "demo"})).await;
     assert!(launched.text.contains("with delve"), "{}", launched.text);
-    assert!(launched.text.contains("at main.scale (main.go:9)"), "{}", launched.text);
+    assert!(
+        launched.text.contains("at main.scale (main.go:9)"),
+        "{}",
+        launched.text
+    );
     let stack = f.ok(json!({"op": "stack"})).await;
-    let frames = stack.structured.as_ref().unwrap()["frames"].as_array().unwrap().clone();
+    let frames = stack.structured.as_ref().unwrap()["frames"]
+        .as_array()
+        .unwrap()
+        .clone();
     let main_frame = frames[1]["frame_id"].as_i64().unwrap();
-    let scopes = f.ok(json!({"op": "scopes", "frame_id": frames[0]["frame_id"]})).await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"].as_i64().unwrap();
+    let scopes = f
+        .ok(json!({"op": "scopes", "frame_id": frames[0]["frame_id"]}))
+        .await;
+    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
+        .as_i64()
+        .unwrap();
     let vars = f.ok(json!({"op": "variables", "reference": locals})).await;
     assert!(vars.text.contains("k: int = 3"), "{}", vars.text);
-    let names = f.ok(json!({"op": "evaluate", "expression": "names", "frame_id": main_frame})).await;
+    let names = f
+        .ok(json!({"op": "evaluate", "expression": "names", "frame_id": main_frame}))
+        .await;
     assert!(names.text.contains("\"a\""), "{}", names.text);
-    f.ok(json!({"op": "evaluate", "expression": "q.X + q.Y"})).await;
+    f.ok(json!({"op": "evaluate", "expression": "q.X + q.Y"}))
+        .await;
     f.ok(json!({"op": "step_over"})).await;
     let done = f.ok(json!({"op": "continue"})).await;
     assert!(!done.text.contains("running"), "{}", done.text);
@@ -63,9 +78,14 @@ async fn go_binary_under_delve() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn go_package_under_delve() {
     let mut f = go_fixture();
-    f.ok(json!({"op": "breakpoints", "file": "main.go", "lines": [16]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "main.go", "lines": [16]}))
+        .await;
     let launched = f.ok(json!({"op": "launch", "program": "."})).await;
-    assert!(launched.text.contains("at main.main (main.go:16)"), "{}", launched.text);
+    assert!(
+        launched.text.contains("at main.main (main.go:16)"),
+        "{}",
+        launched.text
+    );
     let q = f.ok(json!({"op": "evaluate", "expression": "q"})).await;
     assert!(q.text.contains("X: 3"), "{}", q.text);
     f.ok(json!({"op": "continue"})).await;

@@ -31,10 +31,17 @@ async fn wait_ended(f: &mut Fixture) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn second_launch_is_rejected_naming_the_live_session() {
     let mut f = py_fixture(config());
-    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]}))
+        .await;
     f.ok(json!({"op": "launch", "program": "prog.py"})).await;
     let second = f.err(json!({"op": "launch", "program": "prog.py"})).await;
-    assert!(second.text.contains("already live: session 1 (debugpy on prog.py"), "{}", second.text);
+    assert!(
+        second
+            .text
+            .contains("already live: session 1 (debugpy on prog.py"),
+        "{}",
+        second.text
+    );
     let attach = f.err(json!({"op": "attach", "port": 9})).await;
     assert!(attach.text.contains("already live"), "{}", attach.text);
     // The first session is untouched.
@@ -56,28 +63,42 @@ async fn ttl_expiry_kills_the_session() {
         ttl: Duration::from_secs(4),
         ..config()
     });
-    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]}))
+        .await;
     f.ok(json!({"op": "launch", "program": "prog.py"})).await;
     let status = wait_ended(&mut f).await;
-    assert!(status.contains("its time to live of 4s expired"), "{status}");
+    assert!(
+        status.contains("its time to live of 4s expired"),
+        "{status}"
+    );
     assert_gone(&f.pids).await;
     let err = f.err(json!({"op": "continue"})).await;
-    assert!(err.text.contains("time to live of 4s expired"), "{}", err.text);
+    assert!(
+        err.text.contains("time to live of 4s expired"),
+        "{}",
+        err.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adapter_killed_mid_session() {
     let mut f = py_fixture(config());
-    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]}))
+        .await;
     let launched = f.ok(json!({"op": "launch", "program": "prog.py"})).await;
-    let adapter = launched.structured.as_ref().unwrap()["adapter_pid"].as_u64().unwrap();
+    let adapter = launched.structured.as_ref().unwrap()["adapter_pid"]
+        .as_u64()
+        .unwrap();
     let killed = std::process::Command::new("kill")
         .args(["-9", &adapter.to_string()])
         .status()
         .expect("run kill");
     assert!(killed.success());
     let status = wait_ended(&mut f).await;
-    assert!(status.contains("the debug adapter exited unexpectedly"), "{status}");
+    assert!(
+        status.contains("the debug adapter exited unexpectedly"),
+        "{status}"
+    );
     let err = f.err(json!({"op": "stack"})).await;
     assert!(err.text.contains("exited unexpectedly"), "{}", err.text);
     assert_gone(&f.pids).await;
@@ -87,13 +108,25 @@ async fn adapter_killed_mid_session() {
 async fn debuggee_exits_before_any_breakpoint() {
     let mut f = py_fixture(config());
     // A breakpoint on a line that never runs (after the loop's body there is no line 40).
-    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [6]})).await;
-    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": []})).await;
-    let launched = f.ok(json!({"op": "launch", "program": "prog.py", "args": ["a b"], "env": {"DEMO": "1"}})).await;
-    assert!(launched.text.contains("the program exited with code 0"), "{}", launched.text);
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [6]}))
+        .await;
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": []}))
+        .await;
+    let launched = f
+        .ok(json!({"op": "launch", "program": "prog.py", "args": ["a b"], "env": {"DEMO": "1"}}))
+        .await;
+    assert!(
+        launched.text.contains("the program exited with code 0"),
+        "{}",
+        launched.text
+    );
     assert!(launched.text.contains("tick 2\ndone"), "{}", launched.text);
     let err = f.err(json!({"op": "step_over"})).await;
-    assert!(err.text.contains("ended: the debuggee terminated"), "{}", err.text);
+    assert!(
+        err.text.contains("ended: the debuggee terminated"),
+        "{}",
+        err.text
+    );
     f.ok(json!({"op": "output"})).await;
     f.ok(json!({"op": "output"})).await;
     assert_gone(&f.pids).await;
@@ -119,8 +152,18 @@ async fn debugpy_prefers_project_venv_over_path() {
     std::fs::write(bin.join("python"), wrapper).unwrap();
     std::fs::set_permissions(bin.join("python"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let launched = f.ok(json!({"op": "launch", "program": "prog.py"})).await;
-    assert!(launched.text.contains("/.venv/bin/python -m debugpy.adapter"), "{}", launched.text);
-    assert!(launched.text.contains("exited with code 0"), "{}", launched.text);
+    assert!(
+        launched
+            .text
+            .contains("/.venv/bin/python -m debugpy.adapter"),
+        "{}",
+        launched.text
+    );
+    assert!(
+        launched.text.contains("exited with code 0"),
+        "{}",
+        launched.text
+    );
     let used = std::fs::read_to_string(&mark).expect("the .venv python was not run");
     assert!(used.contains("-m debugpy.adapter"), "{used}");
     assert_gone(&f.pids).await;
@@ -135,23 +178,42 @@ async fn attach_to_listening_debugpy() {
         "import time\nfor i in range(600):\n    n = i\n    time.sleep(0.1)\n",
     )
     .unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let mut child = std::process::Command::new(venv().join("bin/python"))
-        .args(["-m", "debugpy", "--listen", &format!("127.0.0.1:{port}"), "serve.py"])
+        .args([
+            "-m",
+            "debugpy",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "serve.py",
+        ])
         .current_dir(f.root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start debugpy listener");
-    f.ok(json!({"op": "breakpoints", "file": "serve.py", "lines": [3]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "serve.py", "lines": [3]}))
+        .await;
     // The listener takes a moment to open its port; attach retries the connection (bounded).
     let attached = f.ok(json!({"op": "attach", "port": port})).await;
-    assert!(attached.text.contains("attached to 127.0.0.1:"), "{}", attached.text);
+    assert!(
+        attached.text.contains("attached to 127.0.0.1:"),
+        "{}",
+        attached.text
+    );
     let attached_text = if attached.text.contains("stopped (breakpoint)") {
         attached.text.clone()
     } else {
         f.ok(json!({"op": "continue"})).await.text
     };
     assert!(attached_text.contains("(serve.py:3)"), "{attached_text}");
-    let n = f.ok(json!({"op": "evaluate", "expression": "i >= 0"})).await;
+    let n = f
+        .ok(json!({"op": "evaluate", "expression": "i >= 0"}))
+        .await;
     assert!(n.text.contains("= True"), "{}", n.text);
     f.ok(json!({"op": "terminate"})).await;
     let _ = child.kill();

@@ -2,8 +2,9 @@
 //! scripted fake Dart adapter.
 
 mod common;
-mod python;
-mod native;
-mod go;
 mod dart;
+mod go;
 mod lifecycle;
+mod native;
+mod python;
+mod surface;

@@ -19,29 +19,58 @@ print("result", result)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_session() {
     require("python3");
-    let mut f = Fixture::new(&[("pyproject.toml", "[project]\nname='demo'\n"), ("app.py", APP)], config());
+    let mut f = Fixture::new(
+        &[
+            ("pyproject.toml", "[project]\nname='demo'\n"),
+            ("app.py", APP),
+        ],
+        config(),
+    );
     f.link_venv();
-    f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4]})).await;
+    f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4]}))
+        .await;
     let launched = f.ok(json!({"op": "launch", "program": "app.py"})).await;
-    assert!(launched.text.contains("stopped (breakpoint) at total (app.py:4)"), "{}", launched.text);
+    assert!(
+        launched
+            .text
+            .contains("stopped (breakpoint) at total (app.py:4)"),
+        "{}",
+        launched.text
+    );
     let stack = f.ok(json!({"op": "stack"})).await;
-    let frames = stack.structured.as_ref().unwrap()["frames"].as_array().unwrap().clone();
+    let frames = stack.structured.as_ref().unwrap()["frames"]
+        .as_array()
+        .unwrap()
+        .clone();
     let top = frames[0]["frame_id"].as_i64().unwrap();
     let module = frames[1]["frame_id"].as_i64().unwrap();
     let scopes = f.ok(json!({"op": "scopes", "frame_id": top})).await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"].as_i64().unwrap();
+    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
+        .as_i64()
+        .unwrap();
     f.ok(json!({"op": "variables", "reference": locals})).await;
-    f.ok(json!({"op": "evaluate", "expression": "acc + n * 10"})).await;
+    f.ok(json!({"op": "evaluate", "expression": "acc + n * 10"}))
+        .await;
     // The module frame's own scope: `data` is visible there, with a long value truncated.
-    let data = f.ok(json!({"op": "evaluate", "expression": "data", "frame_id": module})).await;
-    let data_ref = data.structured.as_ref().unwrap()["reference"].as_i64().unwrap();
-    f.ok(json!({"op": "variables", "reference": data_ref})).await;
+    let data = f
+        .ok(json!({"op": "evaluate", "expression": "data", "frame_id": module}))
+        .await;
+    let data_ref = data.structured.as_ref().unwrap()["reference"]
+        .as_i64()
+        .unwrap();
+    f.ok(json!({"op": "variables", "reference": data_ref}))
+        .await;
     f.ok(json!({"op": "step_over"})).await;
-    f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": []})).await;
+    f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": []}))
+        .await;
     let done = f.ok(json!({"op": "continue"})).await;
     assert!(done.text.contains("exited with code 0"), "{}", done.text);
     let out = f.ok(json!({"op": "output", "cursor": 0})).await;
-    assert!(out.text.contains("start\n") && out.text.contains("result 3"), "{}", out.text);
+    assert!(
+        out.text.contains("start\n") && out.text.contains("result 3"),
+        "{}",
+        out.text
+    );
     f.ok(json!({"op": "output"})).await;
     f.err(json!({"op": "stack"})).await;
     f.finish().await;
