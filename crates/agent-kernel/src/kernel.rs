@@ -368,11 +368,24 @@ impl Kernel {
         }
     }
 
-    /// Discard what arrived between cells; `false` when the kernel has died meanwhile.
-    pub(crate) fn drain_idle(&mut self) -> bool {
+    /// Discard what arrived between cells (output of background threads), refusing any
+    /// `tool()` call made after its cell had finished; `false` when the kernel has died meanwhile.
+    pub(crate) async fn drain_idle(&mut self) -> bool {
         while let Ok(ev) = self.events.try_recv() {
-            if matches!(ev, Event::Closed) {
-                return false;
+            match ev {
+                Event::Closed => return false,
+                Event::Frame(v) if v["t"] == "bridge" => {
+                    let msg = json!({
+                        "t": "bridge_result",
+                        "id": v["id"],
+                        "is_error": true,
+                        "text": "tool() was called after its cell had finished (from a background thread or an unawaited promise); call tools while the cell runs",
+                    });
+                    if !self.send(&msg).await {
+                        return false;
+                    }
+                }
+                _ => {}
             }
         }
         true

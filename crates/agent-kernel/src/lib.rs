@@ -113,6 +113,7 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
 /// The cell's language.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum Language {
     /// Python, in the project's own interpreter.
     #[default]
@@ -229,7 +230,7 @@ impl Tool for EvalTool {
                         "reset: the previous {name} kernel was discarded; a fresh one was started"
                     ));
                     None
-                } else if k.drain_idle() {
+                } else if k.drain_idle().await {
                     Some(*k)
                 } else {
                     k.kill().await;

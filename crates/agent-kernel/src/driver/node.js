@@ -319,6 +319,78 @@
     return { code, head, echoAt: echoAt === null ? null : echoAt + shift };
   }
 
+  // Static `import` statements (not valid in a script) become dynamic imports, so the reflexive
+  // `import fs from 'fs'` works in a cell and its bindings persist like any other declaration.
+  function rewriteImports(src) {
+    const toks = tokenize(src);
+    const starts = statementStarts(toks);
+    const edits = [];
+    for (const j of starts) {
+      const t = toks[j];
+      const nx = toks[j + 1];
+      if (t.k !== 'id' || t.v !== 'import' || !nx || nx.v === '(' || nx.v === '.') continue;
+      let k = j + 1;
+      let spec = null;
+      const names = [];
+      let ns = null;
+      let def = null;
+      if (nx.k === 'str') {
+        spec = nx;
+      } else {
+        while (k < toks.length && !(toks[k].k === 'id' && toks[k].v === 'from' && toks[k].d === 0)) {
+          const tk = toks[k];
+          if (tk.v === '*' && toks[k + 1] && toks[k + 1].v === 'as') { ns = toks[k + 2].v; k += 3; continue; }
+          if (tk.k === 'id' && tk.d === 0 && def === null && ns === null && tk.v !== 'type') { def = tk.v; k++; continue; }
+          if (tk.k === 'id' && tk.d === 1) {
+            const local = toks[k + 1] && toks[k + 1].v === 'as' ? toks[k + 2].v : null;
+            names.push(local ? `${tk.v}: ${local}` : tk.v);
+            k += local ? 3 : 1;
+            continue;
+          }
+          if (tk.k === 'str' && tk.d === 1) {
+            const local = toks[k + 1] && toks[k + 1].v === 'as' ? toks[k + 2].v : null;
+            if (local) names.push(`${src.slice(tk.s, tk.e)}: ${local}`);
+            k += local ? 3 : 1;
+            continue;
+          }
+          k++;
+        }
+        spec = toks[k + 1];
+      }
+      if (!spec || spec.k !== 'str') continue;
+      let end = spec.e;
+      const after = toks[toks.indexOf(spec) + 1];
+      if (after && after.v === ';') end = after.e;
+      const m = src.slice(spec.s, spec.e);
+      let out;
+      if (ns !== null) {
+        out = `const ${ns} = await import(${m});` + (def ? ` const ${def} = ${ns}.default;` : '');
+      } else if (def === null && !names.length) {
+        out = `await import(${m});`;
+      } else {
+        const parts = (def ? [`default: ${def}`] : []).concat(names);
+        out = `const { ${parts.join(', ')} } = await import(${m});`;
+      }
+      edits.push({ at: t.s, del: end - t.s, ins: out });
+    }
+    edits.sort((a, b) => b.at - a.at);
+    let code = src;
+    for (const e of edits) code = code.slice(0, e.at) + e.ins + code.slice(e.at + e.del);
+    return code;
+  }
+
+  // node 20 marks the main-context loader for vm scripts experimental; the warning is noise here
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    if (String(warning && warning.message !== undefined ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+  const scriptOptions = (filename, extra) => Object.assign(
+    { filename },
+    vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER ? { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {},
+    extra || {},
+  );
+
   // ---- running a cell ---------------------------------------------------------------------------
   let interruptCell = null;
   let running = false;
@@ -359,15 +431,17 @@
     }).finally(() => { interruptCell = null; });
   }
 
-  async function runCell(id, code) {
+  async function runCell(id, original) {
     const filename = `<cell ${id}>`;
-    cellSources.set(id, code);
+    cellSources.set(id, original);
+    let code = original;
     let value;
     try {
+      if (/\bimport\b/.test(code)) code = rewriteImports(code);
       let script = null;
       let asyncMode = false;
       try {
-        script = new vm.Script(rewrite(code, false).code, { filename });
+        script = new vm.Script(rewrite(code, false).code, scriptOptions(filename));
       } catch (e) {
         const awaits = e instanceof SyntaxError && tokenize(code).some((t) => t.k === 'id' && t.v === 'await');
         if (awaits) asyncMode = true;
@@ -382,10 +456,10 @@
         if (r.echoAt !== null) {
           const body = r.code.slice(0, r.echoAt) + '\nreturn (' + r.code.slice(r.echoAt).replace(/[\s;]+$/, '') + '\n)';
           wrapped = '(async () => {' + r.head + '\n' + body + '\n})()';
-          try { new vm.Script(wrapped, { filename }); } catch (_) { wrapped = null; }
+          try { new vm.Script(wrapped, scriptOptions(filename)); } catch (_) { wrapped = null; }
         }
         if (wrapped === null) wrapped = '(async () => {' + r.head + '\n' + r.code + '\n})()';
-        script = new vm.Script(wrapped, { filename, lineOffset: -1 });
+        script = new vm.Script(wrapped, scriptOptions(filename, { lineOffset: -1 }));
         value = await withInterrupt(script.runInThisContext({ breakOnSigint: true, displayErrors: true }));
       }
     } catch (e) {

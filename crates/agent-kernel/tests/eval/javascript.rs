@@ -31,6 +31,12 @@ async fn javascript_declarations_persist_and_redeclare() {
             ("later", "'set'"),
             ("require('path').basename('/a/b.txt')", "'b.txt'"),
             ("undefined", "(no output)"),
+            (
+                "import fs from 'fs'\nimport { basename, join as pjoin } from 'path'\nimport * as os from 'os'\n[typeof fs.readFileSync, basename('/a/b.txt'), pjoin('x', 'y'), typeof os.platform]",
+                "[ 'function', 'b.txt', 'x/y', 'function' ]",
+            ),
+            ("basename('/persisted/import')", "'import'"),
+            ("(await import('path')).sep", "'/'"),
         ],
     )
     .await;

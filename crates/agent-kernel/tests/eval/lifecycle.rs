@@ -49,7 +49,7 @@ async fn python_inactivity_budget() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn javascript_inactivity_budget() {
     require_node();
-    let kit = Kit::new(tight(2000));
+    let kit = Kit::new(tight(2500));
     ok(&kit.js("let state = 'kept'").await, "(no output)");
     let out = kit.js("while (true) {}").await;
     assert_eq!(status(&out), "interrupted", "{}", out.text);
@@ -184,7 +184,7 @@ async fn sandbox_prefix_launches_the_kernel() {
 
     let kit = Kit::with_prefix(
         KernelConfig {
-            inactivity_budget: Duration::from_secs(2),
+            inactivity_budget: Duration::from_secs(3),
             interrupt_grace: Duration::from_secs(2),
             ..Default::default()
         },

@@ -33,6 +33,41 @@ async fn python_cells_persist_echo_and_capture_in_order() {
     .await;
 }
 
+#[test]
+fn eval_schema_and_description() {
+    let kit = Kit::new(KernelConfig::default());
+    let info = kit
+        .registry
+        .list(agent_tier::Surface::Full)
+        .into_iter()
+        .find(|i| i.name == "eval")
+        .expect("eval is registered");
+    assert_eq!(info.tier, agent_tier::Tier::Exec);
+    assert!(!info.parallel_safe);
+    insta::assert_json_snapshot!("eval_schema", info.input_schema);
+    insta::assert_snapshot!("eval_description", info.description);
+    assert!(
+        kit.registry
+            .list(agent_tier::Surface::Plan)
+            .iter()
+            .all(|i| i.name != "eval")
+    );
+    let doctor = agent_kernel::doctor(kit.dir.path());
+    let python = doctor
+        .iter()
+        .find(|d| d.id == "python")
+        .expect("python entry");
+    assert!(python.usable(), "{}", python.summary());
+    assert!(
+        python
+            .binary
+            .as_ref()
+            .is_some_and(|b| b.starts_with(kit.dir.path().join(".venv"))),
+        "{}",
+        python.summary()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_binary_junk_cannot_corrupt_the_wire() {
     let kit = Kit::new(KernelConfig::default());
@@ -86,6 +121,11 @@ async fn python_errors_are_short_and_point_at_the_cell() {
         .await;
     assert!(out.is_error);
     assert!(out.text.contains("but it has 11"), "{}", out.text);
+    let out = kit
+        .call(json!({"code": "1", "description": "run a test cell for the kernel", "language": "ruby"}))
+        .await;
+    assert!(out.is_error);
+    insta::assert_snapshot!("invalid_language", out.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
