@@ -26,6 +26,10 @@ pub const REQUEST_CANCELLED: i64 = -32800;
 /// How long a server must be quiet (no progress, no status change, no sync) to count as loaded.
 pub const SETTLE: Duration = Duration::from_millis(300);
 
+/// How long after a fresh (versioned) publish to wait for a further one (a checker run on save
+/// announces itself with work-done progress, which is waited for as well).
+pub const PUBLISH_SETTLE: Duration = Duration::from_millis(150);
+
 /// One `textDocument/publishDiagnostics` as received.
 #[derive(Debug, Clone)]
 pub struct Published {
@@ -591,9 +595,14 @@ impl Server {
         let _ = self
             .wait_until(
                 |sh| {
-                    Self::idle(sh)
+                    sh.progress.is_empty()
+                        && sh.quiescent != Some(false)
                         && sh.diagnostics.get(path).is_some_and(|p| {
-                            let quiet = if p.version.is_some() { SETTLE } else { SETTLE * 3 };
+                            let quiet = if p.version.is_some() {
+                                PUBLISH_SETTLE
+                            } else {
+                                PUBLISH_SETTLE * 4
+                            };
                             p.at.elapsed() >= quiet
                         })
                 },

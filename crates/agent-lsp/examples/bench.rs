@@ -1,0 +1,394 @@
+//! `cargo run --release -p agent-lsp --example bench [-- SERVER...]`
+//!
+//! For each server (default: pyright gopls), in the same run and on the same fixture:
+//!
+//! - hover and definition latency through our `lsp` tool (registry call path included) against a
+//!   minimal raw LSP client talking to a second instance of the same server; the goal is ≤ 1 ms
+//!   median added;
+//! - diagnostics on write: a `write` through the registry (with our wrapper syncing the file and
+//!   waiting for fresh diagnostics) against the raw client's didChange → publishDiagnostics time.
+//!
+//! Needs the servers on PATH (as `cargo xtask test` sets it up).
+#![allow(clippy::unwrap_used)] // a benchmark: a failed unwrap is a failed run
+
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{CallContext, RunInfo, Surface, Tier, Tool, ToolOutput};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+const N: usize = 40;
+
+struct Fixture {
+    dir: &'static str,
+    language: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+    file: &'static str,
+    line: u32,
+    symbol: &'static str,
+    language_id: &'static str,
+    good: &'static str,
+    bad: &'static str,
+    write_file: &'static str,
+}
+
+fn fixture_for(server: &str) -> Fixture {
+    match server {
+        "gopls" => Fixture {
+            dir: "go",
+            language: "go",
+            program: "gopls",
+            args: &[],
+            file: "main.go",
+            line: 6,
+            symbol: "MakeGreeter",
+            language_id: "go",
+            good: "package main\n\nvar n = 1\n",
+            bad: "package main\n\nvar n = undefinedThingXyz\n",
+            write_file: "extra.go",
+        },
+        _ => Fixture {
+            dir: "python",
+            language: "python",
+            program: "pyright-langserver",
+            args: &["--stdio"],
+            file: "main.py",
+            line: 4,
+            symbol: "make_greeter",
+            language_id: "python",
+            good: "value = 1\n",
+            bad: "value = undefined_thing_xyz\n",
+            write_file: "extra.py",
+        },
+    }
+}
+
+// ---- a minimal raw LSP client (the peer) ----------------------------------------------------
+
+struct Raw {
+    stdin: tokio::process::ChildStdin,
+    rx: mpsc::UnboundedReceiver<Value>,
+    next: i64,
+    _child: tokio::process::Child,
+    _guard: agent_tier::process::GroupGuard,
+}
+
+impl Raw {
+    async fn start(program: &Path, args: &[&str], root: &Path) -> Raw {
+        let mut cmd = agent_tier::process::command(&[], program, args);
+        cmd.current_dir(root).stdin(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let guard = agent_tier::process::GroupGuard::new(child.id());
+        agent_tier::process::Tail::new(4096).capture(child.stderr.take().unwrap());
+        let stdin = child.stdin.take().unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            loop {
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if out.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let t = line.trim();
+                    if t.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = t.strip_prefix("Content-Length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                }
+                let mut buf = vec![0; len];
+                out.read_exact(&mut buf).await.unwrap();
+                if tx.send(serde_json::from_slice(&buf).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Raw {
+            stdin,
+            rx,
+            next: 1,
+            _child: child,
+            _guard: guard,
+        }
+    }
+
+    async fn send(&mut self, v: Value) {
+        let body = serde_json::to_vec(&v).unwrap();
+        let mut msg = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        msg.extend(body);
+        self.stdin.write_all(&msg).await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
+    /// Receive until `pred` matches, answering the server's requests on the way.
+    async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let m = tokio::time::timeout(Duration::from_secs(60), self.rx.recv())
+                .await
+                .expect("raw client: no message within 60 s")
+                .expect("raw client: server closed");
+            if m.get("method").is_some() && m.get("id").is_some() {
+                let result = if m["method"] == "workspace/configuration" {
+                    json!(vec![
+                        Value::Null;
+                        m["params"]["items"].as_array().map_or(0, Vec::len)
+                    ])
+                } else {
+                    Value::Null
+                };
+                self.send(json!({"jsonrpc": "2.0", "id": m["id"], "result": result}))
+                    .await;
+                continue;
+            }
+            if pred(&m) {
+                return m;
+            }
+        }
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        self.until(|m| m.get("method").is_none() && m["id"] == id)
+            .await
+    }
+
+    async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await;
+    }
+}
+
+fn uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+// ---- our side --------------------------------------------------------------------------------
+
+struct FakeWrite;
+
+#[derive(Deserialize, JsonSchema)]
+struct WriteArgs {
+    /// Path.
+    path: String,
+    /// Content.
+    content: String,
+}
+
+impl Tool for FakeWrite {
+    type Args = WriteArgs;
+    fn name(&self) -> &str {
+        "write"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+    fn description(&self) -> String {
+        "bench write".into()
+    }
+    async fn call(
+        &self,
+        a: WriteArgs,
+        cx: CallContext,
+    ) -> Result<ToolOutput, agent_tier::BoxError> {
+        std::fs::write(cx.run().root.join(&a.path), &a.content)?;
+        Ok(ToolOutput::text("ok").with_structured(json!({"changed_files": [a.path]})))
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+async fn bench(server: &str) {
+    let fx = fixture_for(server);
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fx.dir),
+        &root,
+    );
+    let file = root.join(fx.file);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line_text = text.lines().nth(fx.line as usize - 1).unwrap().to_string();
+    let byte = line_text.find(fx.symbol).unwrap();
+    let program: PathBuf = agent_tier::process::resolve_binary(&root, &[], &[fx.program])
+        .unwrap_or_else(|| panic!("{} not on PATH", fx.program));
+
+    // Ours.
+    let reg = agent_tier::Registry::new(RunInfo {
+        root: root.clone(),
+        ..Default::default()
+    });
+    reg.register(FakeWrite);
+    let mut cfg = agent_lsp::LspConfig {
+        skip_config_files: true,
+        ..Default::default()
+    };
+    cfg.overrides
+        .languages
+        .insert(fx.language.into(), vec![server.into()]);
+    agent_lsp::attach(&reg, cfg);
+    let call =
+        |op: &str| json!({"operation": op, "file": fx.file, "line": fx.line, "symbol": fx.symbol});
+    for _ in 0..3 {
+        let out = reg.call("lsp", call("definition"), Surface::Full).await;
+        assert!(!out.is_error, "{}", out.text);
+    }
+
+    // The peer.
+    let mut raw = Raw::start(&program, fx.args, &root).await;
+    let kinds: Vec<u32> = (1..=26).collect();
+    raw.request(
+        "initialize",
+        json!({"processId": std::process::id(), "rootUri": uri(&root),
+               "workspaceFolders": [{"uri": uri(&root), "name": "root"}],
+               "capabilities": {"general": {"positionEncodings": ["utf-16"]},
+                                "workspace": {"configuration": true, "symbol": {"symbolKind": {"valueSet": kinds}}},
+                                "textDocument": {"hover": {"contentFormat": ["markdown"]},
+                                                 "definition": {"linkSupport": true},
+                                                 "publishDiagnostics": {"versionSupport": true}}}}),
+    )
+    .await;
+    raw.notify("initialized", json!({})).await;
+    raw.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&file), "languageId": fx.language_id, "version": 1, "text": text}}),
+    )
+    .await;
+    let character: usize = line_text[..byte].chars().map(char::len_utf16).sum();
+    let pos = json!({"textDocument": {"uri": uri(&file)}, "position": {"line": fx.line - 1, "character": character}});
+    // Warm up until it answers.
+    for _ in 0..100 {
+        let r = raw.request("textDocument/definition", pos.clone()).await;
+        if r.get("result")
+            .is_some_and(|v| !v.is_null() && v != &json!([]))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    println!("\n## {server}");
+    println!("| operation | ours (median) | raw client (median) | added | ratio |");
+    println!("|---|---|---|---|---|");
+    for (op, method) in [
+        ("hover", "textDocument/hover"),
+        ("definition", "textDocument/definition"),
+    ] {
+        let mut ours = Vec::new();
+        let mut peer = Vec::new();
+        for _ in 0..N {
+            let t = Instant::now();
+            let out = reg.call("lsp", call(op), Surface::Full).await;
+            ours.push(t.elapsed());
+            assert!(!out.is_error, "{}", out.text);
+            let t = Instant::now();
+            raw.request(method, pos.clone()).await;
+            peer.push(t.elapsed());
+        }
+        let (o, p) = (median(ours), median(peer));
+        println!(
+            "| {op} | {} | {} | {} | {:.2}x |",
+            ms(o),
+            ms(p),
+            ms(o.saturating_sub(p)),
+            o.as_secs_f64() / p.as_secs_f64()
+        );
+    }
+
+    // Diagnostics on write: ours = the whole wrapped write; peer = didChange → publish.
+    let wf = root.join(fx.write_file);
+    std::fs::write(&wf, fx.good).unwrap();
+    let mut ours = Vec::new();
+    let mut peer = Vec::new();
+    raw.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&wf), "languageId": fx.language_id, "version": 1, "text": fx.good}}),
+    )
+    .await;
+    let wuri = uri(&wf);
+    for i in 0..10 {
+        let content = if i % 2 == 0 { fx.bad } else { fx.good };
+        let t = Instant::now();
+        let out = reg
+            .call(
+                "write",
+                json!({"path": fx.write_file, "content": content}),
+                Surface::Full,
+            )
+            .await;
+        ours.push(t.elapsed());
+        assert!(!out.is_error, "{}", out.text);
+        let version = i + 2;
+        let t = Instant::now();
+        raw.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": wuri, "version": version}, "contentChanges": [{"text": content}]}),
+        )
+        .await;
+        raw.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": wuri}}),
+        )
+        .await;
+        let w = wuri.clone();
+        raw.until(move |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == w.as_str()
+                && (m["params"]["version"] == version || m["params"]["version"].is_null())
+        })
+        .await;
+        peer.push(t.elapsed());
+    }
+    let (o, p) = (median(ours), median(peer));
+    println!(
+        "| diagnostics on write | {} | {} (server's publish) | {} | {:.2}x |",
+        ms(o),
+        ms(p),
+        ms(o.saturating_sub(p)),
+        o.as_secs_f64() / p.as_secs_f64()
+    );
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mut servers: Vec<String> = std::env::args().skip(1).collect();
+    if servers.is_empty() {
+        servers = vec!["pyright".into(), "gopls".into()];
+    }
+    println!(
+        "# agent-lsp bench: our `lsp` tool vs a raw LSP client, same server, same run ({N} calls each)"
+    );
+    for s in servers {
+        bench(&s).await;
+    }
+}
