@@ -132,17 +132,63 @@ def _agent_kernel_main():
 
     wlock = _thread.allocate_lock()
 
-    def send(obj):
+    def write_frame(obj):
         try:
             body = json_dumps(obj)
         except ValueError:
             body = json_dumps({"t": "stream", "name": "stderr", "text": "(a message could not be encoded)\n"})
         data = prefix + body.encode("utf-8", "replace") + b"\n"
         view = memoryview(data)
+        while view:
+            n = os.write(wire_out, view)
+            view = view[n:]
+
+    # Stdout text is batched: a burst of small writes becomes one frame, while a write after a
+    # quiet spell (> 50 ms) goes out at once and a flusher thread sends the rest within 100 ms,
+    # so that the host sees progress (which resets the inactivity budget). Stderr is not batched
+    # (it is what explains a crash). Every other frame flushes the batch first, keeping the order.
+    from time import monotonic
+
+    pending = {"name": None, "parts": [], "size": 0, "at": 0.0}
+
+    def flush_locked():
+        if pending["parts"]:
+            text = "".join(pending["parts"])
+            pending["parts"] = []
+            pending["size"] = 0
+            write_frame({"t": "stream", "name": pending["name"], "text": text})
+        pending["at"] = monotonic()
+
+    def send(obj):
         with wlock:
-            while view:
-                n = os.write(wire_out, view)
-                view = view[n:]
+            flush_locked()
+            write_frame(obj)
+
+    def emit(name, text):
+        if not text:
+            return
+        with wlock:
+            if pending["name"] != name:
+                flush_locked()
+                pending["name"] = name
+            pending["parts"].append(text)
+            pending["size"] += len(text)
+            if name == "stderr" or pending["size"] >= 16384 or monotonic() - pending["at"] >= 0.05:
+                flush_locked()
+
+    def flush_output():
+        with wlock:
+            flush_locked()
+
+    def flusher():
+        from time import sleep
+
+        while True:
+            sleep(0.1)
+            if pending["parts"]:
+                flush_output()
+
+    spawn(flusher)
 
     # ---- output -----------------------------------------------------------------------------
 
@@ -173,7 +219,7 @@ def _agent_kernel_main():
             if not isinstance(s, str):
                 raise TypeError("write() argument must be str, not " + type(s).__name__)
             if s:
-                send({"t": "stream", "name": self._name, "text": s})
+                emit(self._name, s)
             return len(s)
 
         def writelines(self, lines):
@@ -269,7 +315,7 @@ def _agent_kernel_main():
                 before, pending = pending[:i], pending[i + len(sync_mark):]
                 text = dec.decode(before)
                 if text:
-                    send({"t": "stream", "name": name, "text": text})
+                    emit(name, text)
                 synced[name].set()
             keep = 0
             for k in range(min(len(sync_mark) - 1, len(pending)), 0, -1):
@@ -279,7 +325,7 @@ def _agent_kernel_main():
             flush, pending = pending[: len(pending) - keep], pending[len(pending) - keep:]
             text = dec.decode(flush)
             if text:
-                send({"t": "stream", "name": name, "text": text})
+                emit(name, text)
 
     for fd, name in ((out_r, "stdout"), (err_r, "stderr")):
         spawn(pump, fd, name)
