@@ -18,6 +18,18 @@ const APT_PROBES: &[(&str, &str)] = &[
     ("gopls", "gopls"),
     ("dlv", "delve"),
 ];
+/// The crates published on their own (`cargo package --list` must succeed for each).
+const PUBLISHED: &[&str] = &[
+    "agent-tier",
+    "agent-lsp",
+    "agent-astgrep",
+    "agent-dap",
+    "agent-kernel",
+    "agent-ask",
+    "agent-vibe",
+    "agent-tools",
+    "agent-tools-cli",
+];
 const PIP_PACKAGES: &[&str] = &[
     "basedpyright",
     "python-lsp-server",
@@ -233,6 +245,11 @@ fn lint(root: &Path) -> Result<()> {
         ]))?;
     }
     run(cargo(root).args(["check", "-q", "-p", "agent-tools", "--no-default-features"]))?;
+    for krate in PUBLISHED {
+        run(cargo(root)
+            .args(["package", "--list", "--allow-dirty", "-p", krate])
+            .stdout(Stdio::null()))?;
+    }
     codegen(root, true)
 }
 
