@@ -368,12 +368,40 @@ impl Kernel {
         }
     }
 
-    /// Discard what arrived between cells (output of background threads), refusing any
-    /// `tool()` call made after its cell had finished; `false` when the kernel has died meanwhile.
-    pub(crate) async fn drain_idle(&mut self) -> bool {
+    /// Take what arrived between cells (output of background threads or timers) into `out`,
+    /// refusing any `tool()` call made after its cell had finished; `false` when the kernel has
+    /// died meanwhile.
+    pub(crate) async fn drain_idle(&mut self, out: &mut Collector) -> bool {
+        let mut noted = false;
+        let mut note = |out: &mut Collector| {
+            if !noted {
+                noted = true;
+                out.stream(
+                    "stderr",
+                    "[output that arrived after the previous cell finished:]\n",
+                );
+            }
+        };
         while let Ok(ev) = self.events.try_recv() {
             match ev {
                 Event::Closed => return false,
+                Event::Raw(s) => {
+                    note(out);
+                    out.stream("stdout", &s);
+                }
+                Event::Stderr(s) => {
+                    note(out);
+                    out.stream("stderr", &s);
+                }
+                Event::Frame(v) if v["t"] == "stream" => {
+                    note(out);
+                    let name = if v["name"] == "stderr" {
+                        "stderr"
+                    } else {
+                        "stdout"
+                    };
+                    out.stream(name, v["text"].as_str().unwrap_or(""));
+                }
                 Event::Frame(v) if v["t"] == "bridge" => {
                     let msg = json!({
                         "t": "bridge_result",
@@ -603,6 +631,39 @@ mod tests {
                 _ => "other".into(),
             })
             .collect()
+    }
+
+    #[test]
+    fn python_prefers_the_project_venv() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = KernelConfig::default();
+        let exe = |rel: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "").expect("write");
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            p.into_os_string()
+        };
+        let pick = || program_for(Lang::Python, dir.path(), &config, false).ok();
+        let venv = exe("venv/bin/python");
+        assert_eq!(pick(), Some(venv));
+        let dot = exe(".venv/bin/python");
+        assert_eq!(pick(), Some(dot));
+        // inside a sandbox, without a project venv, the sandbox's own PATH decides
+        let empty = tempfile::tempdir().expect("tempdir");
+        assert_eq!(
+            program_for(Lang::Python, empty.path(), &config, true).ok(),
+            Some("python3".into())
+        );
+        let configured = KernelConfig {
+            python: Some("/opt/py/bin/python".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            program_for(Lang::Python, dir.path(), &configured, false).ok(),
+            Some("/opt/py/bin/python".into())
+        );
     }
 
     #[test]

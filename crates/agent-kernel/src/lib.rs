@@ -9,8 +9,10 @@
 //! - JavaScript runs in a child `node`; top-level `let`/`const`/`function`/`class` persist across
 //!   cells (rewritten to global bindings, so redeclaring is fine) and top-level `await` works.
 //! - The wire is JSON lines on the child's own stdin and stdout, each frame carrying a nonce; the
-//!   driver moves the cell off the real stdout before any cell runs, so nothing a cell prints can
-//!   corrupt it (see [`kernel`](crate) internals). No port, no socket, no secret.
+//!   driver moves the cell off the real stdout before any cell runs (Python: to private
+//!   descriptors; JavaScript: every stream object replaced), so nothing a cell prints can corrupt
+//!   it, and the wire passes unchanged through a launcher such as `docker exec -i`. No port, no
+//!   socket, no secret.
 //! - The sandbox launcher (`RunInfo::sandbox_prefix`) is put in front of the interpreter when the
 //!   run has one; this crate never starts a sandbox.
 //! - A cell's `tool(name, args)` re-enters the registry through
@@ -230,7 +232,7 @@ impl Tool for EvalTool {
                         "reset: the previous {name} kernel was discarded; a fresh one was started"
                     ));
                     None
-                } else if k.drain_idle().await {
+                } else if k.drain_idle(&mut out).await {
                     Some(*k)
                 } else {
                     k.kill().await;

@@ -138,3 +138,32 @@ async fn a_long_bridge_call_is_not_cut_by_the_budget() {
         "'done fan-out'",
     );
 }
+
+/// Output and `tool()` calls from background threads after their cell finished: the output shows
+/// up with the next call, and the call gets an answer (never a hang).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_work_after_a_cell() {
+    let kit = Kit::new(KernelConfig::default());
+    let out = kit
+        .py("import threading, time\ndef late():\n    time.sleep(0.2)\n    print('late print')\n    try:\n        r = tool('read', {'path': 'x'})\n    except ToolError as e:\n        r = e\n    print('late tool:', r)\nthreading.Thread(target=late).start()")
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    let mut seen = String::new();
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let out = kit.py("1").await;
+        assert!(!out.is_error, "{}", out.text);
+        seen.push_str(&out.text);
+        if seen.contains("late tool:") {
+            break;
+        }
+    }
+    assert!(seen.contains("late print"), "{seen}");
+    assert!(
+        seen.contains("late tool: contents of x")
+            || seen.contains(
+                "late tool: tool 'read' failed: tool() was called after its cell had finished"
+            ),
+        "{seen}"
+    );
+}
