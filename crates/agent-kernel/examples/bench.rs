@@ -132,6 +132,35 @@ async fn main() {
     }
     let rt = median(rts);
 
+    // javascript, for reference: cold start against a bare `node -e 0`, and the round trip
+    let js_cell = |code: &str| json!({"code": code, "description": "add one and one for the benchmark", "language": "javascript"});
+    let mut node_bare = Vec::new();
+    let mut js_colds = Vec::new();
+    for _ in 0..COLD_STARTS.min(11) {
+        let t = Instant::now();
+        let s = Command::new("node")
+            .args(["-e", "0"])
+            .status()
+            .expect("node -e 0 (is node on PATH?)");
+        assert!(s.success());
+        node_bare.push(t.elapsed());
+        let r = new_registry();
+        let t = Instant::now();
+        let out = r.call("eval", js_cell("1+1"), Surface::Full).await;
+        js_colds.push(t.elapsed());
+        assert_eq!(out.text, "2", "{}", out.text);
+    }
+    let r = new_registry();
+    let _ = r.call("eval", js_cell("1+1"), Surface::Full).await;
+    let mut js_rts = Vec::new();
+    for _ in 0..ROUND_TRIPS {
+        let t = Instant::now();
+        let out = r.call("eval", js_cell("1+1"), Surface::Full).await;
+        js_rts.push(t.elapsed());
+        assert_eq!(out.text, "2");
+    }
+    let (node_bare, js_cold, js_rt) = (median(node_bare), median(js_colds), median(js_rts));
+
     // the peer, in the same run
     let peer = Command::new(&python)
         .args([
@@ -178,5 +207,12 @@ async fn main() {
         ms(cold),
         ms(peer_cold),
         cold.as_secs_f64() / peer_cold.as_secs_f64()
+    );
+    println!(
+        "javascript:         round trip {}; cold start to `2` {} vs bare `node -e 0` {} (ratio {:.2})",
+        ms(js_rt),
+        ms(js_cold),
+        ms(node_bare),
+        js_cold.as_secs_f64() / node_bare.as_secs_f64()
     );
 }

@@ -598,7 +598,9 @@ def _agent_kernel_main():
             raise MagicError("unknown cell magic %%" + name)
 
         def line(self, name, args):
-            return getattr(self, "m_" + name)(expand(args, self.ns).strip())
+            if name not in ("time", "timeit"):  # code, not a command line: no {var} expansion
+                args = expand(args, self.ns)
+            return getattr(self, "m_" + name)(args.strip())
 
         def m_pip(self, args):
             import importlib

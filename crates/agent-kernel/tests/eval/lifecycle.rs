@@ -229,3 +229,30 @@ async fn sandbox_prefix_launches_the_kernel() {
         &["could not start the python kernel", "/nonexistent/launcher"],
     );
 }
+
+/// A call whose caller stops waiting takes its kernel with it (killed, never left running), and
+/// the next call says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_discards_its_kernel() {
+    let kit = Kit::new(KernelConfig::default());
+    let pid = kit.py("import os\nos.getpid()").await;
+    assert!(!pid.is_error, "{}", pid.text);
+    let pid: i32 = pid.text.trim().parse().expect("a pid");
+    let cancelled =
+        tokio::time::timeout(Duration::from_millis(800), kit.py("import time\ntime.sleep(60)")).await;
+    assert!(cancelled.is_err(), "the cell should still be running");
+    let out = kit.py("'os' in globals()").await;
+    assert!(!out.is_error, "{}", out.text);
+    contains(&out, &["was discarded because an earlier eval call was cancelled", "False"]);
+    // the old kernel is gone (bounded wait: killing is asynchronous)
+    let mut gone = false;
+    for _ in 0..100 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if status.is_empty() || status.contains("State:\tZ") {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the cancelled kernel (pid {pid}) is still running");
+}
