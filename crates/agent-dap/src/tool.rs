@@ -796,6 +796,12 @@ impl Supervisor {
                 return Err(e);
             }
         };
+        // Configured and launched: running until an event says otherwise.
+        session.shared.state.send_modify(|st| {
+            if st.run == Run::Starting {
+                st.run = Run::Running;
+            }
+        });
         let state = session.wait_stop(gen_before, cfg.run_wait).await;
         let mut text = format!(
             "session {id}: {} {} with {} ({})",

@@ -20,6 +20,13 @@ fn py_fixture(cfg: DapConfig) -> Fixture {
 async fn wait_ended(f: &mut Fixture) -> String {
     for _ in 0..300 {
         let s = f.quiet(json!({"op": "status"})).await;
+        if let Some(st) = &s.structured {
+            for key in ["adapter_pid", "debuggee_pid"] {
+                if let Some(p) = st.get(key).and_then(serde_json::Value::as_u64) {
+                    f.pids.push(p as u32);
+                }
+            }
+        }
         if s.text.contains("ended (") {
             return s.text;
         }
@@ -219,4 +226,66 @@ async fn attach_to_listening_debugpy() {
     let _ = child.kill();
     let _ = child.wait();
     assert_gone(&f.pids).await;
+}
+
+/// A program that never stops by itself: `launch` and `continue` come back after the bounded
+/// wait with state `running`; `pause` stops it; `status` tells where.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn running_program_returns_after_bounded_wait_and_pauses() {
+    let mut f = py_fixture(DapConfig {
+        run_wait: Duration::from_secs(2),
+        ..config()
+    });
+    std::fs::write(
+        f.root().join("spin.py"),
+        "import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n",
+    )
+    .unwrap();
+    let launched = f.ok(json!({"op": "launch", "program": "spin.py"})).await;
+    assert!(
+        launched.text.contains("still running after 2s"),
+        "{}",
+        launched.text
+    );
+    let status = f.ok(json!({"op": "status"})).await;
+    assert!(
+        status.text.contains("(debugpy on spin.py, running)"),
+        "{}",
+        status.text
+    );
+    let err = f.err(json!({"op": "stack"})).await;
+    assert!(
+        err.text
+            .contains("the debuggee is running; `stack` needs it stopped"),
+        "{}",
+        err.text
+    );
+    let paused = f.ok(json!({"op": "pause"})).await;
+    if !paused.text.starts_with("stopped (pause)") {
+        // A loaded machine may need longer than the bounded wait: status tells once it stops.
+        let mut stopped = false;
+        for _ in 0..300 {
+            if f.quiet(json!({"op": "status"}))
+                .await
+                .text
+                .contains("stopped at")
+            {
+                stopped = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(stopped, "pause never stopped the program: {}", paused.text);
+    }
+    let n = f
+        .quiet(json!({"op": "evaluate", "expression": "n > 0"}))
+        .await;
+    assert!(n.text.contains("= True"), "{}", n.text);
+    let cont = f.ok(json!({"op": "continue"})).await;
+    assert!(
+        cont.text.contains("still running after 2s"),
+        "{}",
+        cont.text
+    );
+    f.finish().await;
 }

@@ -1,0 +1,202 @@
+//! `cargo run --release -p agent-dap --example bench` — one step's round trip (step_over until
+//! the debuggee has stopped again) through the `debug` tool, against a raw DAP client driving
+//! the same adapter (debugpy) in the same run.
+//!
+//! The tool also fetches the top frame after each stop to say where it is, so the raw client is
+//! timed twice: bare (`next` → `stopped`) and doing the same work (`next` → `stopped` →
+//! `stackTrace` of one frame). The overhead of the tool is its time minus the equal-work raw
+//! time; the goal is at most 2 ms.
+
+// A benchmark harness: a failed step is a broken run, reported by the panic.
+#![allow(clippy::unwrap_used)]
+
+use agent_dap::DapConfig;
+use agent_tier::{Registry, RunInfo, Surface};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+const STEPS: usize = 200;
+const PROGRAM: &str = "i = 0\nwhile True:\n    i += 1\n    i -= 1\n";
+
+fn python() -> PathBuf {
+    match std::env::var_os("AGENT_TOOLS_VENV") {
+        Some(v) => PathBuf::from(v).join("bin/python"),
+        None => PathBuf::from("python3"),
+    }
+}
+
+fn stats(name: &str, mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let median = ms(v[v.len() / 2]);
+    println!(
+        "{name:<34} median {median:7.3} ms   p90 {:7.3} ms   min {:7.3} ms   (n = {})",
+        ms(v[v.len() * 9 / 10]),
+        ms(v[0]),
+        v.len()
+    );
+    median
+}
+
+async fn through_tool(root: &Path) -> Vec<Duration> {
+    let reg = Registry::new(RunInfo {
+        root: root.to_path_buf(),
+        conversation_id: Some("bench".into()),
+        ..Default::default()
+    });
+    agent_dap::attach(&reg, DapConfig::default());
+    let call = |args: Value| {
+        let reg = reg.clone();
+        async move {
+            let out = reg.call("debug", args.clone(), Surface::Full).await;
+            assert!(!out.is_error, "{args}: {}", out.text);
+            out
+        }
+    };
+    call(json!({"op": "breakpoints", "file": "loop.py", "lines": [3]})).await;
+    call(json!({"op": "launch", "program": "loop.py"})).await;
+    call(json!({"op": "breakpoints", "file": "loop.py", "lines": []})).await;
+    let mut times = Vec::with_capacity(STEPS);
+    for _ in 0..STEPS {
+        let t = Instant::now();
+        let out = call(json!({"op": "step_over"})).await;
+        times.push(t.elapsed());
+        assert!(out.text.starts_with("stopped (step)"), "{}", out.text);
+    }
+    call(json!({"op": "terminate"})).await;
+    times
+}
+
+struct Raw {
+    r: BufReader<tokio::process::ChildStdout>,
+    w: tokio::process::ChildStdin,
+    seq: i64,
+}
+
+impl Raw {
+    async fn send(&mut self, command: &str, arguments: Value) -> i64 {
+        self.seq += 1;
+        let body = serde_json::to_vec(
+            &json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments}),
+        )
+        .unwrap();
+        let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        frame.extend(body);
+        self.w.write_all(&frame).await.unwrap();
+        self.w.flush().await.unwrap();
+        self.seq
+    }
+
+    async fn read(&mut self) -> Value {
+        let mut len = 0;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                self.r.read_line(&mut line).await.unwrap() > 0,
+                "adapter closed"
+            );
+            let t = line.trim();
+            if t.is_empty() && len > 0 {
+                break;
+            }
+            if let Some(v) = t.strip_prefix("Content-Length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        self.r.read_exact(&mut body).await.unwrap();
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let m = self.read().await;
+            if pred(&m) {
+                return m;
+            }
+        }
+    }
+}
+
+async fn raw_client(root: &Path) -> (Vec<Duration>, Vec<Duration>) {
+    let mut cmd = agent_tier::process::command(&[], python(), ["-m", "debugpy.adapter"]);
+    cmd.stdin(std::process::Stdio::piped()).current_dir(root);
+    let mut child = cmd.spawn().expect("start debugpy");
+    let _guard = agent_tier::process::GroupGuard::new(child.id());
+    let mut raw = Raw {
+        r: BufReader::new(child.stdout.take().unwrap()),
+        w: child.stdin.take().unwrap(),
+        seq: 0,
+    };
+    let is_resp = |s: i64| move |m: &Value| m["type"] == "response" && m["request_seq"] == s;
+    let is_event = |e: &'static str| move |m: &Value| m["type"] == "event" && m["event"] == e;
+    let s = raw.send("initialize", json!({"adapterID": "debugpy", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})).await;
+    raw.until(is_resp(s)).await;
+    let program = root.join("loop.py").display().to_string();
+    raw.send("launch", json!({"program": program, "console": "internalConsole", "redirectOutput": true, "subProcess": false})).await;
+    raw.until(is_event("initialized")).await;
+    let s = raw
+        .send(
+            "setBreakpoints",
+            json!({"source": {"path": program}, "breakpoints": [{"line": 3}]}),
+        )
+        .await;
+    raw.until(is_resp(s)).await;
+    raw.send("configurationDone", json!({})).await;
+    let stopped = raw.until(is_event("stopped")).await;
+    let thread = stopped["body"]["threadId"].as_i64().unwrap();
+    let s = raw
+        .send(
+            "setBreakpoints",
+            json!({"source": {"path": program}, "breakpoints": []}),
+        )
+        .await;
+    raw.until(is_resp(s)).await;
+    let mut bare = Vec::with_capacity(STEPS);
+    let mut equal = Vec::with_capacity(STEPS);
+    for i in 0..STEPS * 2 {
+        let t = Instant::now();
+        raw.send("next", json!({"threadId": thread})).await;
+        raw.until(is_event("stopped")).await;
+        if i % 2 == 1 {
+            let s = raw
+                .send("stackTrace", json!({"threadId": thread, "levels": 1}))
+                .await;
+            raw.until(is_resp(s)).await;
+            equal.push(t.elapsed());
+        } else {
+            bare.push(t.elapsed());
+        }
+    }
+    let _ = raw
+        .send("disconnect", json!({"terminateDebuggee": true}))
+        .await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    (bare, equal)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("loop.py"), PROGRAM).unwrap();
+    std::fs::write(dir.path().join("requirements.txt"), "").unwrap();
+    if let Some(v) = std::env::var_os("AGENT_TOOLS_VENV") {
+        std::os::unix::fs::symlink(v, dir.path().join(".venv")).unwrap();
+    }
+    println!("debug step_over round trip, debugpy, {STEPS} steps each");
+    // Warm both paths once, then measure raw and tool alternately in the same run.
+    let (bare, equal) = raw_client(dir.path()).await;
+    let tool = through_tool(dir.path()).await;
+    let bare = stats("raw DAP: next -> stopped", bare);
+    let equal = stats("raw DAP: next -> stopped -> frame", equal);
+    let ours = stats("debug tool: step_over", tool);
+    println!(
+        "ratio tool / raw(equal work) = {:.3}; added {:.3} ms per step (goal <= 2 ms); tool / raw(bare) = {:.3}",
+        ours / equal,
+        ours - equal,
+        ours / bare
+    );
+}
