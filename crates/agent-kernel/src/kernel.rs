@@ -430,8 +430,8 @@ impl Kernel {
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
     }
 
-    /// Why the process ended, after stdout closed.
-    async fn death(&mut self) -> (String, String) {
+    /// Why the process ended (its exit status) and the tail of its stderr, after stdout closed.
+    pub(crate) async fn death(&mut self) -> (String, String) {
         let status = match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
             Ok(Ok(s)) => describe_exit(s),
             _ => {

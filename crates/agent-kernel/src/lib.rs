@@ -235,9 +235,10 @@ impl Tool for EvalTool {
                 } else if k.drain_idle(&mut out).await {
                     Some(*k)
                 } else {
+                    let (status, _) = k.death().await;
                     k.kill().await;
                     out.state_lost = true;
-                    out.note(format!("a fresh {name} kernel was started: the previous one died between calls, so variables and imports from earlier cells are gone"));
+                    out.note(format!("a fresh {name} kernel was started: the previous one died between calls ({status}), so variables and imports from earlier cells are gone"));
                     None
                 }
             }

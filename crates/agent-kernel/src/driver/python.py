@@ -1,5 +1,6 @@
-# agent-kernel python driver. Shipped inside the agent-kernel crate and passed to the project's
-# own interpreter on its command line; never imported by anything else.
+# agent-kernel python driver. Shipped inside the agent-kernel crate; the host runs it in the
+# project's own interpreter, importing it from a per-user cache directory (so its bytecode is
+# cached) or, inside a sandbox, passing it as source on the command line.
 #
 # The wire: JSON lines, each prefixed with "\x1e<nonce>:", on the process's ORIGINAL stdin and
 # stdout, which this driver moves to private (non-inheritable) descriptors before any cell runs.

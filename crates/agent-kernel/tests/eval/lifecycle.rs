@@ -136,6 +136,26 @@ async fn javascript_crash_and_reset() {
         &out,
         &["a fresh javascript kernel was started", "'undefined'"],
     );
+    // a kernel that dies between calls (here: a timer after its cell finished)
+    ok(
+        &kit.js("setTimeout(() => process.exit(7), 100); 'armed'")
+            .await,
+        "'armed'",
+    );
+    let mut text = String::new();
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let out = kit.js("1").await;
+        if out.text.contains("fresh javascript kernel") {
+            text = out.text;
+            break;
+        }
+    }
+    // usually "died between calls"; under heavy load the timer may fire during the `1` cell
+    assert!(
+        text.contains("the previous one died") && text.contains("(exited with status 7)"),
+        "{text}"
+    );
     ok(&kit.js("let keep = 2").await, "(no output)");
     let out = kit
         .call(json!({"code": "typeof keep", "description": "check that reset clears all state", "language": "javascript", "reset": true}))
@@ -238,12 +258,21 @@ async fn a_cancelled_call_discards_its_kernel() {
     let pid = kit.py("import os\nos.getpid()").await;
     assert!(!pid.is_error, "{}", pid.text);
     let pid: i32 = pid.text.trim().parse().expect("a pid");
-    let cancelled =
-        tokio::time::timeout(Duration::from_millis(800), kit.py("import time\ntime.sleep(60)")).await;
+    let cancelled = tokio::time::timeout(
+        Duration::from_millis(800),
+        kit.py("import time\ntime.sleep(60)"),
+    )
+    .await;
     assert!(cancelled.is_err(), "the cell should still be running");
     let out = kit.py("'os' in globals()").await;
     assert!(!out.is_error, "{}", out.text);
-    contains(&out, &["was discarded because an earlier eval call was cancelled", "False"]);
+    contains(
+        &out,
+        &[
+            "was discarded because an earlier eval call was cancelled",
+            "False",
+        ],
+    );
     // the old kernel is gone (bounded wait: killing is asynchronous)
     let mut gone = false;
     for _ in 0..100 {
