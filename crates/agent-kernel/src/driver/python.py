@@ -202,7 +202,7 @@ def _agent_kernel_main():
             return len(b)
 
         def flush(self):
-            pass
+            flush_output()
 
     class Stream:
         encoding = "utf-8"
@@ -228,7 +228,7 @@ def _agent_kernel_main():
                 self.write(line)
 
         def flush(self):
-            pass
+            flush_output()
 
         def isatty(self):
             return False
