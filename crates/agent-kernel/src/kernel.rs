@@ -59,7 +59,12 @@ fn cached_python_driver() -> Option<std::path::PathBuf> {
         return Some(dir);
     }
     std::fs::create_dir_all(&dir).ok()?;
-    let tmp = dir.join(format!("agent_kernel_driver.{}.tmp", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        "agent_kernel_driver.{}.{n}.tmp",
+        std::process::id()
+    ));
     std::fs::write(&tmp, PYTHON_DRIVER).ok()?;
     std::fs::rename(&tmp, &file).ok()?;
     Some(dir)
