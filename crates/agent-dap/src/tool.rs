@@ -792,8 +792,15 @@ impl Supervisor {
         {
             Ok(r) => r,
             Err(e) => {
+                // The TTL (or the adapter dying) may have ended the session first: say so.
+                let ended = session.state().ended;
                 session.end(format!("{request} failed"), true).await;
-                return Err(e);
+                return Err(match ended {
+                    Some(why) => DapError::NoSession {
+                        ended: format!(" (session {id} ended during start-up: {why}; {e})"),
+                    },
+                    None => e,
+                });
             }
         };
         // Configured and launched: running until an event says otherwise.
