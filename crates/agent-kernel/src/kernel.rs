@@ -25,6 +25,8 @@ use tokio::time::Instant;
 
 pub(crate) const PYTHON_DRIVER: &str = include_str!("driver/python.py");
 pub(crate) const NODE_DRIVER: &str = include_str!("driver/node.js");
+/// `sh -c NODE_BOOT <node> <driver>`: moves the wire off fd 0, then becomes node.
+const NODE_BOOT: &str = "exec \"$0\" -e \"$1\" 3<&0 </dev/null";
 /// Runs the driver passed as the next argument (source text); used inside a sandbox, where a
 /// file written by the host may not be visible.
 const PYTHON_BOOT_SOURCE: &str =
@@ -261,9 +263,21 @@ impl Kernel {
             (Lang::Python, None) => {
                 vec!["-c".into(), PYTHON_BOOT_SOURCE.into(), PYTHON_DRIVER.into()]
             }
-            (Lang::Javascript, _) => vec!["-e".into(), NODE_DRIVER.into()],
+            (Lang::Javascript, _) => vec![
+                "-c".into(),
+                NODE_BOOT.into(),
+                program.clone(),
+                NODE_DRIVER.into(),
+            ],
         };
-        let mut cmd = process::command(prefix, &program, &args);
+        // node cannot move its own descriptors, so `sh` does it before exec'ing node: the wire
+        // comes in on fd 3 and fd 0 is /dev/null, so that a child started with inherited stdio
+        // (`execSync(cmd, {stdio: 'inherit'})`) cannot read the host's messages.
+        let launched = match lang {
+            Lang::Python => program.clone(),
+            Lang::Javascript => OsString::from("sh"),
+        };
+        let mut cmd = process::command(prefix, &launched, &args);
         cmd.current_dir(root).stdin(Stdio::piped());
         let mut child = cmd.spawn().map_err(|source| KernelError::Spawn {
             language: lang.as_str(),

@@ -9,10 +9,10 @@
 //! - JavaScript runs in a child `node`; top-level `let`/`const`/`function`/`class` persist across
 //!   cells (rewritten to global bindings, so redeclaring is fine) and top-level `await` works.
 //! - The wire is JSON lines on the child's own stdin and stdout, each frame carrying a nonce; the
-//!   driver moves the cell off the real stdout before any cell runs (Python: to private
-//!   descriptors; JavaScript: every stream object replaced), so nothing a cell prints can corrupt
-//!   it, and the wire passes unchanged through a launcher such as `docker exec -i`. No port, no
-//!   socket, no secret.
+//!   driver moves the cell off the real stdin and stdout before any cell runs (Python: to
+//!   private descriptors; JavaScript: `sh` moves stdin to fd 3 before exec'ing node, and every
+//!   stream object is replaced), so nothing a cell prints or reads can corrupt it, and the wire
+//!   passes unchanged through a launcher such as `docker exec -i`. No port, no socket, no secret.
 //! - The sandbox launcher (`RunInfo::sandbox_prefix`) is put in front of the interpreter when the
 //!   run has one; this crate never starts a sandbox.
 //! - A cell's `tool(name, args)` re-enters the registry through

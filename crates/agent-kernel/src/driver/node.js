@@ -1,7 +1,8 @@
 // agent-kernel JavaScript driver. Shipped inside the agent-kernel crate and passed to `node -e`;
 // never required by anything else.
 //
-// The wire: JSON lines, each prefixed with "\x1e<nonce>:", on the process's stdin and stdout.
+// The wire: JSON lines, each prefixed with "\x1e<nonce>:", in on fd 3 (the host's launcher moves
+// it there from stdin, leaving /dev/null on fd 0) and out on stdout.
 // Cells never see the real stdout: `console`, `process.stdout` and `process.stderr` are replaced
 // by streams that send "stream" messages, and anything that still reaches fd 1 raw is not a frame
 // (it lacks the nonce), so the host shows it as output instead of misreading it.
@@ -60,7 +61,13 @@
   }
   const out = makeStream('stdout');
   const err = makeStream('stderr');
-  const wireIn = process.stdin;
+  // The host's launcher puts the wire on fd 3 (and /dev/null on fd 0); without it, stdin.
+  let wireIn;
+  try {
+    wireIn = new (require('net').Socket)({ fd: 3, readable: true, writable: false });
+  } catch (_) {
+    wireIn = process.stdin;
+  }
   const NO_INPUT = 'stdin is not available in an eval cell: nobody can type into it; put the value in the code instead';
   const fakeIn = new (require('stream').Readable)({
     read() { this.destroy(new Error(NO_INPUT)); },

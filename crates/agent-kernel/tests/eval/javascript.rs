@@ -65,6 +65,14 @@ async fn javascript_errors_and_junk() {
     contains(&out, &["raw bytes on fd 1", "'still here'"]);
     ok(&kit.js("1 + 1").await, "2");
 
+    // a child with inherited stdio reads /dev/null, not the host's messages; its output shows
+    let out = kit
+        .js("require('child_process').execSync('cat; echo child says hi', { stdio: 'inherit' }); 'after'")
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    contains(&out, &["child says hi", "'after'"]);
+    ok(&kit.js("1 + 2").await, "3");
+
     let out = kit.js("process.stdin.read()").await;
     // reading the fake stdin yields nothing; it never blocks
     assert!(!out.text.is_empty());
