@@ -198,13 +198,18 @@ impl Tool for DebugTool {
     }
 
     fn description(&self) -> String {
-        "Drive a debugger (Debug Adapter Protocol) over one session per conversation: set \
+        format!(
+            "Drive a debugger (Debug Adapter Protocol) over one session per conversation: set \
          breakpoints, launch or attach, continue/step/pause, read threads, stack, scopes, \
          variables, evaluate expressions, read the program's output, terminate. `op` picks the \
          operation; `adapters` says which debuggers (debugpy, lldb, delve, dart) are usable \
          here. Frame ids and references are valid until the program moves again. A session \
-         ends after 30 minutes."
-            .to_string()
+         ends after {}.",
+            match self.sup.config.ttl.as_secs() {
+                s if s >= 60 && s.is_multiple_of(60) => format!("{} minutes", s / 60),
+                s => format!("{s} seconds"),
+            }
+        )
     }
 
     fn parallel_safe(&self) -> bool {

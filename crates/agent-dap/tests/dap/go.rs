@@ -91,3 +91,48 @@ async fn go_package_under_delve() {
     f.ok(json!({"op": "continue"})).await;
     f.finish().await;
 }
+
+/// `attach` to a headless delve server (`dlv exec --headless --listen`), which speaks DAP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_to_headless_delve() {
+    use std::os::unix::process::CommandExt;
+    let mut f = go_fixture();
+    f.run("go", &["build", "-gcflags=all=-N -l", "-o", "demo", "."]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new("dlv")
+        .args([
+            "exec",
+            "--headless",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "./demo",
+        ])
+        .current_dir(f.root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start headless dlv");
+    let server = child.id();
+    crate::lifecycle::wait_listening(port).await;
+    f.ok(json!({"op": "breakpoints", "file": "main.go", "lines": [9]}))
+        .await;
+    let attached = f
+        .ok(json!({"op": "attach", "port": port, "adapter": "delve"}))
+        .await;
+    assert!(
+        attached.text.contains("at main.scale (main.go:9)"),
+        "{}",
+        attached.text
+    );
+    let k = f.ok(json!({"op": "evaluate", "expression": "k"})).await;
+    assert!(k.text.contains("= 3"), "{}", k.text);
+    f.ok(json!({"op": "terminate"})).await;
+    agent_tier::process::kill_group(server);
+    let _ = child.wait();
+    crate::common::assert_gone(&[server]).await;
+}

@@ -304,7 +304,7 @@ async fn running_program_returns_after_bounded_wait_and_pauses() {
 }
 
 /// Wait (bounded) until something listens on 127.0.0.1:`port`, per /proc/net/tcp.
-async fn wait_listening(port: u16) {
+pub async fn wait_listening(port: u16) {
     let needle = format!(":{port:04X} ");
     for _ in 0..600 {
         let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
