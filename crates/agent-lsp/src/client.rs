@@ -30,6 +30,16 @@ pub const SETTLE: Duration = Duration::from_millis(300);
 /// announces itself with work-done progress, which is waited for as well).
 pub const PUBLISH_SETTLE: Duration = Duration::from_millis(150);
 
+/// Diagnostics for one version of a document.
+#[derive(Debug, Clone)]
+pub struct Fresh {
+    pub items: Vec<Value>,
+    /// Whether diagnostics for this content arrived in time.
+    pub complete: bool,
+    /// Pulled (`textDocument/diagnostic`) rather than waited for as a publish.
+    pub pulled: bool,
+}
+
 /// One `textDocument/publishDiagnostics` as received.
 #[derive(Debug, Clone)]
 pub struct Published {
@@ -243,7 +253,8 @@ impl Server {
                         "isPreferredSupport": true
                     },
                     "rename": {"prepareSupport": true},
-                    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false}
+                    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
+                    "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false}
                 },
                 "experimental": {"serverStatusNotification": true}
             }
@@ -542,56 +553,52 @@ impl Server {
         self.docs.lock().await.contains_key(path)
     }
 
-    /// Diagnostics for the content synced as `synced`: pulled when the server supports it, else
-    /// the first publish for that version, then (bounded) until the server is idle again.
-    /// The flag says whether fresh diagnostics arrived in time.
-    pub async fn fresh_diagnostics(
-        &self,
-        path: &Path,
-        synced: Synced,
-        timeout: Duration,
-    ) -> (Vec<Value>, bool) {
+    /// Diagnostics for the content synced as `synced`: pulled when the server supports it (also
+    /// when it registers pull support while we wait), else the first publish for that version,
+    /// then (bounded) until the server is quiet again.
+    pub async fn fresh_diagnostics(&self, path: &Path, synced: Synced, timeout: Duration) -> Fresh {
         let deadline = Instant::now() + timeout;
-        if self.supports("diagnosticProvider", "textDocument/diagnostic") {
-            let params = json!({"textDocument": {"uri": path_to_uri(path)}});
-            for _ in 0..5 {
-                match self
-                    .request_with("textDocument/diagnostic", params.clone(), timeout)
-                    .await
-                {
-                    Ok(v) if v.get("kind").and_then(Value::as_str) == Some("full") => {
-                        let items = v
-                            .get("items")
-                            .and_then(Value::as_array)
-                            .cloned()
-                            .unwrap_or_default();
-                        return (items, true);
-                    }
-                    Err(LspError::Rpc { code, .. })
-                        if code == CONTENT_MODIFIED || code == SERVER_CANCELLED =>
-                    {
-                        tokio::time::sleep(Duration::from_millis(300)).await;
-                    }
-                    _ => break,
+        let mut tried_pull = false;
+        loop {
+            if !tried_pull && self.supports("diagnosticProvider", "textDocument/diagnostic") {
+                tried_pull = true;
+                if let Some(items) = self.pull(path, deadline).await {
+                    let items = self.merge_pushed(path, synced, items, deadline).await;
+                    return Fresh {
+                        items,
+                        complete: true,
+                        pulled: true,
+                    };
                 }
             }
+            let fresh = |sh: &Shared| {
+                sh.diagnostics.get(path).is_some_and(|p| match p.version {
+                    Some(v) => v >= synced.version && p.seq > synced.seq_before,
+                    None => p.seq > synced.seq_before,
+                }) || (!tried_pull && sh.registrations.contains("textDocument/diagnostic"))
+            };
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if !self.wait_until(fresh, remaining).await {
+                return Fresh {
+                    items: Vec::new(),
+                    complete: false,
+                    pulled: false,
+                };
+            }
+            let registered = lock(&self.shared)
+                .registrations
+                .contains("textDocument/diagnostic");
+            if !tried_pull && registered {
+                continue;
+            }
+            break;
         }
-        let fresh = |sh: &Shared| {
-            sh.diagnostics.get(path).is_some_and(|p| match p.version {
-                Some(v) => v >= synced.version && p.seq > synced.seq_before,
-                None => p.seq > synced.seq_before,
-            })
-        };
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        if !self.wait_until(fresh, remaining).await {
-            return (Vec::new(), false);
-        }
-        // More may follow (a checker run on save): wait until idle and the last publish settled.
+        // More may follow (a checker run on save): wait until quiet and the last publish settled.
+        // Unversioned publishes cannot be told apart from a late one for older content, and
+        // some servers publish in stages (syntax, then semantic): settle longer for those.
         let settle = deadline
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(10));
-        // Unversioned publishes cannot be told apart from a late one for older content, and
-        // some servers publish in stages (syntax, then semantic): settle longer for those.
         let _ = self
             .wait_until(
                 |sh| {
@@ -615,7 +622,80 @@ impl Server {
             .get(path)
             .map(|p| p.items.clone())
             .unwrap_or_default();
-        (items, true)
+        Fresh {
+            items,
+            complete: true,
+            pulled: false,
+        }
+    }
+
+    /// `textDocument/diagnostic`, retried on ContentModified; `None` when it fails.
+    async fn pull(&self, path: &Path, deadline: Instant) -> Option<Vec<Value>> {
+        let params = json!({"textDocument": {"uri": path_to_uri(path)}});
+        for _ in 0..5 {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            match self
+                .request_with("textDocument/diagnostic", params.clone(), remaining)
+                .await
+            {
+                Ok(v) if v.get("kind").and_then(Value::as_str) == Some("full") => {
+                    return Some(
+                        v.get("items")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default(),
+                    );
+                }
+                Err(LspError::Rpc { code, .. })
+                    if code == CONTENT_MODIFIED || code == SERVER_CANCELLED =>
+                {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// A server may push more on save (rust-analyzer's cargo check): once it is quiet, merge
+    /// the pushes made for this content into the pulled items.
+    async fn merge_pushed(
+        &self,
+        path: &Path,
+        synced: Synced,
+        mut items: Vec<Value>,
+        deadline: Instant,
+    ) -> Vec<Value> {
+        let quiet = deadline
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_secs(10));
+        let _ = self
+            .wait_until(
+                |sh| {
+                    sh.progress.is_empty()
+                        && sh.quiescent != Some(false)
+                        && sh
+                            .last_activity
+                            .is_none_or(|t| t.elapsed() >= PUBLISH_SETTLE)
+                },
+                quiet,
+            )
+            .await;
+        let sh = lock(&self.shared);
+        if let Some(p) = sh.diagnostics.get(path)
+            && p.seq > synced.seq_before
+            && p.version.is_none_or(|v| v >= synced.version)
+        {
+            for d in &p.items {
+                let same = |x: &Value| {
+                    x.get("message") == d.get("message") && x.get("range") == d.get("range")
+                };
+                if !items.iter().any(same) {
+                    items.push(d.clone());
+                }
+            }
+        }
+        items
     }
 
     /// Ask the server to shut down, then kill its group.

@@ -330,9 +330,10 @@ impl State {
             _ => {
                 // code_actions: the diagnostics on that line give the quick fixes.
                 let synced = srv.sync(&t.path, &t.text, false).await?;
-                let (diags, _) = srv
+                let diags = srv
                     .fresh_diagnostics(&t.path, synced, Duration::from_secs(5))
-                    .await;
+                    .await
+                    .items;
                 let on_line: Vec<Value> = diags
                     .into_iter()
                     .filter(|d| {
@@ -494,9 +495,10 @@ impl State {
         })?;
         let srv = self.sup.server_for(&path).await?;
         let synced = srv.sync(&path, &text, false).await?;
-        let (items, fresh) = srv
+        let got = srv
             .fresh_diagnostics(&path, synced, self.sup.cfg.ready_timeout)
             .await;
+        let (items, fresh) = (got.items, got.complete);
         let mut r = Renderer::new(self.ws(), srv.encoding());
         r.preload(&path, &text);
         let all: Vec<Diag> = items.iter().map(|d| r.diag(&path, d)).collect();
@@ -535,7 +537,7 @@ impl State {
         }
         Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
             "operation": "diagnostics", "server": srv.spec.id, "file": display,
-            "complete": fresh, "diagnostics": shown,
+            "complete": fresh, "mode": if got.pulled { "pull" } else { "push" }, "diagnostics": shown,
         })))
     }
 
@@ -1121,7 +1123,8 @@ impl State {
                     continue;
                 };
                 let remaining = deadline.saturating_duration_since(Instant::now());
-                let (items, fresh) = srv.fresh_diagnostics(&path, synced, remaining).await;
+                let got = srv.fresh_diagnostics(&path, synced, remaining).await;
+                let (items, fresh) = (got.items, got.complete);
                 if !fresh {
                     notes.push(format!(
                         "{} did not report diagnostics for the new content of `{f}` in time; none are shown",

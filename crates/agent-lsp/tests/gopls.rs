@@ -10,6 +10,11 @@ async fn gopls() {
     require("go");
     let fx = fixture("go", config("go", "gopls"));
     let cases = vec![
+        // First call on a fresh server: diagnostics must not race its (dynamic) pull registration.
+        ok(
+            json!({"operation": "diagnostics", "file": "main.go"}),
+            &["no errors or warnings in `main.go`"],
+        ),
         ok(
             json!({"operation": "definition", "file": "main.go", "line": 6, "symbol": "MakeGreeter"}),
             &["lib.go:19:6: func MakeGreeter() Greeter {"],
@@ -36,10 +41,6 @@ async fn gopls() {
         ok(
             json!({"operation": "symbols", "file": "lib.go"}),
             &["struct Greeter", "function MakeGreeter"],
-        ),
-        ok(
-            json!({"operation": "diagnostics", "file": "main.go"}),
-            &["no errors or warnings in `main.go`"],
         ),
     ];
     check_all(&fx, &cases).await;

@@ -29,6 +29,11 @@ async fn rust_analyzer() {
     );
     let fx = fixture("rust", cfg);
     let cases = vec![
+        // First call on a fresh server: diagnostics must not race its (dynamic) pull registration.
+        ok(
+            json!({"operation": "diagnostics", "file": "src/lib.rs"}),
+            &["no errors or warnings in `src/lib.rs`"],
+        ),
         ok(
             json!({"operation": "definition", "file": "src/lib.rs", "line": 28, "symbol": "make_greeter"}),
             &["src/lib.rs:23:8: pub fn make_greeter() -> Greeter {"],
@@ -56,10 +61,6 @@ async fn rust_analyzer() {
         ok(
             json!({"operation": "symbols", "file": "src/lib.rs", "query": "make_greeter"}),
             &["function make_greeter", "src/lib.rs:23:8"],
-        ),
-        ok(
-            json!({"operation": "diagnostics", "file": "src/lib.rs"}),
-            &["no errors or warnings in `src/lib.rs`"],
         ),
     ];
     check_all(&fx, &cases).await;

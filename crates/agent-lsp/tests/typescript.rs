@@ -9,6 +9,11 @@ async fn typescript_language_server() {
     require("typescript-language-server");
     let fx = fixture("ts", config("typescript", "typescript-language-server"));
     let cases = vec![
+        // First call on a fresh server: diagnostics must not race its (dynamic) pull registration.
+        ok(
+            json!({"operation": "diagnostics", "file": "src/main.ts"}),
+            &["no errors or warnings in `src/main.ts`"],
+        ),
         ok(
             json!({"operation": "definition", "file": "src/main.ts", "line": 4, "symbol": "makeGreeter"}),
             &["src/lib.ts:14:17: export function makeGreeter(): Greeter {"],
@@ -32,10 +37,6 @@ async fn typescript_language_server() {
         ok(
             json!({"operation": "symbols", "file": "src/lib.ts"}),
             &["class Greeter", "function makeGreeter"],
-        ),
-        ok(
-            json!({"operation": "diagnostics", "file": "src/main.ts"}),
-            &["no errors or warnings in `src/main.ts`"],
         ),
     ];
     check_all(&fx, &cases).await;

@@ -7,6 +7,11 @@ pub async fn run(server: &str, program: &str, lints: bool) {
     require(program);
     let fx = fixture("python", config("python", server));
     let cases = vec![
+        // First call on a fresh server: diagnostics must not race its (dynamic) pull registration.
+        ok(
+            json!({"operation": "diagnostics", "file": "main.py"}),
+            &["no errors or warnings in `main.py`"],
+        ),
         ok(
             json!({"operation": "definition", "file": "main.py", "line": 4, "symbol": "make_greeter"}),
             &["lib.py:12:5: def make_greeter() -> Greeter:"],
@@ -26,10 +31,6 @@ pub async fn run(server: &str, program: &str, lints: bool) {
         ok(
             json!({"operation": "symbols", "file": "lib.py"}),
             &["class Greeter", "greet", "make_greeter"],
-        ),
-        ok(
-            json!({"operation": "diagnostics", "file": "main.py"}),
-            &["no errors or warnings in `main.py`"],
         ),
     ];
     check_all(&fx, &cases).await;
