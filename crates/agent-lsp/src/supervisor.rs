@@ -222,8 +222,32 @@ impl Supervisor {
             .collect()
     }
 
+    /// The live server `id` for `root`, if one runs (no binary resolution: the fast path).
+    fn live(&self, id: &str, root: &Path) -> Option<Arc<Server>> {
+        let slot = lock(&self.slots)
+            .get(&(id.to_string(), root.to_path_buf()))
+            .cloned()?;
+        let s = slot.try_lock().ok()?;
+        s.server.clone().filter(|srv| srv.exited().is_none())
+    }
+
     /// The server for `path` (started if needed), or why there is none.
     pub async fn server_for(&self, path: &Path) -> Result<Arc<Server>, LspError> {
+        // Fast path: the preferred usable server is already running for this root.
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_string())
+            .unwrap_or_default();
+        for spec in self.cfg.servers_for_ext(&ext) {
+            let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
+            let Some(root) = find_root_marker(&self.root, path, &markers) else {
+                continue;
+            };
+            match self.live(&spec.id, &root) {
+                Some(srv) => return Ok(srv),
+                None => break,
+            }
+        }
         let cands = self.candidates(path);
         let file = agent_tier::workspace::display_path(&self.root, path);
         if cands.is_empty() {

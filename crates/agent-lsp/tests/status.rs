@@ -323,3 +323,39 @@ async fn project_checkers_per_root() {
         assert!(text.contains(want), "expected `{want}` in:\n{text}");
     }
 }
+
+#[test]
+fn tool_surface_and_schemas() {
+    let reg = agent_tier::Registry::new(agent_tier::RunInfo {
+        root: std::env::temp_dir(),
+        ..Default::default()
+    });
+    agent_lsp::attach(&reg, config("python", "pyright"));
+    let read_only: Vec<String> = reg
+        .list(agent_tier::Surface::ReadOnly)
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(read_only, ["lsp"]);
+    for t in reg.list(agent_tier::Surface::Full) {
+        insta::assert_json_snapshot!(format!("schema_{}", t.name), t);
+    }
+}
+
+#[test]
+fn doctor_reports_both_halves() {
+    let fx_dir = tempfile::tempdir().unwrap();
+    let root = fx_dir.path();
+    std::fs::create_dir_all(root.join("svc")).unwrap();
+    std::fs::write(root.join("svc/go.mod"), "module x\n").unwrap();
+    let entries = agent_lsp::doctor(root);
+    let gopls = entries.iter().find(|e| e.id == "gopls").unwrap();
+    assert!(gopls.marker.as_ref().unwrap().ends_with("svc/go.mod"));
+    let dart = entries.iter().find(|e| e.id == "dart").unwrap();
+    assert!(dart.marker.is_none() && !dart.usable());
+    assert!(
+        dart.summary().contains("no root marker (pubspec.yaml)"),
+        "{}",
+        dart.summary()
+    );
+}
