@@ -5,7 +5,7 @@ use crate::AstGrepConfig;
 use crate::error::AstGrepError;
 use crate::lang::Lang;
 use crate::pattern::Compiled;
-use agent_tier::workspace::{confine_existing, display_path};
+use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, NodeMatch};
@@ -69,6 +69,14 @@ pub fn scope(
         single_file,
         lang,
     })
+}
+
+/// `path` relative to the (canonical) root, for display.
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// Counts of what the walk did.
@@ -309,7 +317,7 @@ pub fn search(scope: &Scope, compiled: &Compiled, config: &AstGrepConfig) -> Sea
     let root = &scope.root;
     let (per_file, stats) = walk(scope, compiled, config, |path, text| {
         let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
-        let rel = display_path(root, path);
+        let rel = relative(root, path);
         let found: Vec<Match> = ast
             .root()
             .find_all(&compiled.pattern)
@@ -429,7 +437,7 @@ pub fn rewrite(
         };
         Some(FileRewrite {
             path: path.to_path_buf(),
-            rel: display_path(root, path),
+            rel: relative(root, path),
             replacements: kept.len(),
             inner_skipped,
             broken,

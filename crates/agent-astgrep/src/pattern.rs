@@ -160,12 +160,26 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
     }
 }
 
+/// Whether anonymous keyword tokens of `lang` always appear in the source as written (no
+/// case-insensitive keywords), so that a keyword of the pattern can prefilter files.
+fn keywords_literal(lang: Lang) -> bool {
+    !matches!(
+        lang,
+        Lang::Php | Lang::Html | Lang::Css | Lang::Json | Lang::Yaml | Lang::Toml | Lang::Bash
+    )
+}
+
+fn is_word(text: &str) -> bool {
+    text.len() >= 2 && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 fn collect(
+    lang: Lang,
     node: &PatternNode,
-    expando: char,
     literals: &mut BTreeSet<String>,
     vars: &mut BTreeSet<String>,
 ) {
+    let expando = lang.expando_char();
     match node {
         PatternNode::MetaVar { meta_var } => match meta_var {
             MetaVariable::Capture(name, _) | MetaVariable::MultiCapture(name) => {
@@ -173,19 +187,26 @@ fn collect(
             }
             _ => {}
         },
-        PatternNode::Terminal { text, is_named, .. } => {
-            if *is_named
-                && text.len() >= 2
-                && !text.contains(expando)
-                && !text.contains('$')
-                && text.chars().all(|c| c.is_alphanumeric() || c == '_')
-            {
+        PatternNode::Terminal {
+            text,
+            is_named,
+            kind_id,
+        } => {
+            if text.contains(expando) || text.contains('$') || !is_word(text) {
+                return;
+            }
+            // A named leaf matches by its text. An anonymous token matches by kind; a keyword
+            // whose kind is its own spelling appears verbatim wherever it matches.
+            let keyword = !*is_named
+                && keywords_literal(lang)
+                && lang.ts_language().node_kind_for_id(*kind_id) == Some(text.as_str());
+            if *is_named || keyword {
                 literals.insert(text.clone());
             }
         }
         PatternNode::Internal { children, .. } => {
             for c in children {
-                collect(c, expando, literals, vars);
+                collect(lang, c, literals, vars);
             }
         }
     }
@@ -266,7 +287,7 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
     let mut vars = BTreeSet::new();
     for (_, p, _) in &accepted {
         let mut lits = BTreeSet::new();
-        collect(&p.node, lang.expando_char(), &mut lits, &mut vars);
+        collect(lang, &p.node, &mut lits, &mut vars);
         literals = Some(match literals {
             None => lits,
             Some(prev) => prev.intersection(&lits).cloned().collect(),

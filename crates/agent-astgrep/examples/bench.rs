@@ -1,0 +1,507 @@
+//! Benchmark: our `ast_grep` against the `ast-grep` CLI (0.51, `@ast-grep/cli` from npm) on real
+//! code that nobody here wrote, fetched from the package registries by the bench itself:
+//!
+//! - python: the Django sdist from PyPI (`pip download --no-deps --no-binary :all:`);
+//! - javascript: the `typescript` package from npm (`npm pack`), its `lib/*.js`;
+//! - rust: the crates in the local cargo registry (`~/.cargo/registry/src`).
+//!
+//! Downloads are cached under `<workspace>/target/bench-astgrep/`. Both tools run with the same
+//! thread count; each (corpus, pattern) is run once to warm the page cache and compare the
+//! matches, then timed `RUNS` times, alternating, and the median is printed with the ratio
+//! ours / ast-grep. Nothing here asserts on time.
+//!
+//! Run: `cargo run --release -p agent-astgrep --example bench` (or `cargo xtask bench astgrep`).
+
+#![allow(clippy::unwrap_used)] // a bench: a failed unwrap is a failed run, with its message
+
+use agent_astgrep::{AstGrepConfig, attach};
+use agent_tier::process::{GroupGuard, command};
+use agent_tier::{Registry, RunInfo, Surface};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 3;
+const DJANGO: &str = "django==5.1.4";
+const TYPESCRIPT: &str = "typescript@5.6.3";
+
+struct Corpus {
+    name: &'static str,
+    lang: &'static str,
+    dir: PathBuf,
+    patterns: &'static [&'static str],
+}
+
+type Key = (String, usize, usize);
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+async fn run(program: &str, args: &[&str], cwd: &Path) -> Result<Vec<u8>, String> {
+    let mut cmd = command(&[], program, args);
+    cmd.current_dir(cwd);
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let _guard = GroupGuard::new(child.id());
+    let out = tokio::time::timeout(Duration::from_secs(900), child.wait_with_output())
+        .await
+        .map_err(|_| format!("`{program} {}` timed out", args.join(" ")))?
+        .map_err(|e| format!("`{program}` failed: {e}"))?;
+    // ast-grep, like grep, exits 1 when nothing matched.
+    let no_match = out.status.code() == Some(1) && out.stderr.is_empty();
+    if !out.status.success() && !no_match {
+        return Err(format!(
+            "`{program} {}` exited with {}: {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .rev()
+                .take(5)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+    }
+    Ok(out.stdout)
+}
+
+fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .chain([workspace().join(".tools/node/node_modules/.bin").join(name)])
+        .find(|p| p.is_file())
+}
+
+fn untar(
+    archive: &Path,
+    into: &Path,
+) -> impl std::future::Future<Output = Result<Vec<u8>, String>> {
+    let archive = archive.display().to_string();
+    let into = into.to_path_buf();
+    async move {
+        std::fs::create_dir_all(&into).map_err(|e| e.to_string())?;
+        run(
+            "tar",
+            &["xzf", &archive, "-C", &into.display().to_string()],
+            &into,
+        )
+        .await
+    }
+}
+
+async fn fetch_django(cache: &Path) -> Result<PathBuf, String> {
+    let dest = cache.join("django");
+    if dest.join(".done").exists() {
+        return first_subdir(&dest);
+    }
+    let dl = cache.join("download");
+    std::fs::create_dir_all(&dl).map_err(|e| e.to_string())?;
+    let python = std::env::var_os("AGENT_TOOLS_VENV")
+        .map(|v| PathBuf::from(v).join("bin/python"))
+        .filter(|p| p.is_file())
+        .or_else(|| {
+            let p = workspace().join(".tools/venv/bin/python");
+            p.is_file().then_some(p)
+        })
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    eprintln!("fetching {DJANGO} (sdist) from PyPI …");
+    run(
+        &python.display().to_string(),
+        &[
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            DJANGO,
+            "-d",
+            &dl.display().to_string(),
+        ],
+        cache,
+    )
+    .await?;
+    let archive = std::fs::read_dir(&dl)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().to_lowercase().starts_with("django-"))
+        })
+        .ok_or("pip downloaded no django archive")?;
+    untar(&archive, &dest).await?;
+    std::fs::write(dest.join(".done"), "").map_err(|e| e.to_string())?;
+    first_subdir(&dest)
+}
+
+async fn fetch_typescript(cache: &Path) -> Result<PathBuf, String> {
+    let dest = cache.join("typescript");
+    if dest.join(".done").exists() {
+        return Ok(dest.join("package"));
+    }
+    let dl = cache.join("download");
+    std::fs::create_dir_all(&dl).map_err(|e| e.to_string())?;
+    let npm = find_program("npm").ok_or("`npm` is not on PATH")?;
+    eprintln!("fetching {TYPESCRIPT} from npm …");
+    let out = run(
+        &npm.display().to_string(),
+        &[
+            "pack",
+            "--silent",
+            TYPESCRIPT,
+            "--pack-destination",
+            &dl.display().to_string(),
+        ],
+        &dl,
+    )
+    .await?;
+    let name = String::from_utf8_lossy(&out)
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string();
+    untar(&dl.join(name), &dest).await?;
+    std::fs::write(dest.join(".done"), "").map_err(|e| e.to_string())?;
+    Ok(dest.join("package"))
+}
+
+fn cargo_registry() -> Result<PathBuf, String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    first_subdir(&home.join("registry/src"))
+}
+
+fn first_subdir(dir: &Path) -> Result<PathBuf, String> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .next()
+        .ok_or_else(|| format!("nothing under {}", dir.display()))
+}
+
+/// Our search: every match, as (file, line, column in characters).
+async fn ours(
+    registry: &Registry,
+    corpus: &Corpus,
+    pattern: &str,
+) -> (Duration, Duration, BTreeSet<Key>) {
+    let cpu = cpu_self();
+    let start = Instant::now();
+    let out = registry
+        .call(
+            "ast_grep",
+            json!({"pattern": pattern, "language": corpus.lang, "max_results": 100_000_000u64}),
+            Surface::Full,
+        )
+        .await;
+    let took = start.elapsed();
+    let cpu = cpu_self().saturating_sub(cpu);
+    assert!(!out.is_error, "{}", out.text);
+    let s = out.structured.unwrap();
+    let keys = s["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["file"].as_str().unwrap().to_string(),
+                m["line"].as_u64().unwrap() as usize,
+                m["column"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    (took, cpu, keys)
+}
+
+/// The ast-grep CLI's search, as the same keys (its lines and columns, in characters, are
+/// 0-based), with the CPU time it used.
+async fn theirs(
+    sg: &Path,
+    corpus: &Corpus,
+    pattern: &str,
+    threads: usize,
+) -> (Duration, Duration, BTreeSet<Key>) {
+    let cpu = cpu_children();
+    let start = Instant::now();
+    let out = run(
+        &sg.display().to_string(),
+        &[
+            "run",
+            "--pattern",
+            pattern,
+            "--lang",
+            corpus.lang,
+            "--json=stream",
+            "--threads",
+            &threads.to_string(),
+            ".",
+        ],
+        &corpus.dir,
+    )
+    .await
+    .unwrap();
+    let took = start.elapsed();
+    let cpu = cpu_children().saturating_sub(cpu);
+    let mut keys = BTreeSet::new();
+    for line in String::from_utf8_lossy(&out).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let file = v["file"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("./")
+            .to_string();
+        let row = v["range"]["start"]["line"].as_u64().unwrap() as usize;
+        let col = v["range"]["start"]["column"].as_u64().unwrap() as usize;
+        keys.insert((file, row + 1, col + 1));
+    }
+    (took, cpu, keys)
+}
+
+fn rusage(who: i32) -> Duration {
+    // SAFETY: getrusage only writes into the zeroed struct we own.
+    #[allow(unsafe_code)]
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// CPU time (user + system) of this process, every thread.
+fn cpu_self() -> Duration {
+    rusage(libc::RUSAGE_SELF)
+}
+
+/// CPU time of the children that have been waited for.
+fn cpu_children() -> Duration {
+    rusage(libc::RUSAGE_CHILDREN)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn count_files(dir: &Path, lang: &str) -> usize {
+    let Some(l) = agent_astgrep::Lang::from_id(lang) else {
+        return 0;
+    };
+    ignore::WalkBuilder::new(dir)
+        .require_git(false)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && l.owns(e.path()))
+        .count()
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Some(sg) = find_program("ast-grep") else {
+        eprintln!(
+            "the peer `ast-grep` (npm `@ast-grep/cli` 0.51) is not on PATH nor in .tools/node; install it to run this bench"
+        );
+        std::process::exit(2);
+    };
+    let version = run(&sg.display().to_string(), &["--version"], Path::new("."))
+        .await
+        .map(|v| String::from_utf8_lossy(&v).trim().to_string())
+        .unwrap_or_else(|e| e);
+    let cache = workspace().join("target/bench-astgrep");
+    std::fs::create_dir_all(&cache).unwrap();
+
+    let mut corpora = Vec::new();
+    match fetch_django(&cache).await {
+        Ok(dir) => corpora.push(Corpus {
+            name: "django (PyPI)",
+            lang: "python",
+            dir,
+            patterns: &[
+                "print($X)",
+                "isinstance($X, $T)",
+                "$A == $A",
+                "raise $E($$$ARGS)",
+                "$M.objects.filter($$$A)",
+                "def __init__(self, $$$A):\n    $$$B",
+            ],
+        }),
+        Err(e) => eprintln!("skipping python corpus: {e}"),
+    }
+    match fetch_typescript(&cache).await {
+        Ok(dir) => corpora.push(Corpus {
+            name: "typescript (npm)",
+            lang: "javascript",
+            dir,
+            patterns: &[
+                "console.log($$$A)",
+                "typeof $X === $Y",
+                "$A.push($B)",
+                "new Map()",
+                "if ($C) { return $R; }",
+            ],
+        }),
+        Err(e) => eprintln!("skipping javascript corpus: {e}"),
+    }
+    match cargo_registry() {
+        Ok(dir) => corpora.push(Corpus {
+            name: "cargo registry",
+            lang: "rust",
+            dir,
+            patterns: &[
+                "$E.unwrap()",
+                "Some($X)",
+                "let $A = $B;",
+                "impl $T for $U { $$$ }",
+                "matches!($$$A)",
+            ],
+        }),
+        Err(e) => eprintln!("skipping rust corpus: {e}"),
+    }
+    if corpora.is_empty() {
+        eprintln!("no corpus could be fetched; nothing to measure");
+        std::process::exit(2);
+    }
+
+    println!(
+        "agent-astgrep ast_grep (us) vs {version} (sg); {threads} threads each; median of {RUNS} runs after a warm-up; times in ms; cpu = user + system time"
+    );
+    let mut all_ratios = Vec::new();
+    let mut all_cpu = Vec::new();
+    let mut all_same = true;
+    for corpus in &corpora {
+        let files = count_files(&corpus.dir, corpus.lang);
+        println!(
+            "\n{} — {} {} files in {}",
+            corpus.name,
+            files,
+            corpus.lang,
+            corpus.dir.display()
+        );
+        println!(
+            "  {:<34} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7}  same",
+            "pattern", "wall us", "wall sg", "ratio", "cpu us", "cpu sg", "ratio", "ours n", "sg n"
+        );
+        let registry = Registry::new(RunInfo {
+            root: corpus.dir.clone(),
+            ..Default::default()
+        });
+        attach(
+            &registry,
+            AstGrepConfig {
+                threads,
+                // ast-grep reads every file whatever its size; so do we here.
+                max_file_bytes: u64::MAX,
+                ..Default::default()
+            },
+        );
+        let mut ratios = Vec::new();
+        let mut cpu_ratios = Vec::new();
+        let mut lines: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for pattern in corpus.patterns {
+            let (_, _, our_keys) = ours(&registry, corpus, pattern).await;
+            let (_, _, their_keys) = theirs(&sg, corpus, pattern, threads).await;
+            let (mut ow, mut oc, mut tw, mut tc) = (vec![], vec![], vec![], vec![]);
+            for _ in 0..RUNS {
+                let (w, c, _) = ours(&registry, corpus, pattern).await;
+                ow.push(w);
+                oc.push(c);
+                let (w, c, _) = theirs(&sg, corpus, pattern, threads).await;
+                tw.push(w);
+                tc.push(c);
+            }
+            let (ow, oc, tw, tc) = (median(ow), median(oc), median(tw), median(tc));
+            let ratio = ow.as_secs_f64() / tw.as_secs_f64().max(1e-9);
+            let cpu_ratio = oc.as_secs_f64() / tc.as_secs_f64().max(1e-9);
+            ratios.push(ratio);
+            cpu_ratios.push(cpu_ratio);
+            let same = our_keys == their_keys;
+            all_same &= same;
+            println!(
+                "  {:<34} {:>8.0} {:>8.0} {:>6.2}x {:>8.0} {:>8.0} {:>6.2}x {:>7} {:>7}  {}",
+                pattern.replace('\n', "⏎"),
+                ms(ow),
+                ms(tw),
+                ratio,
+                ms(oc),
+                ms(tc),
+                cpu_ratio,
+                our_keys.len(),
+                their_keys.len(),
+                if same { "yes" } else { "NO" }
+            );
+            if !same {
+                for (label, a, b) in [
+                    ("only ours", &our_keys, &their_keys),
+                    ("only ast-grep", &their_keys, &our_keys),
+                ] {
+                    let diff: Vec<_> = a.difference(b).collect();
+                    if diff.is_empty() {
+                        continue;
+                    }
+                    println!("      {label}: {}", diff.len());
+                    for (file, line, col) in diff.iter().take(3) {
+                        let text = lines
+                            .entry(file.clone())
+                            .or_insert_with(|| {
+                                std::fs::read_to_string(corpus.dir.join(file))
+                                    .unwrap_or_default()
+                                    .split('\n')
+                                    .map(str::to_string)
+                                    .collect()
+                            })
+                            .get(line - 1)
+                            .cloned()
+                            .unwrap_or_default();
+                        let text: String = text.trim().chars().take(80).collect();
+                        println!("        {file}:{line}:{col}  {text}");
+                    }
+                }
+            }
+        }
+        println!(
+            "  geometric mean ratio (ours / ast-grep): wall {:.2}x, cpu {:.2}x",
+            geomean(&ratios),
+            geomean(&cpu_ratios)
+        );
+        all_ratios.extend(ratios);
+        all_cpu.extend(cpu_ratios);
+    }
+    println!(
+        "\noverall geometric mean ratio (ours / ast-grep): wall {:.2}x, cpu {:.2}x (goal ≤ 0.70x); matches identical: {}",
+        geomean(&all_ratios),
+        geomean(&all_cpu),
+        if all_same {
+            "all"
+        } else {
+            "not all (see above)"
+        }
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn geomean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    (v.iter().map(|r| r.ln()).sum::<f64>() / v.len() as f64).exp()
+}
