@@ -96,6 +96,7 @@ pub struct Server {
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
     guard: Mutex<GroupGuard>,
     child: Mutex<Option<Child>>,
+    stderr_closed: Mutex<Option<oneshot::Receiver<()>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -178,8 +179,20 @@ impl Server {
         let pid = child.id();
         let guard = GroupGuard::new(pid);
         let stderr = Tail::new(16 * 1024);
-        if let Some(e) = child.stderr.take() {
-            stderr.capture(e);
+        // Our own capture loop (not `Tail::capture`) so that an exit can wait for the last bytes.
+        let (stderr_done, stderr_closed) = oneshot::channel::<()>();
+        if let Some(mut e) = child.stderr.take() {
+            let tail = stderr.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = e.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    tail.push(&buf[..n]);
+                }
+                let _ = stderr_done.send(());
+            });
         }
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(start_err("no stdio pipes".into(), String::new()));
@@ -204,6 +217,7 @@ impl Server {
             docs: tokio::sync::Mutex::new(HashMap::new()),
             guard: Mutex::new(guard),
             child: Mutex::new(Some(child)),
+            stderr_closed: Mutex::new(Some(stderr_closed)),
         });
         tokio::spawn(reader(Arc::downgrade(&server), BufReader::new(stdout)));
 
@@ -828,6 +842,11 @@ impl Server {
             },
             None => "closed its output".to_string(),
         };
+        // The last stderr bytes say why; they arrive on their own pipe.
+        let closed = lock(&self.stderr_closed).take();
+        if let Some(rx) = closed {
+            let _ = tokio::time::timeout(Duration::from_secs(1), rx).await;
+        }
         lock(&self.shared).exited = Some(status);
         lock(&self.pending).clear();
         self.tick.send_modify(|t| *t += 1);
