@@ -117,17 +117,43 @@ fn rustup_which(rustup_dir: &Path, name: &str, cwd: &Path) -> Option<PathBuf> {
             .build()
             .ok()?;
         rt.block_on(async move {
-            let mut cmd = agent_tier::process::command(&[], &rustup, ["which", name.as_str()]);
-            cmd.current_dir(&cwd);
-            let out = tokio::time::timeout(Duration::from_secs(15), cmd.output())
+            let run = |args: Vec<String>| {
+                let mut cmd = agent_tier::process::command(&[], &rustup, &args);
+                cmd.current_dir(&cwd);
+                async move {
+                    let out = tokio::time::timeout(Duration::from_secs(15), cmd.output())
+                        .await
+                        .ok()?
+                        .ok()?;
+                    out.status
+                        .success()
+                        .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+                }
+            };
+            let found = |s: String| {
+                let p = PathBuf::from(s.trim());
+                p.is_file().then_some(p)
+            };
+            // The toolchain of `cwd` first, then any installed toolchain that has the component.
+            if let Some(p) = run(vec!["which".into(), name.clone()])
                 .await
-                .ok()?
-                .ok()?;
-            if !out.status.success() {
-                return None;
+                .and_then(found)
+            {
+                return Some(p);
             }
-            let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-            p.is_file().then_some(p)
+            let list = run(vec!["toolchain".into(), "list".into()]).await?;
+            for t in list.lines().filter_map(|l| l.split_whitespace().next()) {
+                let args = vec![
+                    "which".into(),
+                    "--toolchain".into(),
+                    t.to_string(),
+                    name.clone(),
+                ];
+                if let Some(p) = run(args).await.and_then(found) {
+                    return Some(p);
+                }
+            }
+            None
         })
     })
     .join()

@@ -587,9 +587,13 @@ impl State {
                     }
                     None => self.sup.running(),
                 };
+                let servers: Vec<Arc<Server>> = servers
+                    .into_iter()
+                    .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
+                    .collect();
                 if servers.is_empty() {
                     return Err(arg_err(
-                        "no language server is running yet, so there is nothing to search; pass `file` (any file of the language to search) together with `query`",
+                        "no running language server offers workspace symbol search; pass `file` (any file of the language to search) together with `query`",
                     ));
                 }
                 let mut all = Vec::new();

@@ -44,6 +44,18 @@ async fn gopls() {
         ),
     ];
     check_all(&fx, &cases).await;
+    // Without `file`: every running server is searched.
+    check(
+        &fx,
+        &ok(
+            json!({"operation": "symbols", "query": "MakeGreeter"}),
+            &[
+                "workspace symbols matching `MakeGreeter` (gopls):",
+                "function MakeGreeter — lib.go:19:6",
+            ],
+        ),
+    )
+    .await;
     check_write_ledger(
         &fx,
         "extra.go",
