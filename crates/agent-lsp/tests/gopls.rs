@@ -51,7 +51,7 @@ async fn gopls() {
             json!({"operation": "symbols", "query": "MakeGreeter"}),
             &[
                 "workspace symbols matching `MakeGreeter` (gopls):",
-                "function MakeGreeter — lib.go:19:6",
+                "function MakeGreeter (in example.com/fixture) — lib.go:19:6",
             ],
         ),
     )
