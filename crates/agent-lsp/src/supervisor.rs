@@ -328,6 +328,10 @@ impl Supervisor {
             if srv.exited().is_none() {
                 return Ok(srv.clone());
             }
+            // A server that ran a good while before dying starts its backoff afresh.
+            if srv.started.elapsed() > Duration::from_secs(120) {
+                s.crashes = 0;
+            }
             s.crashes += 1;
             s.last_crash = Some(Instant::now());
             s.server = None;

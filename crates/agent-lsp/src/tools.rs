@@ -464,8 +464,13 @@ impl State {
                         t.symbol, srv.spec.id
                     ));
                 } else {
+                    let of = if op == Operation::References {
+                        "to"
+                    } else {
+                        "of"
+                    };
                     text.push(format!(
-                        "{what} of `{}` at {at} ({}):",
+                        "{what} {of} `{}` at {at} ({}):",
                         t.symbol, srv.spec.id
                     ));
                     text.extend(shown.iter().map(Loc::render));

@@ -188,3 +188,52 @@ async fn server_killed_mid_request() {
     )
     .await;
 }
+
+/// What the model reads, as snapshots (the fake answers deterministically).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rendered_results() {
+    require("python3");
+    let fx = fixture("dart", fake_config());
+    let calls = [
+        (
+            "definition",
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+        ),
+        (
+            "references",
+            json!({"operation": "references", "file": "lib/main.dart", "line": 5, "symbol": "makeGreeter"}),
+        ),
+        (
+            "hover",
+            json!({"operation": "hover", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+        ),
+        (
+            "symbols",
+            json!({"operation": "symbols", "file": "lib/main.dart"}),
+        ),
+        (
+            "code_actions",
+            json!({"operation": "code_actions", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
+        ),
+        (
+            "not_on_line",
+            json!({"operation": "hover", "file": "lib/main.dart", "line": 8, "symbol": "greet"}),
+        ),
+    ];
+    for (name, args) in calls {
+        let out = fx.lsp(args).await;
+        insta::assert_snapshot!(format!("render_{name}"), fx.red(&out.text));
+    }
+    let out = fx
+        .write("lib/extra.dart", "int f() => undefinedThing;\n")
+        .await;
+    insta::assert_snapshot!("render_write_wrapper", fx.red(&out.text));
+    insta::assert_json_snapshot!("render_write_wrapper_structured", out.structured);
+    let out = fx
+        .call(
+            "lsp_rename",
+            json!({"file": "lib/main.dart", "line": 1, "symbol": "Greeter", "new_name": "Welcomer"}),
+        )
+        .await;
+    insta::assert_snapshot!("render_rename", fx.red(&out.text));
+}
