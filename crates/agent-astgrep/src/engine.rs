@@ -92,10 +92,27 @@ pub struct Stats {
     pub skipped_large: usize,
     /// Files that could not be read.
     pub skipped_unreadable: usize,
+    /// Whether the walk stopped at the time limit (or because the call was cancelled), so the
+    /// results are partial.
+    pub stopped_early: bool,
+}
+
+/// When a walk must stop: a deadline, and a flag set when the caller stops waiting.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    pub deadline: std::time::Instant,
+    pub cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Budget {
+    fn exhausted(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed) || std::time::Instant::now() >= self.deadline
+    }
 }
 
 #[derive(Default)]
 struct Counters {
+    stopped: std::sync::atomic::AtomicBool,
     searched: AtomicUsize,
     prefiltered: AtomicUsize,
     binary: AtomicUsize,
@@ -111,6 +128,7 @@ impl Counters {
             skipped_binary: self.binary.load(Ordering::Relaxed),
             skipped_large: self.large.load(Ordering::Relaxed),
             skipped_unreadable: self.unreadable.load(Ordering::Relaxed),
+            stopped_early: self.stopped.load(Ordering::Relaxed),
         }
     }
 }
@@ -138,6 +156,7 @@ fn walk<T: Send>(
     scope: &Scope,
     compiled: &Compiled,
     config: &AstGrepConfig,
+    budget: &Budget,
     f: impl Fn(&Path, String) -> Option<T> + Sync,
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
@@ -189,10 +208,21 @@ fn walk<T: Send>(
         };
         let lang = scope.lang;
         let mut builder = ignore::WalkBuilder::new(&scope.target);
-        builder.threads(threads).require_git(false);
+        // `.gitignore` is honoured even outside a git checkout; hidden files are searched
+        // (`.github/workflows/*.yml` is code too), but never the `.git` directory.
+        builder
+            .threads(threads)
+            .require_git(false)
+            .hidden(false)
+            .filter_entry(|e| e.file_name() != ".git");
         builder.build_parallel().run(|| {
             let visit = &visit;
+            let counters = &counters;
             Box::new(move |entry| {
+                if budget.exhausted() {
+                    counters.stopped.store(true, Ordering::Relaxed);
+                    return ignore::WalkState::Quit;
+                }
                 let Ok(entry) = entry else {
                     return ignore::WalkState::Continue;
                 };
@@ -313,9 +343,14 @@ pub struct SearchResult {
 }
 
 /// Search `scope` for `compiled`.
-pub fn search(scope: &Scope, compiled: &Compiled, config: &AstGrepConfig) -> SearchResult {
+pub fn search(
+    scope: &Scope,
+    compiled: &Compiled,
+    config: &AstGrepConfig,
+    budget: &Budget,
+) -> SearchResult {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, |path, text| {
+    let (per_file, stats) = walk(scope, compiled, config, budget, |path, text| {
         let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
         let rel = relative(root, path);
         let found: Vec<Match> = ast
@@ -388,9 +423,10 @@ pub fn rewrite(
     compiled: &Compiled,
     fixer: &TemplateFix,
     config: &AstGrepConfig,
+    budget: &Budget,
 ) -> (Vec<FileRewrite>, Stats) {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, |path, text| {
+    let (per_file, stats) = walk(scope, compiled, config, budget, |path, text| {
         let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
         let mut edits: Vec<(usize, usize, Vec<u8>)> = ast
             .root()

@@ -59,6 +59,11 @@ pub enum AstGrepError {
     )]
     WriteFailed { id: String, detail: String },
 
+    #[error(
+        "ast_edit stopped at the time limit of {secs} s after {searched} files; nothing was staged. Narrow `path` and try again"
+    )]
+    TimeLimit { secs: u64, searched: usize },
+
     #[error("internal error: {0}")]
     Internal(String),
 }

@@ -25,12 +25,15 @@ use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FileChange, FsError, apply_all};
 use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
 use ast_grep_core::replacer::TemplateFix;
+use engine::Budget;
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// How the parser resource behaves. Plain data; `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +46,9 @@ pub struct AstGrepConfig {
     pub max_match_lines: usize,
     /// Lines of unified diff shown in an `ast_edit` proposal. Default 200.
     pub max_diff_lines: usize,
+    /// A search or rewrite stops walking after this many seconds (a search then says its
+    /// results are partial; a rewrite stages nothing). Default 120.
+    pub time_limit_secs: u64,
 }
 
 impl Default for AstGrepConfig {
@@ -52,6 +58,7 @@ impl Default for AstGrepConfig {
             threads: 0,
             max_match_lines: 5,
             max_diff_lines: 200,
+            time_limit_secs: 120,
         }
     }
 }
@@ -162,10 +169,28 @@ pub struct ResolveArgs {
     pub action: ResolveAction,
 }
 
+/// Sets the flag when dropped: the caller stopped waiting, so the walk should stop too.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Run `f` on a blocking thread with a budget: the configured time limit, and cancellation
+/// when this future is dropped.
 async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, AstGrepError> + Send + 'static,
+    config: &AstGrepConfig,
+    f: impl FnOnce(&Budget) -> Result<T, AstGrepError> + Send + 'static,
 ) -> Result<T, AstGrepError> {
-    tokio::task::spawn_blocking(f)
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop(cancelled.clone());
+    let budget = Budget {
+        deadline: Instant::now() + Duration::from_secs(config.time_limit_secs),
+        cancelled,
+    };
+    tokio::task::spawn_blocking(move || f(&budget))
         .await
         .map_err(|e| AstGrepError::Internal(format!("search task failed: {e}")))?
 }
@@ -252,16 +277,16 @@ impl Tool for AstGrepTool {
 
     async fn call(&self, args: AstGrepArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
-        let out = blocking(move || grep(&shared, args)).await?;
+        let out = blocking(&self.0.config, move |b| grep(&shared, args, b)).await?;
         Ok(out)
     }
 }
 
-fn grep(shared: &Shared, args: AstGrepArgs) -> Result<ToolOutput, AstGrepError> {
+fn grep(shared: &Shared, args: AstGrepArgs, budget: &Budget) -> Result<ToolOutput, AstGrepError> {
     let config = &shared.config;
     let scope = engine::scope(&shared.root, args.path.as_deref(), args.language.as_deref())?;
     let compiled = pattern::compile(scope.lang, &args.pattern)?;
-    let result = engine::search(&scope, &compiled, config);
+    let result = engine::search(&scope, &compiled, config, budget);
     let max = args.max_results.unwrap_or(50);
     let total = result.matches.len();
     let shown = total.min(max);
@@ -317,6 +342,13 @@ fn grep(shared: &Shared, args: AstGrepArgs) -> Result<ToolOutput, AstGrepError> 
         "\n{}",
         walk_summary(&result.stats, scope.lang, config)
     );
+    if result.stats.stopped_early {
+        let _ = write!(
+            text,
+            "\nstopped early at the time limit of {} s: the results are partial; narrow `path`",
+            config.time_limit_secs
+        );
+    }
     let structured = json!({
         "language": scope.lang.id(),
         "context": compiled.context,
@@ -359,7 +391,7 @@ impl Tool for AstEditTool {
 
     async fn call(&self, args: AstEditArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
-        let out = blocking(move || edit(&shared, args)).await?;
+        let out = blocking(&self.0.config, move |b| edit(&shared, args, b)).await?;
         Ok(out)
     }
 }
@@ -386,7 +418,7 @@ fn bounded_diff(files: &[engine::FileRewrite], max_lines: usize) -> String {
     lines.join("\n")
 }
 
-fn edit(shared: &Shared, args: AstEditArgs) -> Result<ToolOutput, AstGrepError> {
+fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutput, AstGrepError> {
     let config = &shared.config;
     let scope = engine::scope(&shared.root, args.path.as_deref(), args.language.as_deref())?;
     let compiled = pattern::compile(scope.lang, &args.pattern)?;
@@ -416,7 +448,13 @@ fn edit(shared: &Shared, args: AstEditArgs) -> Result<ToolOutput, AstGrepError> 
             bound,
         });
     }
-    let (rewrites, stats) = engine::rewrite(&scope, &compiled, &fixer, config);
+    let (rewrites, stats) = engine::rewrite(&scope, &compiled, &fixer, config, budget);
+    if stats.stopped_early {
+        return Err(AstGrepError::TimeLimit {
+            secs: config.time_limit_secs,
+            searched: stats.files_searched,
+        });
+    }
     let unchanged: usize = rewrites
         .iter()
         .filter(|r| r.old == r.new)
@@ -546,7 +584,7 @@ impl Tool for ResolveTool {
 
     async fn call(&self, args: ResolveArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
-        let out = blocking(move || resolve(&shared, args)).await?;
+        let out = blocking(&self.0.config, move |_| resolve(&shared, args)).await?;
         Ok(out)
     }
 }

@@ -290,7 +290,8 @@ async fn structured_result_carries_every_shown_match() {
         "files_searched": 2,
         "skipped_binary": 0,
         "skipped_large": 0,
-        "skipped_unreadable": 0
+        "skipped_unreadable": 0,
+        "stopped_early": false
       },
       "total": 3
     }
@@ -332,4 +333,74 @@ fn tiers_surfaces_and_schemas() {
         .collect::<serde_json::Map<_, _>>()
         .into();
     insta::assert_json_snapshot!("tool_schemas", schemas);
+}
+
+#[tokio::test]
+async fn hidden_files_are_searched_but_never_the_git_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".github/workflows/ci.yml",
+        "jobs:\n  test:\n    image: rust\n",
+    );
+    write(dir.path(), ".git/config.yml", "image: nope\n");
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = reg
+        .call(
+            "ast_grep",
+            json!({"pattern": "image: $I", "language": "yaml"}),
+            Surface::Full,
+        )
+        .await;
+    insta::assert_snapshot!(out.text, @r"
+    1 match in 1 file for `image: $I` (yaml, parsed as document)
+
+    .github/workflows/ci.yml:3:5
+      3 |     image: rust
+      $I = rust
+
+    searched 1 yaml file
+    ");
+}
+
+#[tokio::test]
+async fn the_time_limit_stops_the_walk_and_says_so() {
+    let dir = workspace();
+    let reg = registry(
+        dir.path(),
+        AstGrepConfig {
+            time_limit_secs: 0,
+            ..Default::default()
+        },
+    );
+    let out = reg
+        .call(
+            "ast_grep",
+            json!({"pattern": "dispose($X)", "language": "dart"}),
+            Surface::Full,
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.ends_with(
+            "stopped early at the time limit of 0 s: the results are partial; narrow `path`"
+        ),
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        out.structured.unwrap()["stats"]["stopped_early"],
+        json!(true)
+    );
+    let out = reg
+        .call(
+            "ast_edit",
+            json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
+            Surface::Full,
+        )
+        .await;
+    assert!(out.is_error);
+    insta::assert_snapshot!(out.text, @"ast_edit stopped at the time limit of 0 s after 0 files; nothing was staged. Narrow `path` and try again");
+    let out = resolve(&reg, "edit_1", "accept").await;
+    assert!(out.text.contains("no edit is staged"), "{}", out.text);
 }
