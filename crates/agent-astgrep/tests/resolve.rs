@@ -404,3 +404,50 @@ async fn the_time_limit_stops_the_walk_and_says_so() {
     let out = resolve(&reg, "edit_1", "accept").await;
     assert!(out.text.contains("no edit is staged"), "{}", out.text);
 }
+
+#[tokio::test]
+async fn the_proposal_diff_is_bounded_and_searches_run_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        write(
+            dir.path(),
+            &format!("lib/f{i}.dart"),
+            "void f() {\n  dispose(a);\n  dispose(b);\n}\n",
+        );
+    }
+    let reg = registry(
+        dir.path(),
+        AstGrepConfig {
+            max_diff_lines: 8,
+            ..Default::default()
+        },
+    );
+    let search = json!({"pattern": "dispose($X)", "language": "dart"});
+    let (one, two) = tokio::join!(
+        reg.call("ast_grep", search.clone(), Surface::Plan),
+        reg.call("ast_grep", search, Surface::ReadOnly)
+    );
+    assert_eq!(one.text, two.text);
+    assert!(one.text.starts_with("6 matches in 3 files"), "{}", one.text);
+    let out = reg
+        .call(
+            "ast_edit",
+            json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
+            Surface::Full,
+        )
+        .await;
+    insta::assert_snapshot!(out.text, @r#"
+    (proposed) 6 replacements in 3 files … call resolve with edit_id "edit_1" (action "accept" writes them all, "discard" drops them); nothing is written yet
+    searched 3 dart files
+
+    --- a/lib/f0.dart
+    +++ b/lib/f0.dart
+    @@ -1,4 +1,4 @@
+     void f() {
+    -  dispose(a);
+    -  dispose(b);
+    +  a.dispose();
+    +  b.dispose();
+    … diff truncated: 19 more lines (accepting applies all of it)
+    "#);
+}
