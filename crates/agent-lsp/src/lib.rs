@@ -16,7 +16,10 @@
 //! - `client`: our LSP client — one transport per server process (reader task, locked writer,
 //!   stderr tail), requests with timeouts, answers to the server's own requests, readiness
 //!   (work-done progress, rust-analyzer's `experimental/serverStatus`, a settle period), document
-//!   sync and fresh diagnostics.
+//!   sync (full text; didSave after every change) and fresh diagnostics: pulled
+//!   (`textDocument/diagnostic`) when the server offers it, statically or by registration,
+//!   else the publish for the synced version; publishes made for that content while the server
+//!   settles (a checker run on save) are merged in.
 //! - `supervisor`: which server serves a file (language preference, root marker, binary
 //!   resolution: `node_modules/.bin`, `.venv/bin`, `venv/bin`, then `$PATH`; a rustup proxy is
 //!   resolved with `rustup which`), start, crash detection and restart with backoff.
