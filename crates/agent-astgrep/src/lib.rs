@@ -12,6 +12,21 @@
 //!   rewrite. Staged edits belong to the run that attached this resource.
 //!
 //! Never: starts a process, downloads a grammar, or writes a file outside `resolve`.
+//!
+//! ## Codemap
+//!
+//! - `lang`: the grammar table — ids and aliases, extensions, the character that stands for `$`
+//!   while a pattern is parsed, and each language's ordered scaffolding contexts.
+//! - `pattern`: compiles a snippet. The first context whose parse has no error or missing node
+//!   and has one node spanning exactly the snippet gives the pattern (a `;` the context supplies
+//!   may close it). Two deliberate tolerances: a metavariable standing alone where the grammar
+//!   wants a terminator (`{ $$$BODY }` in Dart), and, when the accepted node declares a function,
+//!   the same snippet accepted by a later context as another kind of declaration is matched too
+//!   (a Dart `void $F() { … }` is a local function in a block and a method in a class). A
+//!   repeated metavariable must capture the same tokens (spacing and comments aside).
+//! - `engine`: the walk (parallel, `.gitignore`-aware, binary/large files skipped and counted,
+//!   literal prefilter, time limit), matching and rewriting, in path-then-position order.
+//! - this file: the three tools, their rendering, and the run's staged edits.
 
 mod engine;
 mod error;

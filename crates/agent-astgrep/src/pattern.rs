@@ -82,9 +82,9 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
     };
     let top = root.root();
     // A missing token right after a metavariable (the `;` after `$$$BODY` in a Dart block) is
-    // not a broken pattern: the metavariable stands for whole statements. Any other error or
+    // not a broken pattern: the metavariable stands for whole statements; likewise an ERROR
+    // node that holds nothing but a metavariable (Dart's `{ $$$BODY }`). Any other error or
     // missing node rejects the context.
-    // Likewise an ERROR node that holds nothing but a metavariable (Dart's `{ $$$BODY }`).
     let tolerable = |n: &ast_grep_core::Node<'_, StrDoc<Lang>>| {
         if n.is_missing() {
             n.prev()
@@ -93,18 +93,14 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
             lang.extract_meta_var(&n.text()).is_some()
         }
     };
-    let broken = top.get_inner_node().has_error()
-        && top
-            .dfs()
-            .any(|n| (n.is_error() || n.is_missing()) && !tolerable(&n));
-    if broken {
+    let bad = if top.get_inner_node().has_error() {
+        top.dfs()
+            .find(|n| (n.is_error() || n.is_missing()) && !tolerable(n))
+    } else {
+        None
+    };
+    if let Some(bad) = bad {
         // Report the first error or missing node, relative to the snippet.
-        let bad = top
-            .dfs()
-            .find(|n| (n.is_error() || n.is_missing()) && !tolerable(n));
-        let Some(bad) = bad else {
-            return Attempt::Rejected("the parse has an error".into());
-        };
         let r = bad.range();
         let what = if bad.is_missing() {
             format!("missing `{}`", bad.kind())
