@@ -33,6 +33,7 @@ const PUBLISHED: &[&str] = &[
 const PIP_PACKAGES: &[&str] = &[
     "basedpyright",
     "python-lsp-server",
+    "pyflakes",
     "ty",
     "debugpy",
     "pandas",
@@ -189,10 +190,17 @@ fn setup(root: &Path) -> Result<()> {
     })?;
 
     step("rust-analyzer", || {
+        // For the toolchain this workspace pins, and for the default one that fixtures outside
+        // the workspace (temp dirs) get from the rustup proxy.
         run(Command::new("rustup")
+            .current_dir(root)
             .args(["component", "add", "rust-analyzer"])
             .stderr(Stdio::null()))?;
-        Ok("rustup component rust-analyzer".into())
+        run(Command::new("rustup")
+            .current_dir("/")
+            .args(["component", "add", "rust-analyzer"])
+            .stderr(Stdio::null()))?;
+        Ok("rustup component rust-analyzer (pinned and default toolchains)".into())
     })?;
     Ok(())
 }
