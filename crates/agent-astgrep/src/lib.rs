@@ -336,7 +336,9 @@ fn grep(shared: &Shared, args: AstGrepArgs, budget: &Budget) -> Result<ToolOutpu
             let _ = writeln!(text, "  {:>width$} | … {} more lines", "", m.more_lines);
         }
         for (name, value) in &m.captures {
-            let value = if value.contains('\n') {
+            let value = if value.is_empty() {
+                "(nothing)".to_string()
+            } else if value.contains('\n') {
                 let first = value.lines().next().unwrap_or_default();
                 format!("{first} … ({} lines)", value.lines().count())
             } else {
