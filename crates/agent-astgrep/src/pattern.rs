@@ -144,15 +144,37 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
             break;
         }
     }
+    let supplied = exact.is_none() && with_term.is_some();
     match exact.or(with_term) {
         Some(node) => {
             let kind = node.kind().to_string();
-            Attempt::Accepted(Pattern::from(node), kind)
+            let mut pattern = Pattern::from(node);
+            if supplied {
+                // The terminator is the context's, not the user's: drop it, so that the match
+                // (and a rewrite) ends where the snippet ends and the file keeps its own `;`.
+                strip_trailing(&mut pattern.node, ctx.terminator);
+            }
+            Attempt::Accepted(pattern, kind)
         }
         None => Attempt::Rejected(
             "parses cleanly, but no single node spans the whole snippet (several sibling nodes?)"
                 .into(),
         ),
+    }
+}
+
+/// Remove the last token of the pattern when it is `terminator`.
+fn strip_trailing(node: &mut PatternNode, terminator: &str) -> bool {
+    let PatternNode::Internal { children, .. } = node else {
+        return false;
+    };
+    match children.last_mut() {
+        Some(PatternNode::Terminal { text, .. }) if text == terminator => {
+            children.pop();
+            true
+        }
+        Some(last) => strip_trailing(last, terminator),
+        None => false,
     }
 }
 
