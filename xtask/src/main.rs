@@ -222,10 +222,60 @@ fn cargo(root: &Path) -> Command {
     c
 }
 
+/// Run the whole suite, echo its output, and close with one plain `tests: N passed, N failed`
+/// line summed over every test binary (cargo's own last line is the doc-tests' count).
 fn test(root: &Path, extra: &[String]) -> Result<()> {
-    run(cargo(root)
+    use std::io::{BufRead, BufReader};
+    let mut child = cargo(root)
         .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
-        .args(extra))
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("cannot start cargo test")?;
+    let stdout = child.stdout.take().context("cargo test stdout")?;
+    let (mut passed, mut failed) = (0u64, 0u64);
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        println!("{line}");
+        let (p, f) = counts(&line);
+        passed += p;
+        failed += f;
+    }
+    let status = child.wait()?;
+    println!("tests: {passed} passed, {failed} failed");
+    if !status.success() {
+        bail!("cargo test failed with {status}");
+    }
+    if passed == 0 {
+        bail!("cargo test ran no test");
+    }
+    Ok(())
+}
+
+/// The passed/failed counts of one line of test output: libtest's `test result: ok. N passed;
+/// M failed; …` or a custom harness's plain `N passed, M failed`.
+fn counts(line: &str) -> (u64, u64) {
+    let line = line.trim();
+    let body = match line.strip_prefix("test result: ") {
+        Some(rest) => rest.split_once(". ").map_or(rest, |(_, b)| b),
+        None if line.ends_with(" failed") && line.contains(" passed, ") => line,
+        None => return (0, 0),
+    };
+    let mut passed = 0;
+    let mut failed = 0;
+    for part in body.split([';', ',']) {
+        let mut words = part.split_whitespace();
+        if let (Some(n), Some(what)) = (words.next(), words.next())
+            && let Ok(n) = n.parse::<u64>()
+        {
+            match what {
+                "passed" => passed = n,
+                "failed" => failed = n,
+                _ => {}
+            }
+        }
+    }
+    (passed, failed)
 }
 
 /// Everything CI checks before the tests: formatting, clippy, each facade feature alone, and the
@@ -431,4 +481,25 @@ fn bench_host(root: &Path) -> Result<()> {
         times[times.len() * 99 / 100]
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counts;
+
+    #[test]
+    fn reads_test_counts() {
+        assert_eq!(
+            counts(
+                "test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.11s"
+            ),
+            (12, 0)
+        );
+        assert_eq!(
+            counts("test result: FAILED. 3 passed; 1 failed; 0 ignored"),
+            (3, 1)
+        );
+        assert_eq!(counts("8 passed, 0 failed"), (8, 0));
+        assert_eq!(counts("running 8 tests"), (0, 0));
+    }
 }
