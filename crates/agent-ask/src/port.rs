@@ -3,12 +3,11 @@
 use crate::card::{AskOutcome, Card};
 use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
 /// A boxed, sendable future (the object-safe async of the port traits).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use agent_tier::BoxFuture;
 
 /// Where a card is rendered and answered: a terminal, an MCP client's elicitation, a script.
 ///

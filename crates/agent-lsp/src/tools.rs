@@ -16,7 +16,6 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -1227,7 +1226,7 @@ lists every file and its number of edits."
 /// Appends the diagnostics a write newly introduced to `write`, `edit` and `apply_patch`.
 pub struct WriteDiagnostics(pub Arc<State>);
 
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use agent_tier::BoxFuture;
 
 impl Wrapper for WriteDiagnostics {
     fn wraps(&self, tool: &str) -> bool {

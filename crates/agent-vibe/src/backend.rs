@@ -5,16 +5,14 @@ use agent_tier::process::{GroupGuard, Tail, command, resolve_binary};
 use agent_tier::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A boxed, sendable future (the object-safe async of [`VibeBackend`]).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use agent_tier::BoxFuture;
 
 /// Which kind of worker: `fast` for well-specified mechanical work, `good` for design,
 /// judgement, or reviewing a fast worker's output.
