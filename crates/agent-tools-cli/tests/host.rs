@@ -557,3 +557,50 @@ fn serve_cancels_a_call_in_flight() {
     );
     assert_eq!(killed["result"]["isError"], false, "{killed}");
 }
+
+/// `repl` with stdin not a terminal: it prints what is attached, runs the calls line by line,
+/// and `ask_user` fails closed instead of reading the script's next line as an answer.
+#[cfg(feature = "full")]
+#[test]
+fn repl_reads_calls_line_by_line_and_ask_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "first line\n").unwrap();
+    let script = "# a comment\n\
+                  read {\"path\": \"notes.txt\"}\n\
+                  ask_user {\"question\": \"Proceed?\", \"options\": [{\"label\": \"yes\"}, {\"label\": \"no\"}]}\n\
+                  1\n\
+                  read {\"path\": \"missing.txt\"}\n\
+                  quit\n\
+                  read {\"path\": \"notes.txt\"}\n";
+    let mut child = Command::new(BIN)
+        .args(["repl", "--root"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The doctor header comes first.
+    assert!(
+        stdout.contains("families compiled in: lsp, astgrep, dap, kernel, ask, vibe"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("kernel/python"), "{stdout}");
+    let calls = stdout
+        .split("or `quit`\n")
+        .nth(1)
+        .expect("banner ends the header");
+    let root = dir.path().canonicalize().unwrap().display().to_string();
+    insta::assert_snapshot!(calls.replace(&root, "[ROOT]"));
+    // A failed call in a script makes the exit status 1; nothing after `quit` ran.
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(calls.matches("first line").count(), 1, "{calls}");
+}
