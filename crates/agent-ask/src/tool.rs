@@ -67,7 +67,7 @@ impl AskUser {
         self.skipped.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    async fn run(&self, args: AskUserArgs) -> Result<ToolOutput, AskError> {
+    async fn run(&self, args: AskUserArgs, cx: &CallContext) -> Result<ToolOutput, AskError> {
         let card = Card {
             kind: CardKind::Question,
             question: args.question,
@@ -85,6 +85,8 @@ impl AskUser {
         }
         // The port honours the card's timeout; the grace only guards against a port that does not.
         let grace = self.timeout + Duration::from_secs(5);
+        // Other inactivity budgets of the run (a kernel cell's) pause while a person is asked.
+        let _asking = cx.registry().asking();
         let outcome = tokio::time::timeout(grace, self.port.ask(card.clone()))
             .await
             .unwrap_or(AskOutcome::Timeout);
@@ -140,7 +142,7 @@ impl Tool for AskUser {
         "ask".into()
     }
 
-    async fn call(&self, args: AskUserArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        Ok(self.run(args).await?)
+    async fn call(&self, args: AskUserArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        Ok(self.run(args, &cx).await?)
     }
 }

@@ -494,3 +494,38 @@ async fn approver_decision_directly() {
     .await;
     assert_eq!(decision, ApprovalDecision::Approve);
 }
+
+/// Records how many questions the run had pending while its card was shown.
+struct Observing(
+    Mutex<Option<tokio::sync::watch::Receiver<usize>>>,
+    Mutex<Vec<usize>>,
+);
+
+impl AskPort for Observing {
+    fn name(&self) -> &str {
+        "observing"
+    }
+    fn ask(&self, _card: Card) -> BoxFuture<'_, AskOutcome> {
+        let pending = self
+            .0
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map_or(usize::MAX, |w| *w.borrow());
+        self.1.lock().unwrap().push(pending);
+        Box::pin(async { AskOutcome::Skip })
+    }
+}
+
+/// A shown card is a pending question for the whole run (so a kernel cell's inactivity budget
+/// pauses), and stops being one when it is answered.
+#[tokio::test]
+async fn a_shown_card_marks_the_run_as_asking() {
+    let port = Arc::new(Observing(Mutex::new(None), Mutex::new(Vec::new())));
+    let registry = registry_with(port.clone(), Duration::from_secs(5));
+    *port.0.lock().unwrap() = Some(registry.asking_watch());
+    let out = ask(&registry, db_question()).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(*port.1.lock().unwrap(), vec![1]);
+    assert_eq!(*registry.asking_watch().borrow(), 0);
+}

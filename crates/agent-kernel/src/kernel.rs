@@ -491,8 +491,11 @@ impl Kernel {
         let mut bridges: JoinSet<(u64, ToolOutput)> = JoinSet::new();
         let mut deadline = Instant::now() + config.inactivity_budget;
         let mut kill_at: Option<Instant> = None;
+        // A question to a person pending anywhere in the run pauses the budget too.
+        let mut asking = cx.registry().asking_watch();
         loop {
-            let budget_armed = bridges.is_empty() && kill_at.is_none();
+            let person_pending = *asking.borrow() > 0;
+            let budget_armed = bridges.is_empty() && kill_at.is_none() && !person_pending;
             let far = Instant::now() + Duration::from_secs(86_400);
             tokio::select! {
                 ev = self.events.recv() => match ev {
@@ -568,6 +571,10 @@ impl Kernel {
                     if bridges.is_empty() {
                         deadline = Instant::now() + config.inactivity_budget;
                     }
+                }
+                Ok(()) = asking.changed() => {
+                    // The budget starts afresh once the last question is answered.
+                    deadline = Instant::now() + config.inactivity_budget;
                 }
                 _ = tokio::time::sleep_until(deadline), if budget_armed => {
                     process::signal_group(self.pid, libc::SIGINT);

@@ -28,8 +28,8 @@ pub mod workspace;
 
 pub use error::CallError;
 pub use registry::{
-    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, BoxFuture, CallContext, Origin,
-    Registry, RunInfo, Wrapper,
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, AskingGuard, BoxFuture,
+    CallContext, Origin, Registry, RunInfo, Wrapper,
 };
 pub use tier::{Surface, Tier};
 pub use tool::{BoxError, Image, Tool, ToolInfo, ToolOutput};

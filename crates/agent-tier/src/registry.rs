@@ -276,6 +276,18 @@ struct Inner {
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// How many questions to a person (ask_user cards, approval prompts) are pending.
+    asking: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+/// Marks a question to a person as pending while it lives; see [`Registry::asking`].
+#[derive(Debug)]
+pub struct AskingGuard(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Drop for AskingGuard {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 /// The run's tools. Cheap to clone; every clone is the same registry.
@@ -316,6 +328,7 @@ impl Registry {
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
                 locks: Mutex::new(HashMap::new()),
+                asking: Arc::new(tokio::sync::watch::channel(0).0),
             }),
         }
     }
@@ -346,6 +359,19 @@ impl Registry {
     /// Set which tiers need approval.
     pub fn set_policy(&self, policy: ApprovalPolicy) {
         *write(&self.inner.policy) = policy;
+    }
+
+    /// Mark a question to a person as pending until the guard is dropped. Inactivity budgets
+    /// elsewhere in the run (a kernel cell's) pause while any question is pending: a person
+    /// thinking is not a stuck program.
+    pub fn asking(&self) -> AskingGuard {
+        self.inner.asking.send_modify(|n| *n += 1);
+        AskingGuard(self.inner.asking.clone())
+    }
+
+    /// How many questions to a person are pending, as a watch that changes when it does.
+    pub fn asking_watch(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.inner.asking.subscribe()
     }
 
     /// Every registered tool name.
@@ -430,6 +456,7 @@ impl Registry {
                     tier: info.tier,
                 });
             };
+            let _asking = self.asking();
             let decision = approver
                 .approve(ApprovalRequest {
                     tool: info.name.clone(),

@@ -419,3 +419,45 @@ fn schemas_are_generated_from_the_argument_types() {
         .unwrap();
     insta::assert_json_snapshot!(look.input_schema);
 }
+
+/// Sees how many questions are pending while it is asked.
+struct Counting(tokio::sync::watch::Receiver<usize>, Arc<AtomicUsize>);
+
+impl Approver for Counting {
+    fn approve(
+        &self,
+        _request: ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = ApprovalDecision> + Send + '_>> {
+        self.1.store(*self.0.borrow(), Ordering::SeqCst);
+        Box::pin(async { ApprovalDecision::Approve })
+    }
+}
+
+#[tokio::test]
+async fn an_approval_prompt_counts_as_a_pending_question() {
+    let r = registry();
+    r.set_policy(ApprovalPolicy::tiers([Tier::Write]));
+    let seen = Arc::new(AtomicUsize::new(99));
+    r.set_approver(Arc::new(Counting(r.asking_watch(), seen.clone())));
+    assert_eq!(*r.asking_watch().borrow(), 0);
+    assert!(
+        !r.call("change", json!({"text": "x"}), Surface::Full)
+            .await
+            .is_error
+    );
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        1,
+        "the prompt was not marked as pending"
+    );
+    assert_eq!(
+        *r.asking_watch().borrow(),
+        0,
+        "the mark outlived the prompt"
+    );
+    let outer = r.asking();
+    let inner = r.asking();
+    assert_eq!(*r.asking_watch().borrow(), 2);
+    drop((outer, inner));
+    assert_eq!(*r.asking_watch().borrow(), 0);
+}

@@ -286,3 +286,24 @@ async fn a_cancelled_call_discards_its_kernel() {
     }
     assert!(gone, "the cancelled kernel (pid {pid}) is still running");
 }
+
+/// While a person is being asked anywhere in the run (an `ask_user` card, an approval prompt),
+/// a silent cell is not interrupted; once the question is answered the budget starts afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_question_pauses_the_budget() {
+    let kit = Kit::new(tight(3000));
+    let asking = kit.registry.asking();
+    let release = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(4000)).await;
+        drop(asking);
+    });
+    // Silent for 5 s: past the 3 s budget, but a question is pending for the first 4 s, and the
+    // budget restarts when it is answered (so it would end at 7 s).
+    let out = kit.py("import time\ntime.sleep(5)\n'survived'").await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.ends_with("'survived'"), "{}", out.text);
+    release.await.unwrap();
+    // With nobody being asked, the same silence is interrupted.
+    let out = kit.py("import time\ntime.sleep(5)\n'survived'").await;
+    assert_eq!(status(&out), "interrupted", "{}", out.text);
+}
