@@ -13,6 +13,8 @@ pub const USAGE: &str = "usage:
   agent-tools doctor [--root DIR] [--json]
   agent-tools repl   [--root DIR] [--surface S] [--vibe] [--approval TIERS]
 
+--conversation ID: the conversation this run belongs to (the debug session is keyed by it);
+default: one per process, since one process serves one run.
 --approval write,exec: calls of those tiers ask the operator first (the terminal card, or MCP
 elicitation under `serve`); with nobody attached they fail closed. Default: none.
 
