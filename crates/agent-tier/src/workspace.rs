@@ -136,8 +136,11 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
+    // Unique per process and per write, so two writers of one file never share a temp file.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(
-        ".{file_name}.agent-tools-{}.tmp",
+        ".{file_name}.agent-tools-{}-{n}.tmp",
         std::process::id()
     ));
     let result = (|| {
