@@ -5,8 +5,10 @@
 //! `lsp_rename` (write), and a wrapper around the host's `write`, `edit` and `apply_patch` that
 //! appends the diagnostics a write newly introduced.
 //!
-//! Never: speaks any protocol but LSP, depends on another family crate, or lets an `lsp_types`
-//! value leak into a tool result (results are plain text and JSON).
+//! Never: speaks any protocol but LSP, depends on another family crate, or lets a protocol
+//! message leak into a tool result (results are plain text and JSON built from the few fields
+//! each operation reads; see `docs/decisions.md` for why the client is written on
+//! `serde_json::Value` rather than `lsp-types`).
 //!
 //! ## Codemap
 //!
