@@ -383,12 +383,21 @@ impl Session {
         }
         let state = self.state();
         if state.closed.is_none() {
+            // Detaching from a program we attached to must finish before the adapter is
+            // killed, or the debug server may take the program down with the connection:
+            // give it longer (still bounded).
+            let wait = if self.attached {
+                self.request_timeout
+                    .clamp(Duration::from_secs(3), Duration::from_secs(10))
+            } else {
+                Duration::from_secs(3)
+            };
             let _ = self
                 .client
                 .request(
                     "disconnect",
                     json!({"terminateDebuggee": !self.attached}),
-                    Duration::from_secs(3),
+                    wait,
                 )
                 .await;
         }

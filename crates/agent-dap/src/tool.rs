@@ -1330,7 +1330,12 @@ impl Supervisor {
         };
         let was_live = s.is_live();
         s.end("terminated on request".to_string(), true).await;
-        let text = if was_live {
+        let text = if was_live && s.attached {
+            format!(
+                "session {} on {} terminated; the adapter was stopped and the debuggee was detached, left running",
+                s.id, s.target
+            )
+        } else if was_live {
             format!(
                 "session {} on {} terminated; the adapter and the debuggee were killed",
                 s.id, s.target

@@ -142,3 +142,103 @@ async fn rust_program_under_lldb() {
         insta::assert_snapshot!(f.redacted());
     });
 }
+
+/// Start `lldb-server-19 gdbserver` on a port it picks itself (written to a file through its
+/// `--named-pipe` option), launching `program` stopped at its entry. Returns the server (in its
+/// own process group, killed on drop) and the port.
+async fn gdbserver(f: &Fixture, program: &str) -> (tokio::process::Child, u16) {
+    let server = require("lldb-server-19");
+    let port_file = f.root().join("gdbserver.port");
+    std::fs::write(&port_file, b"").expect("create the port file");
+    let child = tokio::process::Command::new(server)
+        .arg("gdbserver")
+        .arg("--named-pipe")
+        .arg(&port_file)
+        .arg("127.0.0.1:0")
+        .arg("--")
+        .arg(f.root().join(program))
+        .current_dir(f.root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("cannot start lldb-server-19");
+    // The port is written once the server listens: digits, then a NUL.
+    for _ in 0..600 {
+        let text = std::fs::read(&port_file).unwrap_or_default();
+        if let Some(end) = text.iter().position(|b| *b == 0) {
+            let port = std::str::from_utf8(&text[..end])
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or_else(|| panic!("lldb-server wrote a bad port: {text:?}"));
+            return (child, port);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("lldb-server-19 gdbserver never reported its port");
+}
+
+/// Attach through lldb-dap to a C program started under `lldb-server-19 gdbserver`: the
+/// breakpoint set before attaching is hit, a variable reads as its value, `terminate` detaches
+/// and the program runs to its end, so nothing is left running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c_program_attached_under_lldb_server() {
+    require("gcc");
+    let mut f = Fixture::new(
+        &[("CMakeLists.txt", "project(demo C)\n"), ("main.c", C_SRC)],
+        config(),
+    );
+    f.run("gcc", &["-g", "-O0", "-o", "demo", "main.c"]);
+    let (mut server, port) = gdbserver(&f, "demo").await;
+    let server_pid = server.id().expect("lldb-server pid");
+    f.redact
+        .push((format!("127.0.0.1:{port}"), "127.0.0.1:[port]".into()));
+    f.redact
+        .push((format!("\"port\":{port}"), "\"port\":[port]".into()));
+    f.ok(json!({"op": "breakpoints", "file": "main.c", "lines": [7]}))
+        .await;
+    let attached = f
+        .ok(json!({"op": "attach", "adapter": "lldb", "port": port}))
+        .await;
+    assert!(
+        attached.text.contains("at add (main.c:7)"),
+        "{}",
+        attached.text
+    );
+    // The frames below `main` come from the C library: not in the snapshot.
+    let stack = f.quiet(json!({"op": "stack"})).await;
+    let top = stack.structured.as_ref().unwrap()["frames"][0]["frame_id"]
+        .as_i64()
+        .unwrap();
+    let scopes = f.ok(json!({"op": "scopes", "frame_id": top})).await;
+    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
+        .as_i64()
+        .unwrap();
+    let vars = f.ok(json!({"op": "variables", "reference": locals})).await;
+    for shown in ["a: int = 3", "b: int = 4", "sum: int = 7"] {
+        assert!(vars.text.contains(shown), "{}", vars.text);
+    }
+    let sum = f.ok(json!({"op": "evaluate", "expression": "a + b"})).await;
+    assert!(sum.text.contains('7'), "{}", sum.text);
+    let ended = f.ok(json!({"op": "terminate"})).await;
+    assert!(
+        ended.text.contains("detached, left running"),
+        "{}",
+        ended.text
+    );
+    // Detached: the program runs to its end and the server exits with it.
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), server.wait())
+        .await
+        .expect("lldb-server-19 did not exit after the program ended")
+        .expect("wait for lldb-server-19");
+    // The adapter and the program the server started were both reported.
+    assert_eq!(f.pids.len(), 2, "{:?}", f.pids);
+    f.pids.push(server_pid);
+    f.finish().await;
+    assert!(status.success(), "lldb-server-19 exited with {status}");
+    insta::with_settings!({filters => filters()}, {
+        insta::assert_snapshot!(f.redacted());
+    });
+}
