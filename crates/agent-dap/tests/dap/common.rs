@@ -175,6 +175,11 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
         (r"0x[0-9a-fA-F]+", "[addr]"),
         (r"::h[0-9a-f]{16}", "::[hash]"),
         (r"/rustc/[0-9a-f]+/", "/rustc/[commit]/"),
+        // How many register sets lldb shows depends on the CPU (AVX, AVX-512, …).
+        (
+            r"Registers: reference \[ref\], \d+ variable\(s\)",
+            "Registers: reference [ref], [n] variable(s)",
+        ),
     ]
 }
 
