@@ -254,11 +254,16 @@ struct Client {
 
 impl Client {
     fn start(root: &Path, extra: &[&str]) -> Client {
+        Self::start_with(root, extra, &[])
+    }
+
+    fn start_with(root: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Client {
         let mut child = Command::new(BIN)
             .arg("serve")
             .args(extra)
             .arg("--root")
             .arg(root)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -270,6 +275,21 @@ impl Client {
             child,
             stdin,
             stdout,
+        }
+    }
+
+    /// Read messages until the server sends a request (or notification) named `method`.
+    fn until_method(&mut self, method: &str) -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "serve closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["method"] == method {
+                return v;
+            }
         }
     }
 
@@ -424,14 +444,7 @@ fn ask_user_through_mcp_elicitation() {
         "allow_free_text": false, "multi_select": false}});
     c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ask}));
     // The server asks the client: an elicitation/create request with the card.
-    let req = loop {
-        let mut line = String::new();
-        assert!(c.stdout.read_line(&mut line).unwrap() > 0);
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["method"] == "elicitation/create" {
-            break v;
-        }
-    };
+    let req = c.until_method("elicitation/create");
     assert!(
         req["params"]["message"]
             .as_str()
@@ -456,14 +469,7 @@ fn ask_user_through_mcp_elicitation() {
     // Decline is a skip: a success that says to proceed on a stated assumption.
     let ask2 = json!({"name": "ask_user", "arguments": {"question": "Keep the old API?", "options": [{"label": "yes"}, {"label": "no"}]}});
     c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ask2}));
-    let req = loop {
-        let mut line = String::new();
-        assert!(c.stdout.read_line(&mut line).unwrap() > 0);
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["method"] == "elicitation/create" {
-            break v;
-        }
-    };
+    let req = c.until_method("elicitation/create");
     c.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "decline"}}));
     let (resp, _) = c.until(3);
     assert_eq!(resp["result"]["isError"], false, "{resp}");
@@ -507,22 +513,11 @@ fn serve_cancels_a_call_in_flight() {
     let worker = dir.path().join("slow-worker.sh");
     std::fs::write(&worker, "#!/bin/sh\nsleep 30\necho done\n").unwrap();
     std::fs::set_permissions(&worker, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut child = Command::new(BIN)
-        .args(["serve", "--vibe", "--root"])
-        .arg(dir.path())
-        .env("AGENT_TOOLS_VIBE_FAST", &worker)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut c = Client {
-        child,
-        stdin,
-        stdout,
-    };
+    let mut c = Client::start_with(
+        dir.path(),
+        &["--vibe"],
+        &[("AGENT_TOOLS_VIBE_FAST", worker.as_path())],
+    );
     c.rpc(
         1,
         "initialize",
