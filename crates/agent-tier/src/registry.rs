@@ -140,6 +140,8 @@ pub trait Wrapper: Send + Sync + 'static {
 
 trait ErasedTool: Send + Sync {
     fn info(&self) -> ToolInfo;
+    fn tier(&self) -> Tier;
+    fn parallel_safe(&self) -> bool;
     fn resource_key(&self) -> String;
     fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError>;
     fn run(
@@ -163,6 +165,14 @@ impl<T: Tool> ErasedTool for Erased<T> {
             parallel_safe: self.tool.parallel_safe(),
             input_schema: self.schema.clone(),
         }
+    }
+
+    fn tier(&self) -> Tier {
+        self.tool.tier()
+    }
+
+    fn parallel_safe(&self) -> bool {
+        self.tool.parallel_safe()
     }
 
     fn resource_key(&self) -> String {
@@ -438,29 +448,30 @@ impl Registry {
                 },
             });
         };
-        let info = tool.info();
-        if !surface.allows(info.tier) {
+        // The call path reads the tier and parallel-safety only; the schema is not cloned per call.
+        let tier = tool.tier();
+        if !surface.allows(tier) {
             return Err(CallError::Hidden {
-                name: info.name,
-                tier: info.tier,
+                name: name.to_string(),
+                tier,
                 surface,
             });
         }
         let parsed = tool.validate(args.clone())?;
 
-        if read(&self.inner.policy).requires(info.tier) {
+        if read(&self.inner.policy).requires(tier) {
             let approver = read(&self.inner.approver).clone();
             let Some(approver) = approver else {
                 return Err(CallError::NoApprover {
-                    name: info.name,
-                    tier: info.tier,
+                    name: name.to_string(),
+                    tier,
                 });
             };
             let _asking = self.asking();
             let decision = approver
                 .approve(ApprovalRequest {
-                    tool: info.name.clone(),
-                    tier: info.tier,
+                    tool: name.to_string(),
+                    tier,
                     arguments: args.clone(),
                     surface,
                     origin: origin.clone(),
@@ -468,7 +479,7 @@ impl Registry {
                 .await;
             if let ApprovalDecision::Decline { reason } = decision {
                 return Err(CallError::Declined {
-                    name: info.name,
+                    name: name.to_string(),
                     reason: reason.map(|r| format!(" ({r})")).unwrap_or_default(),
                 });
             }
@@ -480,7 +491,7 @@ impl Registry {
             registry: self.clone(),
         };
 
-        let lock = if info.parallel_safe {
+        let lock = if tool.parallel_safe() {
             None
         } else {
             let key = tool.resource_key();
@@ -505,11 +516,15 @@ impl Registry {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "non-string panic payload".to_string());
                 return Err(CallError::Panicked {
-                    name: info.name,
+                    name: name.to_string(),
                     message,
                 });
             }
-            Err(_) => return Err(CallError::Cancelled { name: info.name }),
+            Err(_) => {
+                return Err(CallError::Cancelled {
+                    name: name.to_string(),
+                });
+            }
         };
 
         let wrappers: Vec<_> = read(&self.inner.wrappers)
