@@ -209,6 +209,9 @@ pub async fn serve(
                 let flights = in_flight.clone();
                 let key = id.to_string();
                 let key2 = key.clone();
+                // Hold the table while spawning, so that a call which finishes at once removes
+                // its entry only after it was inserted (no stale entries).
+                let mut table = in_flight.lock().unwrap_or_else(|e| e.into_inner());
                 let task = tokio::spawn(async move {
                     if let Some(token) = &progress {
                         peer2.send(json!({"jsonrpc": "2.0", "method": "notifications/progress",
@@ -225,10 +228,8 @@ pub async fn serve(
                         .remove(&key2);
                     peer2.send(json!({"jsonrpc": "2.0", "id": id, "result": result_json(&out)}));
                 });
-                in_flight
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(key, task.abort_handle());
+                table.insert(key, task.abort_handle());
+                drop(table);
             }
             "notifications/cancelled" => {
                 if let Some(req) = params.get("requestId") {
