@@ -126,6 +126,19 @@ impl Fixture {
         out
     }
 
+    /// The variables of a frame's first scope (its locals): `scopes`, then `variables`, both
+    /// recorded in the transcript.
+    pub async fn locals(&mut self, frame_id: i64) -> ToolOutput {
+        let scopes = self.ok(json!({"op": "scopes", "frame_id": frame_id})).await;
+        let reference = scopes
+            .structured
+            .as_ref()
+            .and_then(|v| v["scopes"][0]["reference"].as_i64())
+            .expect("`scopes` returns the first scope's reference");
+        self.ok(json!({"op": "variables", "reference": reference}))
+            .await
+    }
+
     /// Call, and require an error.
     pub async fn err(&mut self, args: Value) -> ToolOutput {
         let out = self.call(args.clone()).await;

@@ -49,13 +49,7 @@ async fn go_binary_under_delve() {
         .unwrap()
         .clone();
     let main_frame = frames[1]["frame_id"].as_i64().unwrap();
-    let scopes = f
-        .ok(json!({"op": "scopes", "frame_id": frames[0]["frame_id"]}))
-        .await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
-        .as_i64()
-        .unwrap();
-    let vars = f.ok(json!({"op": "variables", "reference": locals})).await;
+    let vars = f.locals(frames[0]["frame_id"].as_i64().unwrap()).await;
     assert!(vars.text.contains("k: int = 3"), "{}", vars.text);
     let names = f
         .ok(json!({"op": "evaluate", "expression": "names", "frame_id": main_frame}))

@@ -48,11 +48,7 @@ async fn c_program_under_lldb() {
         "{frames:?}"
     );
     let main_frame = frames[1]["frame_id"].as_i64().unwrap();
-    let scopes = f.ok(json!({"op": "scopes", "frame_id": main_frame})).await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
-        .as_i64()
-        .unwrap();
-    let vars = f.ok(json!({"op": "variables", "reference": locals})).await;
+    let vars = f.locals(main_frame).await;
     assert!(vars.text.contains("p: point = "), "{}", vars.text);
     f.ok(json!({"op": "evaluate", "expression": "a * b"})).await;
     f.ok(json!({"op": "evaluate", "expression": "p.y", "frame_id": main_frame}))
@@ -112,11 +108,7 @@ async fn rust_program_under_lldb() {
     let top = stack.structured.as_ref().unwrap()["frames"][0]["frame_id"]
         .as_i64()
         .unwrap();
-    let scopes = f.ok(json!({"op": "scopes", "frame_id": top})).await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
-        .as_i64()
-        .unwrap();
-    let vars = f.ok(json!({"op": "variables", "reference": locals})).await;
+    let vars = f.locals(top).await;
     assert!(
         vars.text
             .contains("name: alloc::string::String = \"hello\""),
@@ -212,11 +204,7 @@ async fn c_program_attached_under_lldb_server() {
     let top = stack.structured.as_ref().unwrap()["frames"][0]["frame_id"]
         .as_i64()
         .unwrap();
-    let scopes = f.ok(json!({"op": "scopes", "frame_id": top})).await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
-        .as_i64()
-        .unwrap();
-    let vars = f.ok(json!({"op": "variables", "reference": locals})).await;
+    let vars = f.locals(top).await;
     for shown in ["a: int = 3", "b: int = 4", "sum: int = 7"] {
         assert!(vars.text.contains(shown), "{}", vars.text);
     }

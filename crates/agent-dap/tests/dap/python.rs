@@ -44,11 +44,7 @@ async fn python_session() {
         .clone();
     let top = frames[0]["frame_id"].as_i64().unwrap();
     let module = frames[1]["frame_id"].as_i64().unwrap();
-    let scopes = f.ok(json!({"op": "scopes", "frame_id": top})).await;
-    let locals = scopes.structured.as_ref().unwrap()["scopes"][0]["reference"]
-        .as_i64()
-        .unwrap();
-    f.ok(json!({"op": "variables", "reference": locals})).await;
+    f.locals(top).await;
     f.ok(json!({"op": "evaluate", "expression": "acc + n * 10"}))
         .await;
     // The module frame's own scope: `data` is visible there, with a long value truncated.
