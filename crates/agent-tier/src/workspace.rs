@@ -1,7 +1,9 @@
 //! Root confinement and all-or-nothing atomic writes, shared by every tool that touches files.
 
+mod atomic;
+
+pub use atomic::{FileLocks, ReadPrefix, lock_files, read_regular, remove_file, write_atomic};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 /// Why a path or a write was refused.
@@ -118,46 +120,6 @@ pub fn hash(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Write `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
-/// The file's permission bits are kept when it already exists.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
-    // Refuse to replace a file we could not write in place: rename would bypass its mode.
-    if let Some(perm) = &mode
-        && perm.readonly()
-    {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::PermissionDenied,
-            "file is read-only",
-        ));
-    }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    // Unique per process and per write, so two writers of one file never share a temp file.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(
-        ".{file_name}.agent-tools-{}-{n}.tmp",
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        if let Some(perm) = mode {
-            std::fs::set_permissions(&tmp, perm)?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// One file in an all-or-nothing change.
 #[derive(Debug, Clone)]
 pub struct FileChange {
@@ -176,10 +138,30 @@ pub struct FileChange {
 /// Then each file is written atomically; if any write fails, the files already written are
 /// restored, so the tree ends either fully old or fully new.
 pub fn apply_all(root: &Path, changes: &[FileChange]) -> Result<(), FsError> {
+    // Every writer of these files in this process waits here, so the comparison below and the
+    // writes after it see no other writer in between.
+    let _locks = lock_files(changes.iter().map(|c| c.path.as_path()));
     let mut stale = Vec::new();
     for c in changes {
-        let current = std::fs::read(&c.path).ok();
-        if current != c.expected {
+        // Read one byte more than expected: enough to tell "same" from "different".
+        let cap = c.expected.as_ref().map_or(1, |e| e.len() as u64 + 1);
+        let current = match read_regular(&c.path, cap) {
+            Ok(r) => Some(r.bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(FsError::Io {
+                    context: "nothing was written: cannot read",
+                    path: display_path(root, &c.path),
+                    source: e,
+                });
+            }
+        };
+        let same = match (&current, &c.expected) {
+            (None, None) => true,
+            (Some(cur), Some(exp)) => cur == exp,
+            _ => false,
+        };
+        if !same {
             stale.push(display_path(root, &c.path));
         }
     }
@@ -191,19 +173,14 @@ pub fn apply_all(root: &Path, changes: &[FileChange]) -> Result<(), FsError> {
     let mut done: Vec<&FileChange> = Vec::new();
     for c in changes {
         let res = match &c.new {
-            Some(bytes) => {
-                if let Some(parent) = c.path.parent() {
-                    let _ = std::fs::create_dir_all(parent);
-                }
-                write_atomic(&c.path, bytes)
-            }
-            None => std::fs::remove_file(&c.path),
+            Some(bytes) => write_atomic(root, &c.path, bytes),
+            None => remove_file(root, &c.path),
         };
         if let Err(e) = res {
             for prev in done.iter().rev() {
                 let _ = match &prev.expected {
-                    Some(old) => write_atomic(&prev.path, old),
-                    None => std::fs::remove_file(&prev.path),
+                    Some(old) => write_atomic(root, &prev.path, old),
+                    None => remove_file(root, &prev.path),
                 };
             }
             return Err(FsError::Write {
@@ -281,7 +258,7 @@ mod tests {
         let p = dir.path().join("s.sh");
         std::fs::write(&p, "a").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        write_atomic(&p, b"b").unwrap();
+        write_atomic(dir.path(), &p.canonicalize().unwrap(), b"b").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
         assert_eq!(
             std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,

@@ -14,6 +14,24 @@ use std::path::Path;
 
 /// Largest file `read` returns whole.
 const READ_CAP: usize = 256 * 1024;
+/// Largest file `write`, `edit` and `apply_patch` read to change (they need it whole).
+const EDIT_CAP: u64 = 64 * 1024 * 1024;
+
+/// The whole content of the regular file `path` (`None` when it does not exist); a FIFO, device,
+/// socket or directory, or a file over [`EDIT_CAP`], is an error naming `arg`.
+fn read_for_change(path: &Path, arg: &str) -> Result<Option<Vec<u8>>, BoxError> {
+    match workspace::read_regular(path, EDIT_CAP + 1) {
+        Ok(r) if r.size > EDIT_CAP || r.bytes.len() as u64 > EDIT_CAP => Err(format!(
+            "`{arg}`: `{}` is {} bytes, more than the {EDIT_CAP} bytes the file tools change; nothing was written",
+            path.display(),
+            r.size.max(r.bytes.len() as u64)
+        )
+        .into()),
+        Ok(r) => Ok(Some(r.bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("`{arg}`: {e}; nothing was written").into()),
+    }
+}
 
 /// Register the four file tools.
 pub fn attach(registry: &Registry) {
@@ -62,13 +80,13 @@ impl Tool for ReadTool {
     async fn call(&self, args: ReadArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = &cx.run().root;
         let path = workspace::confine_existing(root, "path", &args.path)?;
-        let bytes = std::fs::read(&path).map_err(|e| io_err("cannot read", &path, e))?;
-        let mut text = String::from_utf8_lossy(&bytes[..bytes.len().min(READ_CAP)]).into_owned();
-        if bytes.len() > READ_CAP {
-            text.push_str(&format!(
-                "\n[… {} more bytes not shown]",
-                bytes.len() - READ_CAP
-            ));
+        // Never more than is returned, and never a FIFO or device (the open does not block).
+        let read = workspace::read_regular(&path, READ_CAP as u64)
+            .map_err(|e| io_err("cannot read", &path, e))?;
+        let mut text = String::from_utf8_lossy(&read.bytes).into_owned();
+        let shown = read.bytes.len() as u64;
+        if read.size > shown {
+            text.push_str(&format!("\n[… {} more bytes not shown]", read.size - shown));
         }
         Ok(ToolOutput::text(text))
     }
@@ -108,7 +126,7 @@ impl Tool for WriteTool {
                 format!("`path` = `{}` is a directory; give a file path", args.path).into(),
             );
         }
-        let expected = std::fs::read(&path).ok();
+        let expected = read_for_change(&path, "path")?;
         workspace::apply_all(
             root,
             &[FileChange {
@@ -157,7 +175,8 @@ impl Tool for EditTool {
     async fn call(&self, args: EditArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = &cx.run().root;
         let path = workspace::confine_existing(root, "path", &args.path)?;
-        let bytes = std::fs::read(&path).map_err(|e| io_err("cannot read", &path, e))?;
+        let bytes = read_for_change(&path, "path")?
+            .ok_or_else(|| io_err("cannot read", &path, std::io::ErrorKind::NotFound.into()))?;
         let text = String::from_utf8(bytes.clone())
             .map_err(|_| format!("`path` = `{}` is not UTF-8 text", args.path))?;
         if args.old_string.is_empty() {
@@ -225,31 +244,49 @@ impl Tool for ApplyPatchTool {
     async fn call(&self, args: ApplyPatchArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = &cx.run().root;
         let files = patch::parse(&args.patch)?;
-        let mut changes = Vec::new();
+        let mut changes: Vec<FileChange> = Vec::new();
         for f in &files {
             let target = f.new_path.as_deref().or(f.old_path.as_deref()).ok_or(
                 "a file in `patch` has neither an old nor a new path; nothing was written",
             )?;
+            if let (Some(old), Some(new)) = (&f.old_path, &f.new_path)
+                && old != new
+            {
+                return Err(format!(
+                    "`patch` renames `{old}` to `{new}`; renames are not supported (delete and create instead); nothing was written"
+                )
+                .into());
+            }
             let path = workspace::confine(root, "patch", target)?;
-            let expected = if f.old_path.is_some() {
-                Some(std::fs::read(&path).map_err(|e| {
-                    format!("`patch` modifies `{target}`, which cannot be read ({e}); nothing was written")
-                })?)
-            } else {
-                if path.exists() {
+            // A second section for a file already in the patch applies to the first's result.
+            let earlier = changes.iter().position(|c| c.path == path);
+            let (expected, current) = match earlier {
+                Some(i) => (changes[i].expected.clone(), changes[i].new.clone()),
+                None => {
+                    let on_disk = read_for_change(&path, "patch")?;
+                    (on_disk.clone(), on_disk)
+                }
+            };
+            let old_text = match (&f.old_path, &current) {
+                (Some(_), Some(b)) => String::from_utf8(b.clone())
+                    .map_err(|_| format!("`{target}` is not UTF-8 text; nothing was written"))?,
+                (Some(_), None) => {
+                    return Err(format!(
+                        "`patch` modifies `{target}`, which does not exist; nothing was written"
+                    )
+                    .into());
+                }
+                (None, Some(_)) => {
                     return Err(format!(
                         "`patch` creates `{target}`, which already exists; nothing was written"
                     )
                     .into());
                 }
-                None
-            };
-            let old_text = match &expected {
-                Some(b) => String::from_utf8(b.clone())
-                    .map_err(|_| format!("`{target}` is not UTF-8 text; nothing was written"))?,
-                None => String::new(),
+                (None, None) => String::new(),
             };
             let new = if f.new_path.is_none() {
+                patch::verify_deletion(&old_text, &f.hunks)
+                    .map_err(|e| format!("`patch` deletes `{target}`: {e}; nothing was written"))?;
                 None
             } else {
                 Some(
@@ -258,11 +295,14 @@ impl Tool for ApplyPatchTool {
                         .into_bytes(),
                 )
             };
-            changes.push(FileChange {
-                path,
-                expected,
-                new,
-            });
+            match earlier {
+                Some(i) => changes[i].new = new,
+                None => changes.push(FileChange {
+                    path,
+                    expected,
+                    new,
+                }),
+            }
         }
         workspace::apply_all(root, &changes)?;
         let paths: Vec<&Path> = changes.iter().map(|c| c.path.as_path()).collect();

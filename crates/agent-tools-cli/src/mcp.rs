@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 /// The protocol revisions this server speaks, newest first.
@@ -130,12 +130,23 @@ pub async fn serve(
     let registry = make_registry(peer.clone());
     let in_flight: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
 
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
+    let mut stdin = BufReader::new(tokio::io::stdin());
+    loop {
+        let line = match read_message_line(&mut stdin, MAX_MESSAGE).await? {
+            Line::Eof => break,
+            Line::TooLong(n) => {
+                peer.send(json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": format!(
+                        "parse error: a message of more than {n} bytes was discarded (the limit is {MAX_MESSAGE} bytes per line)")}}));
+                continue;
+            }
+            Line::Bytes(bytes) => bytes,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let msg: Value = match serde_json::from_str(&line) {
+        // Bytes, not text: invalid UTF-8 is a parse error reply, never the end of the host.
+        let msg: Value = match serde_json::from_slice(&line) {
             Ok(v) => v,
             Err(e) => {
                 peer.send(json!({"jsonrpc": "2.0", "id": null,
@@ -254,4 +265,91 @@ pub async fn serve(
     drop(registry);
     writer.abort();
     Ok(())
+}
+
+/// The largest message line `serve` reads; a longer line is discarded up to its newline and
+/// answered with a parse error (the host keeps serving).
+const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+
+/// One line of stdin, read as bytes.
+#[derive(Debug, PartialEq)]
+enum Line {
+    Bytes(Vec<u8>),
+    /// A line longer than the limit, discarded; the number of bytes seen.
+    TooLong(usize),
+    Eof,
+}
+
+/// Read one `\n`-terminated line of at most `max` bytes without ever holding more than `max`
+/// bytes of it: the rest of a longer line is skipped as it arrives.
+async fn read_message_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    max: usize,
+) -> std::io::Result<Line> {
+    let mut line = Vec::new();
+    let mut seen = 0usize;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(match (seen, line.is_empty()) {
+                (0, _) => Line::Eof,
+                (n, true) if n > max => Line::TooLong(n),
+                _ => Line::Bytes(line),
+            });
+        }
+        let (chunk, done) = match memchr_newline(buf) {
+            Some(i) => (&buf[..=i], true),
+            None => (buf, false),
+        };
+        let n = chunk.len();
+        seen += n;
+        if seen <= max {
+            line.extend_from_slice(chunk);
+        } else {
+            line = Vec::new();
+        }
+        reader.consume(n);
+        if done {
+            return Ok(if seen > max {
+                Line::TooLong(seen)
+            } else {
+                Line::Bytes(line)
+            });
+        }
+    }
+}
+
+fn memchr_newline(buf: &[u8]) -> Option<usize> {
+    buf.iter().position(|&b| b == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], max: usize) -> Vec<Line> {
+        let mut r = BufReader::with_capacity(4, input);
+        let mut out = Vec::new();
+        loop {
+            let l = read_message_line(&mut r, max).await.unwrap();
+            if l == Line::Eof {
+                return out;
+            }
+            out.push(l);
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_are_bytes_and_bounded() {
+        let got = lines(b"ab\n\xff\xfe\n0123456789\nxy", 5).await;
+        assert_eq!(
+            got,
+            vec![
+                Line::Bytes(b"ab\n".to_vec()),
+                Line::Bytes(b"\xff\xfe\n".to_vec()),
+                Line::TooLong(11),
+                Line::Bytes(b"xy".to_vec()),
+            ]
+        );
+    }
 }

@@ -1,6 +1,13 @@
-//! A strict unified-diff parser and applier for `apply_patch`: context lines must match exactly
-//! (a hunk may sit at another line than its header says, as with `patch`'s offset search, but
-//! never with fuzz).
+//! A strict unified-diff parser and applier for `apply_patch`.
+//!
+//! - Hunks are delimited by their header's line counts (`@@ -l,s +l,s @@`), so a deleted line
+//!   that happens to start with `--- ` is never taken for a file header, and a body that does not
+//!   match its counts is an error.
+//! - Context and deleted lines must match exactly (a hunk may sit at another line than its header
+//!   says, as with `patch`'s offset search, but never with fuzz).
+//! - A file's line endings are kept: lines are compared without their terminator, and added lines
+//!   take the file's own (`\r\n` in a CRLF file).
+//! - A deletion (`+++ /dev/null`) is verified: its `-` lines must be the whole file.
 
 /// One file section of a unified diff.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +26,8 @@ pub struct Hunk {
     pub old_start: usize,
     /// Lines: (' ' | '-' | '+', text without newline).
     pub lines: Vec<(char, String)>,
+    /// A `\ No newline at end of file` marker followed the new side's last line.
+    pub new_no_eol: bool,
 }
 
 fn strip_prefix(path: &str) -> Option<String> {
@@ -32,6 +41,25 @@ fn strip_prefix(path: &str) -> Option<String> {
             .unwrap_or(path)
             .to_string(),
     )
+}
+
+/// `l` or `l,s` → (l, s); a missing count is 1.
+fn range(r: &str) -> Option<(usize, usize)> {
+    let mut it = r.splitn(2, ',');
+    let start = it.next()?.parse().ok()?;
+    let count = match it.next() {
+        Some(c) => c.parse().ok()?,
+        None => 1,
+    };
+    Some((start, count))
+}
+
+/// `@@ -l,s +l,s @@ …` → ((l, s), (l, s)).
+fn hunk_header(line: &str) -> Option<((usize, usize), (usize, usize))> {
+    let mut parts = line.strip_prefix("@@ ")?.split_whitespace();
+    let old = range(parts.next()?.strip_prefix('-')?)?;
+    let new = range(parts.next()?.strip_prefix('+')?)?;
+    (parts.next()? == "@@").then_some((old, new))
 }
 
 /// Parse a unified diff.
@@ -63,43 +91,52 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
                     i + 1
                 ));
             };
-            let old_start = line
-                .trim_start_matches('@')
-                .split_whitespace()
-                .next()
-                .and_then(|r| r.strip_prefix('-'))
-                .and_then(|r| r.split(',').next())
-                .and_then(|n| n.parse::<usize>().ok())
+            let ((old_start, mut old_left), (_, mut new_left)) = hunk_header(line)
                 .ok_or_else(|| {
                     format!(
                         "`patch` line {}: malformed hunk header `{line}`; expected `@@ -l,s +l,s @@`",
                         i + 1
                     )
                 })?;
+            let header_line = i + 1;
             let mut hunk = Hunk {
                 old_start,
                 lines: Vec::new(),
+                new_no_eol: false,
             };
             i += 1;
-            while i < lines.len() {
-                let l = lines[i];
-                if l.starts_with("@@")
-                    || (l.starts_with("--- ")
-                        && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
-                {
-                    break;
-                }
+            while old_left + new_left > 0 || lines.get(i).is_some_and(|l| l.starts_with('\\')) {
+                let Some(l) = lines.get(i) else { break };
                 if l.starts_with('\\') {
+                    if matches!(hunk.lines.last(), Some((' ' | '+', _))) {
+                        hunk.new_no_eol = true;
+                    }
                     i += 1;
                     continue;
                 }
                 let (kind, rest) = match l.chars().next() {
                     Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
+                    // Some editors strip the space of an empty context line.
                     None => (' ', ""),
                     Some(_) => break,
                 };
+                let (old_n, new_n) = match kind {
+                    ' ' => (1, 1),
+                    '-' => (1, 0),
+                    _ => (0, 1),
+                };
+                if old_n > old_left || new_n > new_left {
+                    break;
+                }
+                old_left -= old_n;
+                new_left -= new_n;
                 hunk.lines.push((kind, rest.to_string()));
                 i += 1;
+            }
+            if old_left + new_left > 0 {
+                return Err(format!(
+                    "`patch` line {header_line}: hunk `{line}` ends early: {old_left} old and {new_left} new line(s) that its header counts are missing (every line of a hunk starts with ' ', '-' or '+')"
+                ));
             }
             file.hunks.push(hunk);
             continue;
@@ -115,11 +152,33 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
     Ok(files)
 }
 
+/// A file split into lines, each with its own terminator kept.
+struct Lines<'a> {
+    lines: Vec<&'a str>,
+    /// The terminator added lines get: the file's first one, else `\n`.
+    eol: &'static str,
+}
+
+fn split(old: &str) -> Lines<'_> {
+    let lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let eol = match lines.first() {
+        Some(l) if l.ends_with("\r\n") => "\r\n",
+        _ => "\n",
+    };
+    Lines { lines, eol }
+}
+
+fn body(line: &str) -> &str {
+    let l = line.strip_suffix('\n').unwrap_or(line);
+    l.strip_suffix('\r').unwrap_or(l)
+}
+
 /// Apply hunks to `old`, failing (and changing nothing) when any hunk's context does not match.
 pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
-    let trailing_newline = old.is_empty() || old.ends_with('\n');
-    let mut lines: Vec<String> = old.lines().map(str::to_string).collect();
+    let Lines { lines, eol } = split(old);
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     let mut offset: isize = 0;
+    let last = hunks.len().saturating_sub(1);
     for (n, h) in hunks.iter().enumerate() {
         let before: Vec<&str> = h
             .lines
@@ -127,70 +186,84 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
             .filter(|(k, _)| *k != '+')
             .map(|(_, t)| t.as_str())
             .collect();
-        let after: Vec<String> = h
-            .lines
-            .iter()
-            .filter(|(k, _)| *k != '-')
-            .map(|(_, t)| t.clone())
-            .collect();
         let want = (h.old_start.saturating_sub(1) as isize + offset).max(0) as usize;
         let fits = |at: usize| {
-            at + before.len() <= lines.len()
-                && lines[at..at + before.len()]
+            at + before.len() <= out.len()
+                && out[at..at + before.len()]
                     .iter()
-                    .map(String::as_str)
+                    .map(|l| body(l))
                     .eq(before.iter().copied())
         };
         let at = if before.is_empty() {
-            Some(want.min(lines.len()))
+            Some(want.min(out.len()))
         } else {
-            (0..=lines.len())
+            (0..=out.len())
                 .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
                 .flatten()
                 .find(|&at| fits(at))
         };
         let Some(at) = at else {
             return Err(format!(
-                "hunk {} (at line {}) does not apply: its context lines are not in the file",
+                "hunk {} (at line {}) does not apply: its context and `-` lines are not in the file",
                 n + 1,
                 h.old_start
             ));
         };
-        lines.splice(at..at + before.len(), after.iter().cloned());
-        offset += after.len() as isize - before.len() as isize + (at as isize - want as isize);
+        // The new lines: a kept context line keeps its own text and terminator.
+        let mut old_i = at;
+        let mut after: Vec<String> = Vec::new();
+        for (k, t) in &h.lines {
+            match k {
+                ' ' => {
+                    after.push(out[old_i].clone());
+                    old_i += 1;
+                }
+                '-' => old_i += 1,
+                _ => after.push(format!("{t}{eol}")),
+            }
+        }
+        // A hunk that reaches the end of the file decides how the file ends: with a line
+        // terminator unless the patch marks `\ No newline at end of file` on its new side.
+        if at + before.len() == out.len()
+            && let Some(line) = after.last_mut()
+        {
+            let text = body(line).to_string();
+            *line = if n == last && h.new_no_eol {
+                text
+            } else {
+                format!("{text}{eol}")
+            };
+        }
+        let (removed, added) = (before.len(), after.len());
+        out.splice(at..at + removed, after);
+        offset += added as isize - removed as isize + (at as isize - want as isize);
     }
-    let mut out = lines.join("\n");
-    if trailing_newline && !out.is_empty() {
-        out.push('\n');
+    // Only the last line may lack a terminator (an old last line that now has lines after it).
+    let count = out.len();
+    for line in out.iter_mut().take(count.saturating_sub(1)) {
+        if !line.ends_with('\n') {
+            line.push_str(eol);
+        }
     }
-    Ok(out)
+    Ok(out.concat())
+}
+
+/// Check that a deletion's hunks remove the whole file.
+pub fn verify_deletion(old: &str, hunks: &[Hunk]) -> Result<(), String> {
+    if hunks.iter().any(|h| h.lines.iter().any(|(k, _)| *k != '-')) {
+        return Err("a deletion (`+++ /dev/null`) may contain only `-` lines".into());
+    }
+    let left = apply(old, hunks)?;
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the deletion's `-` lines are not the whole file ({} line(s) of it are not in the patch)",
+            left.lines().count()
+        ))
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn applies_a_simple_patch() {
-        let p = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
-        let files = parse(p).unwrap();
-        assert_eq!(files.len(), 1);
-        assert_eq!(apply("a\nb\nc\n", &files[0].hunks).unwrap(), "a\nB\nc\n");
-    }
-
-    #[test]
-    fn refuses_mismatched_context() {
-        let p = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n x\n-b\n+B\n";
-        let files = parse(p).unwrap();
-        let err = apply("a\nb\nc\n", &files[0].hunks).unwrap_err();
-        assert!(err.contains("does not apply"), "{err}");
-    }
-
-    #[test]
-    fn new_file_from_dev_null() {
-        let p = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
-        let files = parse(p).unwrap();
-        assert_eq!(files[0].old_path, None);
-        assert_eq!(apply("", &files[0].hunks).unwrap(), "hello\nworld\n");
-    }
-}
+#[path = "patch_tests.rs"]
+mod tests;

@@ -1,0 +1,85 @@
+use super::*;
+
+fn one(p: &str) -> FilePatch {
+    let mut files = parse(p).unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.remove(0)
+}
+
+#[test]
+fn applies_a_simple_patch() {
+    let f = one("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+    assert_eq!(apply("a\nb\nc\n", &f.hunks).unwrap(), "a\nB\nc\n");
+}
+
+#[test]
+fn refuses_mismatched_context() {
+    let f = one("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n x\n-b\n+B\n");
+    let err = apply("a\nb\nc\n", &f.hunks).unwrap_err();
+    assert!(err.contains("does not apply"), "{err}");
+}
+
+#[test]
+fn new_file_from_dev_null() {
+    let f = one("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n");
+    assert_eq!(f.old_path, None);
+    assert_eq!(apply("", &f.hunks).unwrap(), "hello\nworld\n");
+}
+
+/// A deleted line that starts with `-- ` (an SQL comment) is `--- …` in the diff: the header's
+/// counts say it belongs to the hunk, so it is not taken for a new file header.
+#[test]
+fn counts_delimit_hunks() {
+    let p = "--- a/q.sql\n+++ b/q.sql\n@@ -1 +1 @@\n--- note\n+++ b/other\n";
+    let err = parse(p).err();
+    // `--- note` + `+++ b/other` would have been a second file before; now it is one hunk with
+    // one deleted and one added line.
+    assert!(err.is_none(), "{err:?}");
+    let f = one(p);
+    assert_eq!(
+        f.hunks[0].lines,
+        vec![('-', "-- note".into()), ('+', "++ b/other".into())]
+    );
+    assert_eq!(
+        apply("-- note\nselect 1;\n", &f.hunks).unwrap(),
+        "++ b/other\nselect 1;\n"
+    );
+}
+
+#[test]
+fn a_body_shorter_than_its_header_is_refused() {
+    let err = parse("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n").unwrap_err();
+    assert!(err.contains("ends early"), "{err}");
+}
+
+#[test]
+fn crlf_files_stay_crlf() {
+    let f = one("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n");
+    assert_eq!(
+        apply("a\r\nb\r\nc\r\n", &f.hunks).unwrap(),
+        "a\r\nB\r\nB2\r\nc\r\n"
+    );
+    // A CRLF patch against a CRLF file.
+    let f = one("--- a/f.txt\r\n+++ b/f.txt\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+B\r\n");
+    assert_eq!(apply("a\r\nb\r\n", &f.hunks).unwrap(), "a\r\nB\r\n");
+}
+
+#[test]
+fn no_newline_markers_are_kept() {
+    let f = one(
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
+    );
+    assert_eq!(apply("a\nb", &f.hunks).unwrap(), "a\nc");
+    let f = one("--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n-a\n\\ No newline at end of file\n+a\n+b\n");
+    assert_eq!(apply("a", &f.hunks).unwrap(), "a\nb\n");
+}
+
+#[test]
+fn deletions_are_verified() {
+    let f = one("--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n");
+    assert!(verify_deletion("a\nb\n", &f.hunks).is_ok());
+    let err = verify_deletion("x\ny\n", &f.hunks).unwrap_err();
+    assert!(err.contains("does not apply"), "{err}");
+    let err = verify_deletion("a\nb\nc\n", &f.hunks).unwrap_err();
+    assert!(err.contains("not the whole file"), "{err}");
+}
