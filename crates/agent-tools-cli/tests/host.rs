@@ -4,11 +4,12 @@
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
+mod common;
+use common::{BIN, Client};
 
 fn agent_tools(root: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN)
@@ -244,87 +245,6 @@ fn a_patch_that_does_not_apply_changes_nothing() {
         std::fs::read_to_string(dir.path().join("new.txt")).unwrap(),
         "fresh\n"
     );
-}
-
-struct Client {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Client {
-    fn start(root: &Path, extra: &[&str]) -> Client {
-        Self::start_with(root, extra, &[])
-    }
-
-    fn start_with(root: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Client {
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .args(extra)
-            .arg("--root")
-            .arg(root)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start agent-tools serve");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Client {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    /// Read messages until the server sends a request (or notification) named `method`.
-    fn until_method(&mut self, method: &str) -> Value {
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "serve closed stdout"
-            );
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["method"] == method {
-                return v;
-            }
-        }
-    }
-
-    fn send(&mut self, v: Value) {
-        writeln!(self.stdin, "{v}").unwrap();
-    }
-
-    /// Read messages until the response with `id`; returns it and the notifications seen.
-    fn until(&mut self, id: i64) -> (Value, Vec<Value>) {
-        let mut notes = Vec::new();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "serve closed stdout"
-            );
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == id && v.get("method").is_none() {
-                return (v, notes);
-            }
-            notes.push(v);
-        }
-    }
-
-    fn rpc(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.until(id).0
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]
