@@ -10,6 +10,52 @@ use std::time::Duration;
 pub const APPROVE: &str = "approve";
 /// The label that declines.
 pub const DECLINE: &str = "decline";
+/// The most an approval prompt shows; a call whose arguments render larger is declined unasked.
+pub const MAX_SHOWN: usize = 64 * 1024;
+
+/// Escape what a terminal would act on instead of print (escape sequences, carriage returns,
+/// other control characters), keeping newlines and tabs, so the text shown is the text run.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.push_str(&c.escape_unicode().to_string())
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole arguments of a call, for a person: each string argument as its own block of text
+/// (code reads as code), everything else as JSON. Nothing is cut.
+pub fn render_arguments(arguments: &serde_json::Value) -> String {
+    let Some(map) = arguments.as_object() else {
+        return visible(&serde_json::to_string_pretty(arguments).unwrap_or_default());
+    };
+    let mut out = String::new();
+    for (key, value) in map {
+        match value {
+            serde_json::Value::String(text) if text.contains('\n') => {
+                out.push_str(&format!("{key}: ({} lines)\n", text.lines().count()));
+                for line in text.lines() {
+                    out.push_str("  | ");
+                    out.push_str(&visible(line));
+                    out.push('\n');
+                }
+            }
+            other => {
+                let json = serde_json::to_string(other).unwrap_or_default();
+                out.push_str(&format!("{key}: {}\n", visible(&json)));
+            }
+        }
+    }
+    out
+}
 
 /// An [`Approver`] that asks through an ask port: the permission prompt is a card with
 /// `approve` / `decline`, and a typed answer declines with it as the reason. A skip, a timeout
@@ -55,11 +101,7 @@ impl AskApprover {
             Origin::Bridge { via } => format!("a `{via}` cell's tool() bridge"),
             Origin::Worker { worker_id } => format!("worker `{worker_id}`"),
         };
-        let mut args = serde_json::to_string_pretty(&request.arguments)
-            .unwrap_or_else(|_| request.arguments.to_string());
-        if args.chars().count() > 1500 {
-            args = args.chars().take(1500).collect::<String>() + "\n... (truncated)";
-        }
+        let args = render_arguments(&request.arguments);
         Card {
             kind: CardKind::Permission,
             question: format!("May {who} run `{}` ({}-tier)?", request.tool, request.tier),
@@ -85,6 +127,16 @@ impl Approver for AskApprover {
                 };
             };
             let card = self.card(&request);
+            // The person approves exactly what they were shown: a payload too large to show
+            // whole is refused without asking, never shown cut.
+            let shown = card.context.as_deref().map_or(0, str::len);
+            if shown > MAX_SHOWN {
+                return ApprovalDecision::Decline {
+                    reason: Some(format!(
+                        "the call's arguments render to {shown} bytes, more than the {MAX_SHOWN} bytes an approval prompt shows whole; it was not put to the operator (split the work into smaller calls)"
+                    )),
+                };
+            }
             let grace = self.timeout + Duration::from_secs(5);
             let outcome = tokio::time::timeout(grace, port.ask(card))
                 .await

@@ -24,7 +24,7 @@ mod port;
 mod terminal;
 mod tool;
 
-pub use approver::{APPROVE, AskApprover, DECLINE};
+pub use approver::{APPROVE, AskApprover, DECLINE, MAX_SHOWN, render_arguments};
 pub use card::{Answer, AskOutcome, Card, CardKind, CardOption, SKIP_KEY, human_duration};
 pub use elicit::{
     CHOICE, ElicitOutcome, ElicitationPort, Elicitor, TEXT, elicitation_request, option_property,
