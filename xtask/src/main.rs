@@ -21,6 +21,7 @@ const APT_PROBES: &[(&str, &str)] = &[
 /// The crates published on their own (`cargo package --list` must succeed for each).
 const PUBLISHED: &[&str] = &[
     "agent-tier",
+    "agent-files",
     "agent-lsp",
     "agent-astgrep",
     "agent-dap",
@@ -291,7 +292,7 @@ fn lint(root: &Path) -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    for feature in ["lsp", "astgrep", "dap", "kernel", "ask", "vibe", "full"] {
+    for feature in ["files", "lsp", "astgrep", "dap", "kernel", "ask", "vibe", "full"] {
         run(cargo(root).args([
             "check",
             "-q",

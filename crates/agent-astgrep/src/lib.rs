@@ -670,7 +670,8 @@ fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepErro
                 ))
                 .with_structured(
                     json!({"edit_id": given, "action": "accept", "changed_files": files}),
-                ))
+                )
+                .with_changed_files(files))
             }
             Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
                 id: given,

@@ -315,6 +315,7 @@ impl Collector {
             structured: Some(structured),
             images: self.images,
             is_error: self.status != Status::Ok,
+            ..Default::default()
         }
     }
 }

@@ -201,7 +201,7 @@ impl Tool for FakeWrite {
         cx: CallContext,
     ) -> Result<ToolOutput, agent_tier::BoxError> {
         std::fs::write(cx.run().root.join(&a.path), &a.content)?;
-        Ok(ToolOutput::text("ok").with_structured(json!({"changed_files": [a.path]})))
+        Ok(ToolOutput::text("ok").with_changed_files([a.path]))
     }
 }
 

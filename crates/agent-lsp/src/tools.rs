@@ -1090,7 +1090,13 @@ impl State {
             "server": srv.spec.id,
             "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
             "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
-        })))
+        }))
+        .with_changed_files(
+            plan.per_file
+                .iter()
+                .map(|(f, _)| f.clone())
+                .chain(plan.renames.iter().flat_map(|(o, n)| [o.clone(), n.clone()])),
+        ))
     }
 
     /// Sync the written files to the servers covering them and return the diagnostics this run
@@ -1223,14 +1229,15 @@ lists every file and its number of edits."
     }
 }
 
-/// Appends the diagnostics a write newly introduced to `write`, `edit` and `apply_patch`.
+/// Appends the diagnostics a write newly introduced to every call that reports changed files
+/// (`write`, `edit`, `apply_patch`, `resolve`, `lsp_rename`, a harness's own write tool).
 pub struct WriteDiagnostics(pub Arc<State>);
 
 use agent_tier::BoxFuture;
 
 impl Wrapper for WriteDiagnostics {
-    fn wraps(&self, tool: &str) -> bool {
-        matches!(tool, "write" | "edit" | "apply_patch")
+    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
+        !output.is_error && !output.changed_files.is_empty()
     }
 
     fn after<'a>(
@@ -1244,18 +1251,7 @@ impl Wrapper for WriteDiagnostics {
             if output.is_error {
                 return output;
             }
-            let files: Vec<String> = output
-                .structured
-                .as_ref()
-                .and_then(|s| s.get("changed_files"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let files = output.changed_files.clone();
             if files.is_empty() {
                 return output;
             }

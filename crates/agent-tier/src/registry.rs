@@ -125,8 +125,9 @@ impl ApprovalPolicy {
 
 /// Code outside a tool that post-processes the results of named tools, on every call path.
 pub trait Wrapper: Send + Sync + 'static {
-    /// Whether this wrapper applies to the tool of that name.
-    fn wraps(&self, tool: &str) -> bool;
+    /// Whether this wrapper applies to this call: decided by what the call did (its output's
+    /// typed effects, such as [`ToolOutput::changed_files`]), not by a list of tool names.
+    fn wraps(&self, tool: &str, output: &ToolOutput) -> bool;
 
     /// Transform the result of a call that has run.
     fn after<'a>(
@@ -529,7 +530,7 @@ impl Registry {
 
         let wrappers: Vec<_> = read(&self.inner.wrappers)
             .iter()
-            .filter(|w| w.wraps(name))
+            .filter(|w| w.wraps(name, &output))
             .cloned()
             .collect();
         for w in wrappers {

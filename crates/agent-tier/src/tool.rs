@@ -41,6 +41,11 @@ pub struct ToolOutput {
     pub images: Vec<Image>,
     /// Whether the call failed.
     pub is_error: bool,
+    /// The files this call wrote or deleted, relative to the run's root: the typed effect that
+    /// wrappers select on (diagnostics on write covers every tool that fills it, a harness's own
+    /// write tool included — fill it with [`ToolOutput::with_changed_files`]).
+    #[serde(skip)]
+    pub changed_files: Vec<String>,
 }
 
 impl ToolOutput {
@@ -64,6 +69,15 @@ impl ToolOutput {
     /// Attach structured data.
     pub fn with_structured(mut self, value: serde_json::Value) -> Self {
         self.structured = Some(value);
+        self
+    }
+
+    /// Record the files this call changed (relative to the root).
+    pub fn with_changed_files(
+        mut self,
+        files: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.changed_files.extend(files.into_iter().map(Into::into));
         self
     }
 

@@ -45,9 +45,13 @@ impl Tool for Echo {
         true
     }
     async fn call(&self, args: EchoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        Ok(ToolOutput::text(
-            args.text.repeat(args.times.unwrap_or(1) as usize),
-        ))
+        let out = ToolOutput::text(args.text.repeat(args.times.unwrap_or(1) as usize));
+        // The write-tier echo reports a changed file: the effect wrappers select on.
+        Ok(if self.tier == Tier::Write {
+            out.with_changed_files([format!("{}.txt", args.text)])
+        } else {
+            out
+        })
     }
 }
 
@@ -86,7 +90,12 @@ impl Tool for Bridge {
                 args.args,
             )
             .await;
-        Ok(out)
+        // Like a kernel cell: the bridge reports what the nested call said; the nested call's
+        // effects were wrapped on the nested path already.
+        Ok(ToolOutput {
+            changed_files: Vec::new(),
+            ..out
+        })
     }
 }
 
@@ -318,8 +327,8 @@ async fn invalid_arguments_are_refused_before_asking_for_approval() {
 struct Suffix;
 
 impl Wrapper for Suffix {
-    fn wraps(&self, tool: &str) -> bool {
-        tool == "change"
+    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
+        !output.changed_files.is_empty()
     }
     fn after<'a>(
         &'a self,
@@ -370,7 +379,7 @@ async fn wrappers_apply_on_every_path() {
         worker.text,
         "c [wrapped: c via Worker { worker_id: \"w1\" }]"
     );
-    // Other tools are not wrapped.
+    // Calls that changed no file are not wrapped.
     assert_eq!(
         r.call("look", json!({"text": "d"}), Surface::Full)
             .await

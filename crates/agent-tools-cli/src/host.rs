@@ -53,7 +53,7 @@ pub fn build(opts: &HostOptions) -> Registry {
     registry.set_policy(agent_tools::tier::ApprovalPolicy::tiers(
         opts.approval.iter().copied(),
     ));
-    crate::files::attach(&registry);
+    agent_tools::files::attach(&registry);
     #[cfg(feature = "astgrep")]
     agent_tools::astgrep::attach(&registry, Default::default());
     #[cfg(feature = "lsp")]

@@ -8,10 +8,8 @@
 //! It never implements a family's tool, and never serves more than one run per process.
 
 mod cli;
-mod files;
 mod host;
 mod mcp;
-mod patch;
 mod repl;
 
 use std::process::ExitCode;

@@ -9,6 +9,7 @@
 //!
 //! | feature   | crate            | tools |
 //! |-----------|------------------|-------|
+//! | `files`   | [`agent-files`]   | `read`, `write`, `edit`, `apply_patch` |
 //! | `lsp`     | [`agent-lsp`]     | `lsp`, `lsp_rename`, diagnostics on write |
 //! | `astgrep` | [`agent-astgrep`] | `ast_grep`, `ast_edit`, `resolve` |
 //! | `dap`     | [`agent-dap`]     | `debug` |
@@ -28,6 +29,8 @@ pub use agent_ask as ask;
 pub use agent_astgrep as astgrep;
 #[cfg(feature = "dap")]
 pub use agent_dap as dap;
+#[cfg(feature = "files")]
+pub use agent_files as files;
 #[cfg(feature = "kernel")]
 pub use agent_kernel as kernel;
 #[cfg(feature = "lsp")]

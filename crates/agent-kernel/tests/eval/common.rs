@@ -152,7 +152,8 @@ impl Tool for FakeWrite {
     }
     async fn call(&self, args: WriteArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         Ok(ToolOutput::text(format!("wrote {}", args.path))
-            .with_structured(json!({"changed_files": [args.path]})))
+            .with_structured(json!({"changed_files": [args.path.clone()]}))
+            .with_changed_files([args.path]))
     }
 }
 

@@ -96,7 +96,8 @@ impl Tool for FakeWrite {
         }
         std::fs::write(&p, &args.content)?;
         Ok(ToolOutput::text(format!("wrote {}", args.path))
-            .with_structured(json!({"changed_files": [args.path]})))
+            .with_structured(json!({"changed_files": [args.path.clone()]}))
+            .with_changed_files([args.path]))
     }
 }
 

@@ -1,12 +1,10 @@
-//! The generic file tools the spec assumes a harness has: `read`, `write`, `edit`, `apply_patch`.
-//!
-//! All of them are confined to the run's root (`..`, absolute paths elsewhere and symlinks that
-//! lead out are refused) and write atomically. On success, `structured.changed_files` lists the
-//! files written, relative to the root, so that wrappers (diagnostics on write) know what to sync.
+//! The four tools. Each call's file work runs on the blocking pool; on success the writing tools
+//! report the files they changed (typed, for wrappers; and in `structured.changed_files` for the
+//! client).
 
 use crate::patch;
-use agent_tools::tier::workspace::{self, FileChange, FsError};
-use agent_tools::tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use agent_tier::workspace::{self, FileChange, FsError};
+use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -39,6 +37,15 @@ pub fn attach(registry: &Registry) {
     registry.register(WriteTool);
     registry.register(EditTool);
     registry.register(ApplyPatchTool);
+}
+
+/// Run a call's file work on the blocking pool, off the async threads.
+async fn off_thread(
+    work: impl FnOnce() -> Result<ToolOutput, BoxError> + Send + 'static,
+) -> Result<ToolOutput, BoxError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| BoxError::from(format!("the file work stopped: {e}")))?
 }
 
 fn changed(root: &Path, paths: &[&Path]) -> serde_json::Value {
@@ -78,17 +85,21 @@ impl Tool for ReadTool {
         true
     }
     async fn call(&self, args: ReadArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let root = &cx.run().root;
-        let path = workspace::confine_existing(root, "path", &args.path)?;
-        // Never more than is returned, and never a FIFO or device (the open does not block).
-        let read = workspace::read_regular(&path, READ_CAP as u64)
-            .map_err(|e| io_err("cannot read", &path, e))?;
-        let mut text = String::from_utf8_lossy(&read.bytes).into_owned();
-        let shown = read.bytes.len() as u64;
-        if read.size > shown {
-            text.push_str(&format!("\n[… {} more bytes not shown]", read.size - shown));
-        }
-        Ok(ToolOutput::text(text))
+        let root = cx.run().root.clone();
+        off_thread(move || {
+            let root = &root;
+            let path = workspace::confine_existing(root, "path", &args.path)?;
+            // Never more than is returned, and never a FIFO or device (the open does not block).
+            let read = workspace::read_regular(&path, READ_CAP as u64)
+                .map_err(|e| io_err("cannot read", &path, e))?;
+            let mut text = String::from_utf8_lossy(&read.bytes).into_owned();
+            let shown = read.bytes.len() as u64;
+            if read.size > shown {
+                text.push_str(&format!("\n[… {} more bytes not shown]", read.size - shown));
+            }
+            Ok(ToolOutput::text(text))
+        })
+        .await
     }
 }
 
@@ -119,28 +130,33 @@ impl Tool for WriteTool {
         "files".into()
     }
     async fn call(&self, args: WriteArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let root = &cx.run().root;
-        let path = workspace::confine(root, "path", &args.path)?;
-        if path.is_dir() {
-            return Err(
-                format!("`path` = `{}` is a directory; give a file path", args.path).into(),
-            );
-        }
-        let expected = read_for_change(&path, "path")?;
-        workspace::apply_all(
-            root,
-            &[FileChange {
-                path: path.clone(),
-                expected,
-                new: Some(args.content.clone().into_bytes()),
-            }],
-        )?;
-        Ok(ToolOutput::text(format!(
-            "wrote {} ({} bytes)",
-            workspace::display_path(root, &path),
-            args.content.len()
-        ))
-        .with_structured(changed(root, &[&path])))
+        let root = cx.run().root.clone();
+        off_thread(move || {
+            let root = &root;
+            let path = workspace::confine(root, "path", &args.path)?;
+            if path.is_dir() {
+                return Err(
+                    format!("`path` = `{}` is a directory; give a file path", args.path).into(),
+                );
+            }
+            let expected = read_for_change(&path, "path")?;
+            workspace::apply_all(
+                root,
+                &[FileChange {
+                    path: path.clone(),
+                    expected,
+                    new: Some(args.content.clone().into_bytes()),
+                }],
+            )?;
+            Ok(ToolOutput::text(format!(
+                "wrote {} ({} bytes)",
+                workspace::display_path(root, &path),
+                args.content.len()
+            ))
+            .with_structured(changed(root, &[&path]))
+            .with_changed_files([workspace::display_path(root, &path)]))
+        })
+        .await
     }
 }
 
@@ -173,7 +189,9 @@ impl Tool for EditTool {
         "files".into()
     }
     async fn call(&self, args: EditArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let root = &cx.run().root;
+        let root = cx.run().root.clone();
+        off_thread(move || {
+        let root = &root;
         let path = workspace::confine_existing(root, "path", &args.path)?;
         let bytes = read_for_change(&path, "path")?
             .ok_or_else(|| io_err("cannot read", &path, std::io::ErrorKind::NotFound.into()))?;
@@ -211,8 +229,10 @@ impl Tool for EditTool {
         )?;
         Ok(
             ToolOutput::text(format!("edited {}", workspace::display_path(root, &path)))
-                .with_structured(changed(root, &[&path])),
+                .with_structured(changed(root, &[&path]))
+                .with_changed_files([workspace::display_path(root, &path)]),
         )
+        }).await
     }
 }
 
@@ -242,7 +262,9 @@ impl Tool for ApplyPatchTool {
         "files".into()
     }
     async fn call(&self, args: ApplyPatchArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let root = &cx.run().root;
+        let root = cx.run().root.clone();
+        off_thread(move || {
+        let root = &root;
         let files = patch::parse(&args.patch)?;
         let mut changes: Vec<FileChange> = Vec::new();
         for f in &files {
@@ -315,6 +337,8 @@ impl Tool for ApplyPatchTool {
             list.len(),
             list.join(", ")
         ))
-        .with_structured(changed(root, &paths)))
+        .with_structured(changed(root, &paths))
+        .with_changed_files(list))
+        }).await
     }
 }

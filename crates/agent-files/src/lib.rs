@@ -1,0 +1,19 @@
+//! # agent-files — the file tools a harness assumes
+//!
+//! Owns the generic file tools the spec takes for granted: `read`, `write`, `edit` and
+//! `apply_patch` (a strict unified-diff parser and applier), registered with [`attach`].
+//!
+//! - Every path is confined to the run's root (`..`, absolute paths elsewhere and symlinks that
+//!   lead out are refused) through `agent_tier::workspace`, which also makes every write
+//!   all-or-nothing, symlink-proof and serialised per file with every other writer of the run.
+//! - `read` reads regular files only and at most what it returns; FIFOs and devices are refused.
+//! - The file work runs off the async threads (`spawn_blocking`).
+//! - Each writing tool reports the files it changed as [`agent_tier::ToolOutput::changed_files`],
+//!   so wrappers (diagnostics on write) cover it without knowing its name.
+//!
+//! It never: starts a process, speaks a protocol, or writes outside the root.
+
+mod patch;
+mod tools;
+
+pub use tools::attach;
