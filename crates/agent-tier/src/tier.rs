@@ -47,6 +47,27 @@ impl Surface {
     /// All surfaces, in a stable order.
     pub const ALL: [Surface; 3] = [Surface::Full, Surface::Plan, Surface::ReadOnly];
 
+    /// The narrower of two surfaces (`read-only` < `plan` < `full`): a worker or a nested host
+    /// started from a call keeps that call's gate, and can only narrow it.
+    pub fn narrowest(self, other: Surface) -> Surface {
+        fn rank(s: Surface) -> u8 {
+            match s {
+                Surface::ReadOnly => 0,
+                Surface::Plan => 1,
+                Surface::Full => 2,
+            }
+        }
+        if rank(other) < rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The environment variable that carries the surface of the call that started a worker into
+    /// the worker's environment; an `agent-tools` host started with it can only narrow it.
+    pub const ENV: &'static str = "AGENT_TOOLS_SURFACE";
+
     /// Whether a tool of `tier` is visible (and callable) on this surface.
     pub fn allows(self, tier: Tier) -> bool {
         match self {

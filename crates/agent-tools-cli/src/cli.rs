@@ -121,6 +121,18 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             _ => positional.push(a.clone()),
         }
     }
+    // A host started inside a worker keeps the gate of the call that spawned the worker: the
+    // variable can only narrow `--surface`, never widen it; an unreadable value refuses to start.
+    if let Some(gate) = std::env::var_os(Surface::ENV) {
+        let text = gate.to_string_lossy();
+        let gate: Surface = text.parse().map_err(|e| {
+            format!(
+                "`{}` = `{text}` is not a surface ({e}); the host does not guess its gate",
+                Surface::ENV
+            )
+        })?;
+        common.surface = common.surface.narrowest(gate);
+    }
     if !common.root.is_dir() {
         return Err(format!(
             "`--root` = `{}` is not a directory",

@@ -1,6 +1,7 @@
 //! What runs a worker: the [`VibeBackend`] trait the harness supplies, and the shipped
 //! [`CommandBackend`] (a configured program per tier).
 
+use agent_tier::Surface;
 use agent_tier::process::{GroupGuard, Tail, command, resolve_binary};
 use agent_tier::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,10 @@ pub struct WorkerJob {
     pub brief: String,
     /// Which run of this worker this is (1 for the first).
     pub run: u32,
+    /// The surface of the call that spawned the worker (narrowed by any later `vibe_send`): a
+    /// backend must not give the worker more than this. [`CommandBackend`] puts it in the
+    /// worker's environment as `AGENT_TOOLS_SURFACE`.
+    pub surface: Surface,
 }
 
 /// Runs workers. Supplied by the harness; [`CommandBackend`] is the shipped one.
@@ -258,7 +263,8 @@ async fn run_command(
     c.stdin(Stdio::piped())
         .env("VIBE_LABEL", &job.label)
         .env("VIBE_TIER", job.tier.as_str())
-        .env("VIBE_WORKER_ID", &job.worker_id);
+        .env("VIBE_WORKER_ID", &job.worker_id)
+        .env(Surface::ENV, job.surface.as_str());
     let mut child = c.spawn().map_err(|e| {
         format!(
             "cannot start the worker program `{}`: {e}; check that it is installed",

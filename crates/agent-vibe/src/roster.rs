@@ -3,6 +3,7 @@
 
 use crate::backend::{VibeBackend, WorkerJob, WorkerTier};
 use crate::error::VibeError;
+use agent_tier::Surface;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -62,6 +63,8 @@ struct Worker {
     label: String,
     tier: WorkerTier,
     brief: String,
+    /// The gate the worker runs behind: the spawning call's surface, narrowed by every send.
+    surface: Surface,
     runs: u32,
     generation: u64,
     state: WorkerState,
@@ -184,6 +187,7 @@ impl Roster {
             tier: w.tier,
             brief: w.brief.clone(),
             run: w.runs,
+            surface: w.surface,
         };
         let run = self.backend.run(job);
         let max_run = self.max_run;
@@ -227,6 +231,7 @@ impl Roster {
         brief: String,
         label: String,
         tier: WorkerTier,
+        surface: Surface,
     ) -> Result<WorkerView, VibeError> {
         self.backend
             .check(tier)
@@ -241,6 +246,7 @@ impl Roster {
                 label,
                 tier,
                 brief,
+                surface,
                 runs: 0,
                 generation: 0,
                 state: WorkerState::Running,
@@ -281,6 +287,7 @@ impl Roster {
         &self,
         id: &str,
         message: &str,
+        surface: Surface,
     ) -> Result<(WorkerView, bool, Option<String>), VibeError> {
         let _op = self.ops.lock().await;
         let stopped = self.stop_current(id).await?;
@@ -294,6 +301,7 @@ impl Roster {
             };
             w.brief.push_str("\n\n");
             w.brief.push_str(message);
+            w.surface = w.surface.narrowest(surface);
             self.start(w);
             (w.view(), unread)
         })?;

@@ -137,7 +137,7 @@ impl Tool for Spawn {
     fn description(&self) -> String {
         "Start a background worker on a brief; returns its id at once while the worker keeps running. `tier`: `fast` (well-specified mechanical work, the default) or `good` (design, judgement, or reviewing a fast worker's output). Collect the result with vibe_wait.".into()
     }
-    async fn call(&self, args: SpawnArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+    async fn call(&self, args: SpawnArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.brief.trim().is_empty() {
             return Err(VibeError::InvalidArguments(
                 "`brief` is empty; pass what the worker should do".into(),
@@ -153,7 +153,7 @@ impl Tool for Spawn {
         let tier = args.tier;
         let v = self
             .0
-            .spawn(args.brief, args.label.trim().to_string(), tier)
+            .spawn(args.brief, args.label.trim().to_string(), tier, cx.surface)
             .await?;
         let text = format!(
             "spawned {} ({}, {} tier); it is running. Collect its result with vibe_wait {{\"worker_id\": \"{}\"}}.",
@@ -177,14 +177,17 @@ impl Tool for Send {
     fn description(&self) -> String {
         "Append a message to a worker's brief and run it again (its current run, if any, is stopped first). Returns at once; collect the new result with vibe_wait.".into()
     }
-    async fn call(&self, args: SendArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+    async fn call(&self, args: SendArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.message.trim().is_empty() {
             return Err(VibeError::InvalidArguments(
                 "`message` is empty; pass what to add to the worker's brief".into(),
             )
             .into());
         }
-        let (v, was_running, unread) = self.0.send(&args.worker_id, &args.message).await?;
+        let (v, was_running, unread) = self
+            .0
+            .send(&args.worker_id, &args.message, cx.surface)
+            .await?;
         let mut text = format!(
             "{} ({}) runs again with the message appended to its brief{}; collect its result with vibe_wait.",
             v.worker_id,
