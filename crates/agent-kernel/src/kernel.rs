@@ -525,11 +525,8 @@ impl Kernel {
                             out.bridge_call(&name);
                             let cx = cx.clone();
                             bridges.spawn(async move {
-                                if name == "eval" {
-                                    return (bid, ToolOutput::error(
-                                        "`eval` cannot be called from inside an eval cell through tool(): the cell already holds the kernel, so the call would wait for itself forever; run the code directly in this cell instead",
-                                    ));
-                                }
+                                // A re-entrant call (`eval` from a cell, which holds the kernel)
+                                // is refused by the registry through the call context.
                                 let res = cx
                                     .nested_call(Origin::Bridge { via: "eval".into() }, &name, args)
                                     .await;

@@ -39,6 +39,11 @@ pub enum CallError {
     /// The tool panicked; the host keeps serving.
     #[error("tool `{name}` panicked: {message}; the host keeps serving other calls")]
     Panicked { name: String, message: String },
+    /// A nested call needs a resource that a call enclosing it holds: it would wait for itself.
+    #[error(
+        "`{name}` cannot run inside this call: it needs the `{resource}` resource, which the call that made this nested call already holds, so it would wait for itself forever; do that work directly in the calling call instead"
+    )]
+    Reentrant { name: String, resource: String },
     /// The call was cancelled by the caller.
     #[error("call to `{name}` was cancelled")]
     Cancelled { name: String },

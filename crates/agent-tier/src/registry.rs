@@ -44,6 +44,9 @@ pub struct CallContext {
     /// Where the call came from.
     pub origin: Origin,
     registry: Registry,
+    /// The resource keys held by this call and every call enclosing it: a nested call that
+    /// needs one of them is refused instead of waiting for itself.
+    held: Arc<Vec<String>>,
 }
 
 impl fmt::Debug for CallContext {
@@ -69,9 +72,14 @@ impl CallContext {
     /// Call another tool from inside this one (a kernel cell's `tool()` bridge, a worker). The
     /// nested call takes the same path as a model call, on this call's surface.
     pub async fn nested_call(&self, origin: Origin, name: &str, args: Value) -> ToolOutput {
-        self.registry
-            .call_with(name, args, self.surface, origin)
+        match self
+            .registry
+            .try_call(name, args, self.surface, origin, self.held.clone())
             .await
+        {
+            Ok(out) => out,
+            Err(e) => ToolOutput::error(e.to_string()),
+        }
     }
 }
 
@@ -418,7 +426,10 @@ impl Registry {
         surface: Surface,
         origin: Origin,
     ) -> ToolOutput {
-        match self.try_call(name, args, surface, origin).await {
+        match self
+            .try_call(name, args, surface, origin, Arc::default())
+            .await
+        {
             Ok(out) => out,
             Err(e) => ToolOutput::error(e.to_string()),
         }
@@ -430,6 +441,7 @@ impl Registry {
         args: Value,
         surface: Surface,
         origin: Origin,
+        held: Arc<Vec<String>>,
     ) -> Result<ToolOutput, CallError> {
         let tool = read(&self.inner.tools).get(name).cloned();
         let Some(tool) = tool else {
@@ -486,19 +498,29 @@ impl Registry {
             }
         }
 
+        let key = (!tool.parallel_safe()).then(|| tool.resource_key());
+        if let Some(key) = &key
+            && held.contains(key)
+        {
+            return Err(CallError::Reentrant {
+                name: name.to_string(),
+                resource: key.clone(),
+            });
+        }
         let cx = CallContext {
             surface,
             origin,
             registry: self.clone(),
+            held: match &key {
+                Some(k) => Arc::new(held.iter().cloned().chain([k.clone()]).collect()),
+                None => held,
+            },
         };
 
-        let lock = if tool.parallel_safe() {
-            None
-        } else {
-            let key = tool.resource_key();
+        let lock = key.map(|key| {
             let mut locks = self.inner.locks.lock().unwrap_or_else(|e| e.into_inner());
-            Some(locks.entry(key).or_default().clone())
-        };
+            locks.entry(key).or_default().clone()
+        });
         let _guard = match &lock {
             Some(l) => Some(l.lock().await),
             None => None,

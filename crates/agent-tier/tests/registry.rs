@@ -470,3 +470,66 @@ async fn an_approval_prompt_counts_as_a_pending_question() {
     drop((outer, inner));
     assert_eq!(*r.asking_watch().borrow(), 0);
 }
+
+/// Holds its resource and calls a tool through the bridge, like a kernel cell calling `tool()`.
+struct Holder;
+
+impl Tool for Holder {
+    type Args = BridgeArgs;
+    fn name(&self) -> &str {
+        "holder"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "holds the `kernel` resource while calling a tool".into()
+    }
+    fn resource_key(&self) -> String {
+        "kernel".into()
+    }
+    async fn call(&self, args: BridgeArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        Ok(cx
+            .nested_call(
+                Origin::Bridge {
+                    via: "holder".into(),
+                },
+                &args.tool,
+                args.args,
+            )
+            .await)
+    }
+}
+
+/// A nested call that needs a resource its caller holds is refused through the call context
+/// (no tool name is special-cased), and one that needs another resource runs.
+#[tokio::test]
+async fn reentrant_calls_are_refused_not_deadlocked() {
+    let r = registry();
+    r.register(Holder);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        r.call(
+            "holder",
+            json!({"tool": "holder", "args": {"tool": "look", "args": {"text": "x"}}}),
+            Surface::Full,
+        ),
+    )
+    .await
+    .expect("a re-entrant call waited for itself");
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("`holder` cannot run inside this call")
+            && out.text.contains("`kernel` resource"),
+        "{}",
+        out.text
+    );
+    let ok = r
+        .call(
+            "holder",
+            json!({"tool": "look", "args": {"text": "fine"}}),
+            Surface::Full,
+        )
+        .await;
+    assert_eq!(ok.text, "fine");
+}

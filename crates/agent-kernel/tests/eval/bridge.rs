@@ -31,7 +31,13 @@ async fn python_bridge_calls_tools_through_the_registry() {
         .py("tool('eval', {'code': '1', 'description': 'one two three four five'})")
         .await;
     assert!(out.is_error);
-    contains(&out, &["`eval` cannot be called from inside an eval cell"]);
+    contains(
+        &out,
+        &[
+            "`eval` cannot run inside this call",
+            "would wait for itself",
+        ],
+    );
     let bridged = out.structured.as_ref().map(|s| s["bridge_calls"].clone());
     assert_eq!(bridged, Some(serde_json::json!(["eval"])));
     // calls from threads work too
