@@ -13,7 +13,20 @@
 //!
 //! It never: starts a process, speaks a protocol, or writes outside the root.
 
+mod apply;
+mod envelope;
 mod patch;
+mod read;
 mod tools;
 
+use agent_tier::{BoxError, ToolOutput};
 pub use tools::attach;
+
+/// Run a call's file work on the blocking pool, off the async threads.
+async fn off_thread(
+    work: impl FnOnce() -> Result<ToolOutput, BoxError> + Send + 'static,
+) -> Result<ToolOutput, BoxError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| BoxError::from(format!("the file work stopped: {e}")))?
+}

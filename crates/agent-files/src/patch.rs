@@ -153,13 +153,13 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
 }
 
 /// A file split into lines, each with its own terminator kept.
-struct Lines<'a> {
-    lines: Vec<&'a str>,
+pub(crate) struct Lines<'a> {
+    pub lines: Vec<&'a str>,
     /// The terminator added lines get: the file's first one, else `\n`.
-    eol: &'static str,
+    pub eol: &'static str,
 }
 
-fn split(old: &str) -> Lines<'_> {
+pub(crate) fn split(old: &str) -> Lines<'_> {
     let lines: Vec<&str> = old.split_inclusive('\n').collect();
     let eol = match lines.first() {
         Some(l) if l.ends_with("\r\n") => "\r\n",
@@ -168,7 +168,8 @@ fn split(old: &str) -> Lines<'_> {
     Lines { lines, eol }
 }
 
-fn body(line: &str) -> &str {
+/// A line without its terminator.
+pub(crate) fn body(line: &str) -> &str {
     let l = line.strip_suffix('\n').unwrap_or(line);
     l.strip_suffix('\r').unwrap_or(l)
 }

@@ -2,7 +2,9 @@
 
 mod atomic;
 
-pub use atomic::{FileLocks, ReadPrefix, lock_files, read_regular, remove_file, write_atomic};
+pub use atomic::{
+    FileLocks, ReadPrefix, lock_files, open_regular, read_regular, remove_file, write_atomic,
+};
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 

@@ -58,7 +58,7 @@ fn call_exit_codes() {
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
     assert_eq!(
         call(dir.path(), "read", json!({"path": "a.txt"})),
-        (0, "alpha".to_string())
+        (0, "1| alpha\n[a.txt: all 1 line(s)]".to_string())
     );
     let (code, text) = call(dir.path(), "read", json!({"path": "missing.txt"}));
     assert_eq!(code, 1, "{text}");
@@ -271,7 +271,7 @@ fn serve_speaks_mcp_over_stdio() {
 
     let ok = c.rpc(3, "tools/call", json!({"name": "read", "arguments": {"path": "hello.txt"}, "_meta": {"progressToken": "p1"}}));
     assert_eq!(ok["result"]["isError"], false);
-    assert_eq!(ok["result"]["content"][0]["text"], "hello from the root\n");
+    assert_eq!(ok["result"]["content"][0]["text"], "1| hello from the root\n[hello.txt: all 1 line(s)]");
 
     // A write on the plan surface is an error result, not a call.
     let refused = c.rpc(
@@ -291,7 +291,7 @@ fn serve_speaks_mcp_over_stdio() {
     let bad_args = c.rpc(
         5,
         "tools/call",
-        json!({"name": "read", "arguments": {"file": "hello.txt"}}),
+        json!({"name": "read", "arguments": {"filename": "hello.txt"}}),
     );
     assert_eq!(bad_args["result"]["isError"], true);
     insta::assert_snapshot!(bad_args["result"]["content"][0]["text"].as_str().unwrap());
@@ -345,7 +345,7 @@ fn approval_fails_closed_with_nobody_attached() {
         dir.path(),
         &["call", "read", r#"{"path":"r.txt"}"#, "--approval", "write"],
     );
-    assert_eq!((code, out.trim()), (0, "r"));
+    assert_eq!((code, out.trim()), (0, "1| r\n[r.txt: all 1 line(s)]"));
 }
 
 #[cfg(feature = "ask")]

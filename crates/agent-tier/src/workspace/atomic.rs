@@ -216,10 +216,10 @@ pub struct ReadPrefix {
     pub size: u64,
 }
 
-/// Read at most `max` bytes of the regular file `path`. The last component is not followed if
-/// it is a symlink, the open never blocks (`O_NONBLOCK`), and a FIFO, socket, device or directory
-/// is refused with an error that names it. `ErrorKind::NotFound` when absent.
-pub fn read_regular(path: &Path, max: u64) -> std::io::Result<ReadPrefix> {
+/// Open the regular file `path` for reading, with its size. The last component is not followed
+/// if it is a symlink, the open never blocks (`O_NONBLOCK`), and a FIFO, socket, device or
+/// directory is refused with an error that names it. `ErrorKind::NotFound` when absent.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
         rustix::io::Errno::LOOP => refused(format!(
@@ -237,9 +237,17 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<ReadPrefix> {
             kind(t)
         )));
     }
-    let size = u64::try_from(st.st_size).unwrap_or(0);
+    Ok((
+        std::fs::File::from(fd),
+        u64::try_from(st.st_size).unwrap_or(0),
+    ))
+}
+
+/// Read at most `max` bytes of the regular file `path` (see [`open_regular`]).
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<ReadPrefix> {
+    let (file, size) = open_regular(path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(max)).unwrap_or(0));
-    std::fs::File::from(fd).take(max).read_to_end(&mut bytes)?;
+    file.take(max).read_to_end(&mut bytes)?;
     Ok(ReadPrefix { bytes, size })
 }
 

@@ -1,0 +1,216 @@
+//! `apply_patch`: either patch format, planned whole against the files as they are, then written
+//! all-or-nothing.
+
+use crate::envelope::{self, Chunk, Op};
+use crate::patch::{self, Hunk};
+use crate::tools::{changed, read_for_change};
+use agent_tier::workspace::{self, FileChange};
+use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::path::Path;
+
+pub(crate) struct ApplyPatchTool;
+
+/// Arguments of `apply_patch`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApplyPatchArgs {
+    /// A unified diff (`--- a/f` `+++ b/f` `@@ -l,s +l,s @@`) or a `*** Begin Patch` envelope.
+    #[serde(alias = "input", alias = "diff")]
+    patch: String,
+}
+
+impl Tool for ApplyPatchTool {
+    type Args = ApplyPatchArgs;
+    fn name(&self) -> &str {
+        "apply_patch"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+    fn description(&self) -> String {
+        "Change several files in one all-or-nothing step; for one exact replacement `edit` is simpler. `patch` is either a unified diff (`--- a/f` / `+++ b/f` / `@@ -l,s +l,s @@`, `/dev/null` to create or delete; hunk counts must match their lines) or the envelope `*** Begin Patch` … `*** End Patch` with `*** Add File: p` (lines `+`), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`, chunks of ` `/`-`/`+` lines, each opened by `@@` or `@@ <a line of the file to search from>`). Context must match; a chunk that matches in several places is refused. Line endings are kept. If anything does not apply, no file changes.".into()
+    }
+    fn resource_key(&self) -> String {
+        "files".into()
+    }
+    async fn call(&self, args: ApplyPatchArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = cx.run().root.clone();
+        crate::off_thread(move || apply_patch(&root, &args.patch)).await
+    }
+}
+
+/// What a section does to the text of its file.
+enum Body {
+    Unified(Vec<Hunk>),
+    Envelope(Vec<Chunk>),
+    /// An envelope's `*** Add File:`, whole.
+    Whole(String),
+    /// An envelope's `*** Delete File:` (nothing to verify against).
+    Delete,
+}
+
+/// One file section of either format.
+struct Section {
+    /// `None`: the file is created.
+    old_path: Option<String>,
+    /// `None`: the file is deleted.
+    new_path: Option<String>,
+    body: Body,
+}
+
+fn sections(text: &str) -> Result<Vec<Section>, String> {
+    if envelope::is_envelope(text) {
+        return Ok(envelope::parse(text)?
+            .into_iter()
+            .map(|op| match op {
+                Op::Add { path, content } => Section {
+                    old_path: None,
+                    new_path: Some(path),
+                    body: Body::Whole(content),
+                },
+                Op::Delete { path } => Section {
+                    old_path: Some(path),
+                    new_path: None,
+                    body: Body::Delete,
+                },
+                Op::Update {
+                    path,
+                    move_to,
+                    chunks,
+                } => Section {
+                    new_path: Some(move_to.unwrap_or_else(|| path.clone())),
+                    old_path: Some(path),
+                    body: Body::Envelope(chunks),
+                },
+            })
+            .collect());
+    }
+    Ok(patch::parse(text)?
+        .into_iter()
+        .map(|f| Section {
+            old_path: f.old_path,
+            new_path: f.new_path,
+            body: Body::Unified(f.hunks),
+        })
+        .collect())
+}
+
+/// The planned state of every file the patch touches.
+struct Plan<'a> {
+    root: &'a Path,
+    changes: Vec<FileChange>,
+}
+
+impl Plan<'_> {
+    /// The file's content as the patch has left it so far (`None`: absent), reading it from
+    /// disk the first time.
+    fn current(&mut self, rel: &str) -> Result<(usize, Option<Vec<u8>>), BoxError> {
+        let path = workspace::confine(self.root, "patch", rel)?;
+        if let Some(i) = self.changes.iter().position(|c| c.path == path) {
+            return Ok((i, self.changes[i].new.clone()));
+        }
+        let on_disk = read_for_change(&path, "patch")?;
+        self.changes.push(FileChange {
+            path,
+            expected: on_disk.clone(),
+            new: on_disk.clone(),
+        });
+        Ok((self.changes.len() - 1, on_disk))
+    }
+
+    fn text(rel: &str, bytes: Option<Vec<u8>>) -> Result<String, BoxError> {
+        String::from_utf8(bytes.unwrap_or_default())
+            .map_err(|_| format!("`{rel}` is not UTF-8 text; nothing was written").into())
+    }
+
+    fn section(&mut self, s: Section) -> Result<(), BoxError> {
+        let old_text = match &s.old_path {
+            Some(old) => {
+                let (i, bytes) = self.current(old)?;
+                if bytes.is_none() {
+                    return Err(format!(
+                        "`patch` changes `{old}`, which does not exist; nothing was written"
+                    )
+                    .into());
+                }
+                let text = Self::text(old, bytes)?;
+                if s.new_path.as_deref() != Some(old.as_str()) {
+                    // Deleted, or moved away: the old path ends up absent.
+                    self.changes[i].new = None;
+                }
+                Some(text)
+            }
+            None => None,
+        };
+        let Some(new) = &s.new_path else {
+            if let (Body::Unified(hunks), Some(text)) = (&s.body, &old_text) {
+                let old = s.old_path.as_deref().unwrap_or_default();
+                patch::verify_deletion(text, hunks)
+                    .map_err(|e| format!("`patch` deletes `{old}`: {e}; nothing was written"))?;
+            }
+            return Ok(());
+        };
+        let (i, existing) = self.current(new)?;
+        let base = match old_text {
+            Some(text) => {
+                if s.old_path.as_deref() != Some(new.as_str()) && existing.is_some() {
+                    return Err(format!(
+                        "`patch` moves a file onto `{new}`, which already exists; nothing was written"
+                    )
+                    .into());
+                }
+                text
+            }
+            None if existing.is_some() => {
+                return Err(format!(
+                    "`patch` creates `{new}`, which already exists; nothing was written"
+                )
+                .into());
+            }
+            None => String::new(),
+        };
+        let result = match &s.body {
+            Body::Unified(hunks) => patch::apply(&base, hunks),
+            Body::Envelope(chunks) => envelope::apply(&base, chunks),
+            Body::Whole(content) => Ok(content.clone()),
+            Body::Delete => Ok(base),
+        }
+        .map_err(|e| format!("{new}: {e}; nothing was written"))?;
+        self.changes[i].new = Some(result.into_bytes());
+        Ok(())
+    }
+}
+
+fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
+    let mut plan = Plan {
+        root,
+        changes: Vec::new(),
+    };
+    for s in sections(text)? {
+        plan.section(s)?;
+    }
+    // Files the patch read but left as they were are not written.
+    let changes: Vec<FileChange> = plan
+        .changes
+        .into_iter()
+        .filter(|c| c.new != c.expected)
+        .collect();
+    if changes.is_empty() {
+        return Err("`patch` changes nothing; no file was written".into());
+    }
+    workspace::apply_all(root, &changes)?;
+    let paths: Vec<&Path> = changes.iter().map(|c| c.path.as_path()).collect();
+    let list: Vec<String> = paths
+        .iter()
+        .map(|p| workspace::display_path(root, p))
+        .collect();
+    Ok(ToolOutput::text(format!(
+        "patched {} file(s): {}",
+        list.len(),
+        list.join(", ")
+    ))
+    .with_structured(changed(root, &paths))
+    .with_changed_files(list))
+}

@@ -1,0 +1,356 @@
+//! The `*** Begin Patch … *** End Patch` envelope (the patch format GPT-family models write):
+//! `*** Add File: p` (every line `+`), `*** Delete File: p`, `*** Update File: p` with an optional
+//! `*** Move to: q` and chunks of ` ` / `-` / `+` lines, each chunk opened by `@@` (optionally
+//! followed by a line of the file to search from, such as a function's signature) and optionally
+//! closed by `*** End of File`.
+//!
+//! Chunks apply in order, each searched from where the previous one ended. A chunk whose context
+//! and `-` lines are not found is an error that quotes them; a chunk they match at more than one
+//! place (with no `@@` line to tell them apart) is refused with the line numbers — a write never
+//! acts on a guess.
+
+use crate::patch::{Lines, body, split};
+
+/// One chunk of an update.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// The text after `@@ `: a line of the file the chunk lies after.
+    pub anchor: Option<String>,
+    /// (' ' | '-' | '+', text).
+    pub lines: Vec<(char, String)>,
+    /// `*** End of File`: the chunk ends the file.
+    pub at_eof: bool,
+}
+
+/// One file operation of the envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Add {
+        path: String,
+        content: String,
+    },
+    Delete {
+        path: String,
+    },
+    Update {
+        path: String,
+        move_to: Option<String>,
+        chunks: Vec<Chunk>,
+    },
+}
+
+/// Whether `text` is an envelope (its first non-blank line is `*** Begin Patch`).
+pub fn is_envelope(text: &str) -> bool {
+    text.lines().find(|l| !l.trim().is_empty()).map(str::trim) == Some("*** Begin Patch")
+}
+
+fn err(n: usize, msg: impl std::fmt::Display) -> String {
+    format!("`patch` line {}: {msg}", n + 1)
+}
+
+/// Parse an envelope.
+pub fn parse(text: &str) -> Result<Vec<Op>, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == "*** Begin Patch")
+        .ok_or("`patch` has no `*** Begin Patch` line")?;
+    let mut ops = Vec::new();
+    let mut i = start + 1;
+    let mut ended = false;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.trim() == "*** End Patch" {
+            ended = true;
+            break;
+        }
+        if let Some(path) = line.strip_prefix("*** Add File: ") {
+            i += 1;
+            let mut content = String::new();
+            while let Some(l) = lines.get(i).and_then(|l| l.strip_prefix('+')) {
+                content.push_str(l);
+                content.push('\n');
+                i += 1;
+            }
+            ops.push(Op::Add {
+                path: path.trim().to_string(),
+                content,
+            });
+        } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
+            ops.push(Op::Delete {
+                path: path.trim().to_string(),
+            });
+            i += 1;
+        } else if let Some(path) = line.strip_prefix("*** Update File: ") {
+            i += 1;
+            let move_to = match lines.get(i).and_then(|l| l.strip_prefix("*** Move to: ")) {
+                Some(to) => {
+                    i += 1;
+                    Some(to.trim().to_string())
+                }
+                None => None,
+            };
+            let mut chunks: Vec<Chunk> = Vec::new();
+            while i < lines.len() && !lines[i].starts_with("*** ") {
+                let l = lines[i];
+                if let Some(rest) = l.strip_prefix("@@") {
+                    let anchor = rest.trim();
+                    chunks.push(Chunk {
+                        anchor: (!anchor.is_empty()).then(|| anchor.to_string()),
+                        lines: Vec::new(),
+                        at_eof: false,
+                    });
+                    i += 1;
+                    continue;
+                }
+                if chunks.is_empty() {
+                    // The first chunk may omit its `@@` line.
+                    chunks.push(Chunk {
+                        anchor: None,
+                        lines: Vec::new(),
+                        at_eof: false,
+                    });
+                }
+                let (kind, rest) = match l.chars().next() {
+                    Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
+                    None => (' ', ""),
+                    Some(_) => {
+                        return Err(err(
+                            i,
+                            format!(
+                                "`{l}` in an update of `{}`: every chunk line starts with ' ', '-' or '+'",
+                                path.trim()
+                            ),
+                        ));
+                    }
+                };
+                if let Some(c) = chunks.last_mut() {
+                    c.lines.push((kind, rest.to_string()));
+                }
+                i += 1;
+                if lines.get(i).is_some_and(|l| l.trim() == "*** End of File") {
+                    if let Some(c) = chunks.last_mut() {
+                        c.at_eof = true;
+                    }
+                    i += 1;
+                }
+            }
+            if chunks.iter().all(|c| c.lines.is_empty()) && move_to.is_none() {
+                return Err(err(
+                    i.saturating_sub(1),
+                    format!("the update of `{}` changes nothing", path.trim()),
+                ));
+            }
+            ops.push(Op::Update {
+                path: path.trim().to_string(),
+                move_to,
+                chunks,
+            });
+        } else if line.trim().is_empty() {
+            i += 1;
+        } else {
+            return Err(err(
+                i,
+                format!(
+                    "expected `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** End Patch`, found `{line}`"
+                ),
+            ));
+        }
+    }
+    if !ended {
+        return Err("`patch` has no `*** End Patch` line; nothing was written".into());
+    }
+    if ops.is_empty() {
+        return Err("`patch` holds no file operation between its Begin and End lines".into());
+    }
+    Ok(ops)
+}
+
+/// Where `want` occurs in `lines` at or after `from`: exact matches, or if none, matches that
+/// ignore trailing whitespace.
+fn find(lines: &[String], want: &[&str], from: usize) -> Vec<usize> {
+    let fits = |at: usize, loose: bool| {
+        lines[at..at + want.len()]
+            .iter()
+            .zip(want)
+            .all(|(have, want)| {
+                let have = body(have);
+                if loose {
+                    have.trim_end() == want.trim_end()
+                } else {
+                    have == *want
+                }
+            })
+    };
+    let last = lines.len().saturating_sub(want.len());
+    for loose in [false, true] {
+        let found: Vec<usize> = (from..=last)
+            .filter(|&at| at + want.len() <= lines.len() && fits(at, loose))
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+/// Apply an update's chunks to `old`.
+pub fn apply(old: &str, chunks: &[Chunk]) -> Result<String, String> {
+    let Lines { lines, eol } = split(old);
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut cursor = 0usize;
+    for (n, c) in chunks.iter().enumerate() {
+        if let Some(anchor) = &c.anchor {
+            let at = find(&out, &[anchor.as_str()], cursor);
+            let Some(&at) = at.first() else {
+                return Err(format!(
+                    "chunk {}: its `@@ {anchor}` line is not in the file (after line {cursor})",
+                    n + 1
+                ));
+            };
+            cursor = at + 1;
+        }
+        let before: Vec<&str> = c
+            .lines
+            .iter()
+            .filter(|(k, _)| *k != '+')
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let at = if before.is_empty() {
+            if c.anchor.is_some() {
+                cursor
+            } else {
+                out.len()
+            }
+        } else {
+            let mut found = find(&out, &before, cursor);
+            if c.at_eof {
+                found.retain(|&at| at + before.len() == out.len());
+            }
+            match found.as_slice() {
+                [] => {
+                    return Err(format!(
+                        "chunk {}: these context and `-` lines are not in the file{}:\n{}",
+                        n + 1,
+                        if cursor > 0 {
+                            format!(" after line {cursor}")
+                        } else {
+                            String::new()
+                        },
+                        before.join("\n")
+                    ));
+                }
+                [one] => *one,
+                many if c.anchor.is_none() => {
+                    let at: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
+                    return Err(format!(
+                        "chunk {}: its context and `-` lines occur at lines {}; add context lines or an `@@ <line>` anchor so it matches one place",
+                        n + 1,
+                        at.join(", ")
+                    ));
+                }
+                many => many[0],
+            }
+        };
+        let mut old_i = at;
+        let mut after: Vec<String> = Vec::new();
+        for (k, t) in &c.lines {
+            match k {
+                ' ' => {
+                    after.push(out[old_i].clone());
+                    old_i += 1;
+                }
+                '-' => old_i += 1,
+                _ => after.push(format!("{t}{eol}")),
+            }
+        }
+        let added = after.len();
+        out.splice(at..at + before.len(), after);
+        cursor = at + added;
+    }
+    let count = out.len();
+    for line in out.iter_mut().take(count.saturating_sub(1)) {
+        if !line.ends_with('\n') {
+            line.push_str(eol);
+        }
+    }
+    Ok(out.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "*** Begin Patch\n*** Add File: new.txt\n+hello\n+world\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@ def f():\n-    return 1\n+    return 2\n*** Delete File: gone.txt\n*** End Patch\n";
+
+    #[test]
+    fn parses_every_operation() {
+        assert!(is_envelope(P));
+        let ops = parse(P).unwrap();
+        assert_eq!(
+            ops,
+            vec![
+                Op::Add {
+                    path: "new.txt".into(),
+                    content: "hello\nworld\n".into()
+                },
+                Op::Update {
+                    path: "src/a.py".into(),
+                    move_to: Some("src/b.py".into()),
+                    chunks: vec![Chunk {
+                        anchor: Some("def f():".into()),
+                        lines: vec![('-', "    return 1".into()), ('+', "    return 2".into())],
+                        at_eof: false
+                    }]
+                },
+                Op::Delete {
+                    path: "gone.txt".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn anchors_pick_the_place_and_ambiguity_is_refused() {
+        let old = "def f():\n    return 1\n\ndef g():\n    return 1\n";
+        let chunk = |anchor: Option<&str>| Chunk {
+            anchor: anchor.map(str::to_string),
+            lines: vec![('-', "    return 1".into()), ('+', "    return 2".into())],
+            at_eof: false,
+        };
+        assert_eq!(
+            apply(old, &[chunk(Some("def g():"))]).unwrap(),
+            "def f():\n    return 1\n\ndef g():\n    return 2\n"
+        );
+        let err = apply(old, &[chunk(None)]).unwrap_err();
+        assert!(err.contains("occur at lines 2, 5"), "{err}");
+        let err = apply(old, &[chunk(Some("def h():"))]).unwrap_err();
+        assert!(
+            err.contains("`@@ def h():` line is not in the file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn keeps_crlf_and_tolerates_trailing_whitespace() {
+        let old = "a  \r\nb\r\n";
+        let c = Chunk {
+            anchor: None,
+            lines: vec![(' ', "a".into()), ('-', "b".into()), ('+', "B".into())],
+            at_eof: true,
+        };
+        assert_eq!(apply(old, &[c]).unwrap(), "a  \r\nB\r\n");
+    }
+
+    #[test]
+    fn unterminated_or_malformed_envelopes_are_errors() {
+        let err = parse("*** Begin Patch\n*** Delete File: x\n").unwrap_err();
+        assert!(err.contains("End Patch"), "{err}");
+        let err = parse("*** Begin Patch\n*** Frobnicate: x\n*** End Patch\n").unwrap_err();
+        assert!(err.contains("expected `*** Add File: `"), "{err}");
+        let err =
+            parse("*** Begin Patch\n*** Update File: x\n@@\nnot a chunk line\n*** End Patch\n")
+                .unwrap_err();
+        assert!(err.contains("starts with ' ', '-' or '+'"), "{err}");
+    }
+}

@@ -1,0 +1,234 @@
+//! `read`: a window of a file's lines, numbered the way every position-taking tool counts them.
+//!
+//! The file is streamed line by line: memory is bounded by what is returned, whatever the file's
+//! size, and the time by how far into the file the window lies.
+
+use agent_tier::workspace;
+use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// Most bytes of text one call returns.
+const BYTES_CAP: usize = 256 * 1024;
+/// Lines returned when `limit` is not given.
+const DEFAULT_LIMIT: u32 = 2000;
+/// Longest line shown whole; longer lines are cut with a note.
+const LINE_CAP: usize = 2000;
+/// How many directory entries the refusal of a directory lists.
+const LISTING: usize = 50;
+
+pub(crate) struct ReadTool;
+
+/// Arguments of `read`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadArgs {
+    /// File to read, relative to the workspace root.
+    #[serde(alias = "file")]
+    path: String,
+    /// First line to return (1-based). Default 1.
+    #[schemars(range(min = 1))]
+    offset: Option<u64>,
+    /// Most lines to return. Default 2000.
+    #[schemars(range(min = 1))]
+    limit: Option<u32>,
+}
+
+impl Tool for ReadTool {
+    type Args = ReadArgs;
+    fn name(&self) -> &str {
+        "read"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "Read a text file in the workspace. Lines come numbered as `N| text` (1-based, the numbers `lsp`, `debug` and `ast_grep` use). At most 2000 lines or 256 KiB per call; the result ends by saying what is left and the `offset` to continue from. Use `ast_grep` or `lsp` to find code; `read` to look at it.".into()
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    async fn call(&self, args: ReadArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = cx.run().root.clone();
+        crate::off_thread(move || read(&root, args)).await
+    }
+}
+
+fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
+    let path = workspace::confine_existing(root, "path", &args.path)?;
+    if path.is_dir() {
+        return Err(directory(root, &path, &args.path).into());
+    }
+    let offset = args.offset.unwrap_or(1);
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    if offset == 0 || limit == 0 {
+        return Err(
+            "`offset` and `limit` count lines from 1; give `offset` >= 1 and `limit` >= 1".into(),
+        );
+    }
+    // Regular files only, and the open never blocks (a FIFO is refused, not waited on).
+    let (file, size) =
+        workspace::open_regular(&path).map_err(|e| format!("`path` = `{}`: {e}", args.path))?;
+    let mut reader = BufReader::new(file);
+    let mut head = Vec::new();
+    (&mut reader).take(8192).read_to_end(&mut head)?;
+    if head.contains(&0) {
+        return Ok(ToolOutput::text(format!(
+            "{} is a binary file ({size} bytes); not shown",
+            args.path
+        )));
+    }
+    let mut reader = BufReader::new(std::io::Cursor::new(head).chain(reader));
+    let window = Window::collect(&mut reader, offset, limit)?;
+    let rel = workspace::display_path(root, &path);
+    let mut text = window.text;
+    let last = offset + window.shown.saturating_sub(1);
+    let tail = match (window.shown, window.more) {
+        (0, _) => format!(
+            "[{rel} has {} line(s); `offset` {offset} is past its end]",
+            window.lines_seen
+        ),
+        (_, false) if offset == 1 => format!("[{rel}: all {last} line(s)]"),
+        (_, false) => format!("[end of {rel}: lines {offset}–{last} of {last}]"),
+        (_, true) => format!(
+            "[lines {offset}–{last} of {rel} shown; more follow: continue with `offset` {}]",
+            last + 1
+        ),
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&tail);
+    Ok(ToolOutput::text(text).with_structured(json!({
+        "path": rel,
+        "offset": offset,
+        "lines": window.shown,
+        "more": window.more,
+        "size": size,
+    })))
+}
+
+/// The numbered lines of one window.
+struct Window {
+    text: String,
+    shown: u64,
+    more: bool,
+    /// Lines read before the window ended (all of them when the window starts past the end).
+    lines_seen: u64,
+}
+
+impl Window {
+    fn collect(reader: &mut impl BufRead, offset: u64, limit: u32) -> std::io::Result<Window> {
+        let mut text = String::new();
+        let mut line = Vec::new();
+        let mut n = 0u64;
+        let mut shown = 0u64;
+        loop {
+            line.clear();
+            // A line is read whole only inside the window; before it, it is skipped in chunks.
+            let read = if n + 1 < offset {
+                skip_line(reader)?
+            } else {
+                (&mut *reader)
+                    .take(LINE_CAP as u64 * 4 + 1)
+                    .read_until(b'\n', &mut line)?
+            };
+            if read == 0 {
+                return Ok(Window {
+                    text,
+                    shown,
+                    more: false,
+                    lines_seen: n,
+                });
+            }
+            n += 1;
+            if n < offset {
+                continue;
+            }
+            if shown == u64::from(limit) || text.len() >= BYTES_CAP {
+                return Ok(Window {
+                    text,
+                    shown,
+                    more: true,
+                    lines_seen: n,
+                });
+            }
+            let cut_whole_line = !line.ends_with(b"\n") && line.len() > LINE_CAP * 4;
+            if cut_whole_line {
+                // The rest of an over-long line is skipped, not held.
+                skip_line(reader)?;
+            }
+            let body = String::from_utf8_lossy(&line);
+            let body = body.trim_end_matches(['\n', '\r']);
+            let chars = body.chars().count();
+            if chars > LINE_CAP || cut_whole_line {
+                let kept: String = body.chars().take(LINE_CAP).collect();
+                text.push_str(&format!(
+                    "{n}| {kept} […line cut at {LINE_CAP} characters]\n"
+                ));
+            } else {
+                text.push_str(&format!("{n}| {body}\n"));
+            }
+            shown += 1;
+        }
+    }
+}
+
+/// Skip to just after the next newline; the number of bytes skipped.
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(total);
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(total + i + 1);
+            }
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+                total += n;
+            }
+        }
+    }
+}
+
+/// The refusal of a directory, with a listing so the next call can name a file.
+fn directory(root: &Path, path: &Path, arg: &str) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| {
+                    let mut name = e.file_name().to_string_lossy().into_owned();
+                    if e.file_type().is_ok_and(|t| t.is_dir()) {
+                        name.push('/');
+                    }
+                    name
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let total = names.len();
+    names.truncate(LISTING);
+    let rel = workspace::display_path(root, path);
+    let more = if total > LISTING {
+        format!(" … and {} more", total - LISTING)
+    } else {
+        String::new()
+    };
+    format!(
+        "`path` = `{arg}` is a directory; give a file in it. {rel}/ holds: {}{more}",
+        if names.is_empty() {
+            "nothing".to_string()
+        } else {
+            names.join(", ")
+        }
+    )
+}
