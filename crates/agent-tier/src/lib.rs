@@ -22,6 +22,7 @@ pub mod doctor;
 mod error;
 pub mod process;
 mod registry;
+pub mod schema;
 mod tier;
 mod tool;
 pub mod workspace;

@@ -360,6 +360,7 @@ impl Registry {
     /// Register a tool. A later tool of the same name replaces the earlier one.
     pub fn register<T: Tool>(&self, tool: T) {
         let schema = serde_json::to_value(schemars::schema_for!(T::Args))
+            .map(crate::schema::lean)
             .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
         let name = tool.name().to_string();
         write(&self.inner.tools).insert(name, Arc::new(Erased { tool, schema }));
