@@ -269,6 +269,9 @@ impl Tool for AstGrepTool {
     fn name(&self) -> &str {
         "ast_grep"
     }
+    fn hints(&self) -> agent_tier::Hints {
+        agent_tier::Hints::query()
+    }
 
     fn tier(&self) -> Tier {
         Tier::Read
@@ -386,6 +389,15 @@ impl Tool for AstEditTool {
 
     fn name(&self) -> &str {
         "ast_edit"
+    }
+    fn hints(&self) -> agent_tier::Hints {
+        // It only stages a proposal; `resolve` writes.
+        agent_tier::Hints {
+            read_only: true,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        }
     }
 
     fn tier(&self) -> Tier {

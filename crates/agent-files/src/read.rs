@@ -4,7 +4,7 @@
 //! size, and the time by how far into the file the window lies.
 
 use agent_tier::workspace;
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -41,6 +41,9 @@ impl Tool for ReadTool {
     type Args = ReadArgs;
     fn name(&self) -> &str {
         "read"
+    }
+    fn hints(&self) -> Hints {
+        Hints::query()
     }
     fn tier(&self) -> Tier {
         Tier::Read

@@ -3,7 +3,7 @@
 //! client).
 
 use agent_tier::workspace::{self, FileChange, FsError};
-use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Registry, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -64,6 +64,13 @@ impl Tool for WriteTool {
     type Args = WriteArgs;
     fn name(&self) -> &str {
         "write"
+    }
+    fn hints(&self) -> Hints {
+        // Writing the same content twice leaves the same file.
+        Hints {
+            idempotent: true,
+            ..Hints::from_tier(Tier::Write)
+        }
     }
     fn tier(&self) -> Tier {
         Tier::Write

@@ -173,6 +173,7 @@ impl<T: Tool> ErasedTool for Erased<T> {
             description: self.tool.description(),
             parallel_safe: self.tool.parallel_safe(),
             input_schema: self.schema.clone(),
+            hints: self.tool.hints(),
         }
     }
 

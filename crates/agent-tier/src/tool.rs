@@ -117,6 +117,13 @@ pub trait Tool: Send + Sync + 'static {
         self.name().to_string()
     }
 
+    /// What a call of this tool may do to the world beyond its tier, for clients (MCP tool
+    /// annotations). Defaults from the tier; a tool that starts or stops processes, reaches the
+    /// network or is a pure query says so. When in doubt, claim more effect, not less.
+    fn hints(&self) -> Hints {
+        Hints::from_tier(self.tier())
+    }
+
     /// Run the tool. A returned error becomes an error result.
     fn call(
         &self,
@@ -133,4 +140,39 @@ pub struct ToolInfo {
     pub description: String,
     pub parallel_safe: bool,
     pub input_schema: serde_json::Value,
+    pub hints: Hints,
+}
+
+/// What a call may do, as clients are told (MCP's tool annotations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Hints {
+    /// Changes nothing: no file, no process started or stopped.
+    pub read_only: bool,
+    /// May destroy or overwrite something (a file's content, a running process).
+    pub destructive: bool,
+    /// Calling it twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// May reach beyond the workspace (the network, a package index).
+    pub open_world: bool,
+}
+
+impl Hints {
+    /// The defaults of a tier: read tools change nothing; write tools may overwrite files;
+    /// exec tools run code, which may reach the network.
+    pub fn from_tier(tier: Tier) -> Self {
+        Hints {
+            read_only: tier == Tier::Read,
+            destructive: tier != Tier::Read,
+            idempotent: false,
+            open_world: tier == Tier::Exec,
+        }
+    }
+
+    /// A pure query: read-only and idempotent.
+    pub fn query() -> Self {
+        Hints {
+            idempotent: true,
+            ..Hints::from_tier(Tier::Read)
+        }
+    }
 }

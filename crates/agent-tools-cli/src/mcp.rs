@@ -70,17 +70,68 @@ impl Peer {
     }
 }
 
-/// MCP tool annotations from the tier.
+/// The MCP `instructions`: which tool for which job, for the tools this surface has (kept under
+/// ~200 tokens).
+pub fn instructions(registry: &Registry, surface: Surface) -> String {
+    let have: std::collections::BTreeSet<String> =
+        registry.list(surface).into_iter().map(|t| t.name).collect();
+    let mut lines = vec![format!(
+        "Tools for one run in {} ({surface} surface). Paths are relative to it; lines are 1-based.",
+        registry.run().root.display()
+    )];
+    let routes: [(&[&str], &str); 8] = [
+        (
+            &["read"],
+            "Look at a file: read (numbered lines; continue with offset).",
+        ),
+        (
+            &["ast_grep"],
+            "Find code by shape: ast_grep; by meaning (definition, references, hover, types): lsp with line + symbol.",
+        ),
+        (
+            &["edit", "apply_patch"],
+            "Change text: edit (one exact replacement), apply_patch (several places or files, all or nothing), write (whole file).",
+        ),
+        (
+            &["lsp_rename"],
+            "Rename a symbol across files: lsp_rename; rewrite a code pattern everywhere: ast_edit, then resolve accept.",
+        ),
+        (
+            &["eval"],
+            "Run code and keep state: eval (Python/JS kernel).",
+        ),
+        (&["debug"], "Step through a program: debug."),
+        (
+            &["ask_user"],
+            "Need a person's decision: ask_user is the only way; never ask in a chat message.",
+        ),
+        (
+            &["vibe_spawn"],
+            "Delegate a self-contained task: vibe_spawn, then vibe_wait.",
+        ),
+    ];
+    for (tools, line) in routes {
+        if tools.iter().any(|t| have.contains(*t)) {
+            lines.push(line.to_string());
+        }
+    }
+    if have.contains("lsp") && have.contains("write") {
+        lines.push("Diagnostics appended to a write are information: the change was made.".into());
+    }
+    lines.join("\n")
+}
+
+/// A tool as MCP lists it: annotations from the tool's declared hints, the tier in `_meta`.
 pub fn tool_json(info: &ToolInfo) -> Value {
     json!({
         "name": info.name,
         "description": info.description,
         "inputSchema": info.input_schema,
         "annotations": {
-            "readOnlyHint": info.tier == agent_tools::Tier::Read,
-            "destructiveHint": info.tier != agent_tools::Tier::Read,
-            "idempotentHint": false,
-            "openWorldHint": false,
+            "readOnlyHint": info.hints.read_only,
+            "destructiveHint": info.hints.destructive,
+            "idempotentHint": info.hints.idempotent,
+            "openWorldHint": info.hints.open_world,
         },
         "_meta": { "tier": info.tier, "parallelSafe": info.parallel_safe },
     })
@@ -195,7 +246,7 @@ pub async fn serve(
                     "protocolVersion": version,
                     "capabilities": { "tools": { "listChanged": false } },
                     "serverInfo": { "name": "agent-tools", "version": env!("CARGO_PKG_VERSION") },
-                    "instructions": format!("Built-in agent tools for one run, rooted at {}; surface: {surface}.", registry.run().root.display()),
+                    "instructions": instructions(&registry, surface),
                 })));
             }
             "ping" => reply(Ok(json!({}))),

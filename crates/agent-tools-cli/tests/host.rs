@@ -271,7 +271,10 @@ fn serve_speaks_mcp_over_stdio() {
 
     let ok = c.rpc(3, "tools/call", json!({"name": "read", "arguments": {"path": "hello.txt"}, "_meta": {"progressToken": "p1"}}));
     assert_eq!(ok["result"]["isError"], false);
-    assert_eq!(ok["result"]["content"][0]["text"], "1| hello from the root\n[hello.txt: all 1 line(s)]");
+    assert_eq!(
+        ok["result"]["content"][0]["text"],
+        "1| hello from the root\n[hello.txt: all 1 line(s)]"
+    );
 
     // A write on the plan surface is an error result, not a call.
     let refused = c.rpc(

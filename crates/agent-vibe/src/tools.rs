@@ -4,7 +4,7 @@ use crate::backend::WorkerTier;
 use crate::error::VibeError;
 use crate::roster::{Roster, WorkerView};
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -128,6 +128,15 @@ impl Tool for Spawn {
     fn name(&self) -> &str {
         "vibe_spawn"
     }
+    fn hints(&self) -> Hints {
+        // Starts a process that may do anything its program does.
+        Hints {
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: true,
+        }
+    }
     fn tier(&self) -> Tier {
         Tier::Read
     }
@@ -167,6 +176,15 @@ impl Tool for Send {
     type Args = SendArgs;
     fn name(&self) -> &str {
         "vibe_send"
+    }
+    fn hints(&self) -> Hints {
+        // Stops the worker's current run and starts another.
+        Hints {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        }
     }
     fn tier(&self) -> Tier {
         Tier::Read
@@ -262,6 +280,15 @@ impl Tool for Kill {
     fn name(&self) -> &str {
         "vibe_kill"
     }
+    fn hints(&self) -> Hints {
+        // Stops a process.
+        Hints {
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
+        }
+    }
     fn tier(&self) -> Tier {
         Tier::Read
     }
@@ -289,6 +316,9 @@ impl Tool for List {
     type Args = ListArgs;
     fn name(&self) -> &str {
         "vibe_list"
+    }
+    fn hints(&self) -> Hints {
+        Hints::query()
     }
     fn tier(&self) -> Tier {
         Tier::Read
