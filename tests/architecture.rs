@@ -153,3 +153,78 @@ fn every_crate_is_publishable_on_its_own() {
         );
     }
 }
+
+/// The tool names each family registers: the literal returned by `fn name` in an `impl … Tool
+/// for …` block of its sources.
+fn tool_names(src: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut in_tool_impl = false;
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim();
+        if t.starts_with("impl") {
+            in_tool_impl = t.contains("Tool for ");
+        }
+        if in_tool_impl && t.starts_with("fn name(&self) -> &str") {
+            if let Some(next) = lines.next() {
+                let lit = next.trim();
+                if lit.starts_with('"') && lit.ends_with('"') {
+                    names.push(lit.trim_matches('"').to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Non-test source of a crate: every `src/**/*.rs`, each cut at its first `#[cfg(test)]`.
+fn crate_sources(krate: &str) -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs")
+                && !p.to_string_lossy().ends_with("_tests.rs")
+            {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let cut = text.find("#[cfg(test)]").unwrap_or(text.len());
+                out.push((p, text[..cut].to_string()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root().join("crates").join(krate).join("src"), &mut out);
+    out
+}
+
+/// Rooms talk through effects, not names: no family's logic names another family's tool as a
+/// string literal (the wrapper selects by changed files, re-entrancy is seen through the call
+/// context). Descriptions may mention other tools in prose (`` `vibe_wait` ``), which is not a
+/// bare literal.
+#[test]
+fn no_tool_name_appears_in_another_crates_logic() {
+    let owned: Vec<(&str, Vec<String>)> = FAMILIES
+        .iter()
+        .map(|f| {
+            let names = crate_sources(f)
+                .iter()
+                .flat_map(|(_, s)| tool_names(s))
+                .collect();
+            (*f, names)
+        })
+        .collect();
+    let all: Vec<&String> = owned.iter().flat_map(|(_, n)| n).collect();
+    assert!(all.len() >= 17, "found only {all:?}");
+    for (fam, names) in &owned {
+        for (path, src) in crate_sources(fam) {
+            for name in all.iter().filter(|n| !names.contains(n)) {
+                assert!(
+                    !src.contains(&format!("\"{name}\"")),
+                    "{} names the tool `{name}` of another family",
+                    path.display()
+                );
+            }
+        }
+    }
+}

@@ -851,7 +851,7 @@ fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
                 "the server's edit names `{uri}`, which is not a file; nothing was written"
             ))
         })?;
-        confine(ws, "edit", &p.display().to_string()).map_err(LspError::from)
+        confine(ws, "a file the rename edits", &p.display().to_string()).map_err(LspError::from)
     };
     let mut touch = |p: &PathBuf,
                      orig: &mut HashMap<PathBuf, Option<Vec<u8>>>,
