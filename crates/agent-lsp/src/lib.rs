@@ -35,6 +35,7 @@
 //! When several Python servers resolve, the first of pyright, basedpyright, ty, pylsp serves
 //! `.py` files; set `languages.python` in a config file to choose another order.
 
+mod address;
 mod checker;
 mod client;
 pub mod config;

@@ -124,24 +124,6 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
-/// Where `symbol` is on a line: the byte offset of the chosen occurrence, and how many there are.
-pub fn find_symbol(
-    line: &str,
-    symbol: &str,
-    occurrence: Option<u32>,
-) -> Result<(usize, usize), usize> {
-    let hits: Vec<usize> = line.match_indices(symbol).map(|(i, _)| i).collect();
-    let n = hits.len();
-    if n == 0 {
-        return Err(0);
-    }
-    let k = occurrence.unwrap_or(1) as usize;
-    if k == 0 || k > n {
-        return Err(n);
-    }
-    Ok((hits[k - 1], n))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,13 +163,5 @@ mod tests {
         assert_eq!(offset_of(t, 1, 2, Encoding::Utf16), 6);
         assert_eq!(offset_of(t, 1, 99, Encoding::Utf16), 8);
         assert_eq!(offset_of(t, 5, 0, Encoding::Utf16), t.len());
-    }
-
-    #[test]
-    fn symbols() {
-        assert_eq!(find_symbol("a + a", "a", None), Ok((0, 2)));
-        assert_eq!(find_symbol("a + a", "a", Some(2)), Ok((4, 2)));
-        assert_eq!(find_symbol("a + a", "a", Some(3)), Err(2));
-        assert_eq!(find_symbol("a + a", "b", None), Err(0));
     }
 }

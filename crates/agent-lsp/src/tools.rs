@@ -1,13 +1,12 @@
 //! The `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper.
 
+use crate::address;
 use crate::checker;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
 use crate::render::{Diag, Loc, Renderer, Sym, hover_text, locations, symbols};
 use crate::supervisor::{Supervisor, resolve_command};
-use crate::text::{
-    Encoding, find_symbol, lines, offset_of, path_to_uri, units_of_byte, uri_to_path,
-};
+use crate::text::{Encoding, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FileChange, apply_all, confine, confine_existing};
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput, Wrapper};
@@ -164,6 +163,7 @@ impl State {
         line: Option<u32>,
         symbol: Option<&str>,
         occurrence: Option<u32>,
+        for_write: bool,
     ) -> Result<Target, LspError> {
         let file = file.ok_or_else(|| {
             arg_err(format!(
@@ -191,27 +191,84 @@ impl State {
             )));
         }
         let line_text = ls[line as usize - 1].to_string();
-        let (byte, n) = match find_symbol(&line_text, symbol, occurrence) {
-            Ok(x) => x,
-            Err(0) => {
+        let r = match address::resolve(&ls, line as usize - 1, symbol, occurrence, for_write) {
+            Ok(r) => r,
+            Err(address::Miss::NotOnLine { nearby }) => {
+                let ident = address::identifier(symbol);
+                let near = if nearby.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; `{ident}` does occur on {}",
+                        nearby
+                            .iter()
+                            .map(|(n, t)| format!("line {n} (`{t}`)"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
                 return Err(arg_err(format!(
-                    "symbol `{symbol}` is not on line {line} of `{display}`; that line reads: `{}`",
+                    "symbol `{symbol}` is not on line {line} of `{display}`; that line reads: `{}`{near}",
                     line_text.trim()
                 )));
             }
-            Err(n) => {
+            Err(address::Miss::OutOfRange { count }) => {
                 return Err(arg_err(format!(
-                    "`occurrence` = {} is out of range: `{symbol}` occurs {n} time(s) on line {line} of `{display}`; that line reads: `{}`",
+                    "`occurrence` = {} is out of range: `{symbol}` occurs {count} time(s) on line {line} of `{display}`; that line reads: `{}`",
                     occurrence.unwrap_or(1),
                     line_text.trim()
                 )));
             }
+            Err(address::Miss::Ambiguous { candidates }) => {
+                return Err(arg_err(format!(
+                    "`{symbol}` occurs {} times on line {line} of `{display}` (`{}`): {}; `{op}` never acts on a guess: pass `occurrence`",
+                    candidates.len(),
+                    line_text.trim(),
+                    candidates
+                        .iter()
+                        .map(|(k, col)| format!("occurrence {k} at column {col}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
         };
-        let note = (n > 1 && occurrence.is_none()).then(|| {
-            format!(
-                "note: `{symbol}` occurs {n} times on line {line}; the first was used (pass `occurrence` to pick another)"
-            )
-        });
+        let byte = r.byte;
+        let mut notes = Vec::new();
+        if r.count > 1 && occurrence.is_none() {
+            notes.push(format!(
+                "`{}` occurs {} times on line {line}; the first was used (pass `occurrence` to pick another)",
+                r.ident, r.count
+            ));
+        }
+        if r.inside {
+            notes.push(format!(
+                "`{}` is not a whole identifier on line {line}; the match inside `{}` was used",
+                r.ident,
+                line_text[byte..]
+                    .split(|c: char| !address::is_ident(c))
+                    .next()
+                    .unwrap_or_default()
+            ));
+        }
+        if !r.also_inside.is_empty() {
+            notes.push(format!(
+                "`{}` was taken as a whole identifier (also inside: {})",
+                r.ident,
+                r.also_inside
+                    .iter()
+                    .map(|w| format!("`{w}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if r.ident != symbol {
+            notes.push(format!(
+                "`{symbol}` was resolved to its identifier `{}`",
+                r.ident
+            ));
+        }
+        let note = (!notes.is_empty()).then(|| format!("note: {}", notes.join("; ")));
+        let symbol = r.ident.as_str();
         Ok(Target {
             path,
             display,
@@ -292,6 +349,7 @@ impl State {
             a.line,
             a.symbol.as_deref(),
             a.occurrence,
+            false,
         )?;
         let (srv, ready) = self.open(&t).await?;
         let enc = srv.encoding();
@@ -1008,6 +1066,7 @@ impl State {
             Some(a.line),
             Some(&a.symbol),
             a.occurrence,
+            true,
         )?;
         let (srv, _ready) = self.open(&t).await?;
         let enc = srv.encoding();

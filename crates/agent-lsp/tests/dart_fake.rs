@@ -69,15 +69,16 @@ async fn fake_dart() {
             ],
         ),
         ok(
-            // The second `g` of the line starts `greet`.
-            json!({"operation": "definition", "file": "lib/main.dart", "line": 9, "symbol": "g", "occurrence": 2}),
+            // `g.greet` is qualified: its identifier `greet` is meant (a bare `g` with
+            // `occurrence` 2 used to land inside `greet`; now `g` is one whole identifier).
+            json!({"operation": "definition", "file": "lib/main.dart", "line": 9, "symbol": "g.greet"}),
             &["lib/main.dart:2:10: String greet(String name)"],
         ),
         ok(
             json!({"operation": "definition", "file": "lib/main.dart", "line": 9, "symbol": "g"}),
             &[
                 "lib/main.dart:8:40: final label",
-                "`g` occurs 2 times on line 9; the first was used",
+                "`g` was taken as a whole identifier (also inside: `greet`)",
             ],
         ),
     ];
