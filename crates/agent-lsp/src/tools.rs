@@ -474,14 +474,24 @@ impl State {
                         .unwrap_or(false);
                     list.push(json!({"title": title, "kind": kind, "preferred": preferred}));
                 }
+                // Quick fixes only: refactorings and source actions are listed by count (this
+                // tool shows actions; it cannot apply any of them).
+                let all = list.len();
+                list.retain(|a| {
+                    a["kind"]
+                        .as_str()
+                        .is_some_and(|k| k == "quickfix" || k.starts_with("quickfix."))
+                });
+                let others = all - list.len();
+                structured["other_actions"] = json!(others);
                 if list.is_empty() {
                     text.push(format!(
-                        "no code actions for `{}` at {at} ({})",
+                        "no quick fixes for `{}` at {at} ({})",
                         t.symbol, srv.spec.id
                     ));
                 } else {
                     text.push(format!(
-                        "code actions for `{}` at {at} ({}):",
+                        "quick fixes for `{}` at {at} ({}):",
                         t.symbol, srv.spec.id
                     ));
                     for a in &list {
@@ -500,6 +510,11 @@ impl State {
                             a["title"].as_str().unwrap_or("")
                         ));
                     }
+                }
+                if others > 0 {
+                    text.push(format!(
+                        "({others} other action(s) — refactorings or source actions — not shown; apply a fix with `edit` or `apply_patch`)"
+                    ));
                 }
                 structured["actions"] = json!(list);
             }

@@ -52,7 +52,10 @@ async fn fake_dart() {
         ),
         ok(
             json!({"operation": "code_actions", "file": "lib/main.dart", "line": 8, "symbol": "makeGreeter"}),
-            &["- Fake fix for makeGreeter [quickfix] (preferred)"],
+            &[
+                "- Fake fix for makeGreeter [quickfix] (preferred)",
+                "(1 other action(s) — refactorings or source actions — not shown",
+            ],
         ),
         ok(
             json!({"operation": "diagnostics", "file": "lib/main.dart"}),

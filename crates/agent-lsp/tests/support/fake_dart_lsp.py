@@ -139,7 +139,8 @@ def handle(msg):
         elif method == "textDocument/prepareRename":
             result = next((r for r in occ if r["start"]["line"] == pos["line"]), None)
         elif method == "textDocument/codeAction":
-            result = [{"title": "Fake fix for %s" % word, "kind": "quickfix", "isPreferred": True}]
+            result = [{"title": "Fake fix for %s" % word, "kind": "quickfix", "isPreferred": True},
+                      {"title": "Extract %s" % word, "kind": "refactor.extract"}]
         else:
             result = {"documentChanges": [{"textDocument": {"uri": uri, "version": None},
                                            "edits": [{"range": r, "newText": params["newName"]} for r in occ]}]}
