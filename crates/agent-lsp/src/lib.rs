@@ -39,6 +39,7 @@ mod address;
 mod checker;
 mod client;
 pub mod config;
+mod discover;
 mod error;
 mod render;
 mod supervisor;

@@ -664,14 +664,51 @@ impl State {
                     }
                     None => self.sup.running(),
                 };
-                let servers: Vec<Arc<Server>> = servers
+                let mut servers: Vec<Arc<Server>> = servers
                     .into_iter()
                     .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
                     .collect();
+                let mut why_none = Vec::new();
+                if servers.is_empty() && file.is_none() {
+                    // Cold: start the servers the workspace calls for (one file per extension,
+                    // at most four servers), then search them all.
+                    for sample in crate::discover::one_file_per_extension(self.ws(), 5000) {
+                        if servers.len() >= 4 {
+                            break;
+                        }
+                        if self.sup.candidates(&sample).is_empty() {
+                            continue;
+                        }
+                        match self.sup.server_for(&sample).await {
+                            Ok(srv) => {
+                                if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
+                                    continue;
+                                }
+                                if let Ok(text) = std::fs::read_to_string(&sample) {
+                                    let _ = srv.sync(&sample, &text, false).await;
+                                }
+                                if srv.supports("workspaceSymbolProvider", "workspace/symbol") {
+                                    servers.push(srv);
+                                } else {
+                                    why_none.push(format!(
+                                        "{} offers no workspace symbol search",
+                                        srv.spec.id
+                                    ));
+                                }
+                            }
+                            Err(e) => why_none.push(e.to_string()),
+                        }
+                    }
+                }
                 if servers.is_empty() {
-                    return Err(arg_err(
-                        "no running language server offers workspace symbol search; pass `file` (any file of the language to search) together with `query`",
-                    ));
+                    let why = if why_none.is_empty() {
+                        "no file of the workspace has a configured language server".to_string()
+                    } else {
+                        why_none.join("; ")
+                    };
+                    return Err(arg_err(format!(
+                        "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`"
+                    )));
                 }
                 let mut all = Vec::new();
                 let mut partial = false;

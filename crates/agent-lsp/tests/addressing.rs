@@ -99,3 +99,36 @@ async fn identifiers_are_whole_and_writes_never_guess() {
         out.text
     );
 }
+
+/// `symbols` with only `query` on a fresh run starts the server the workspace calls for, instead
+/// of failing with "no running language server".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_symbol_query_starts_the_servers() {
+    require("gopls");
+    require("go");
+    let fx = fixture("go", config("go", "gopls"));
+    let out = fx
+        .lsp(json!({"operation": "symbols", "query": "MakeGreeter"}))
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("function MakeGreeter") && out.text.contains("lib.go:19:6"),
+        "{}",
+        out.text
+    );
+}
+
+/// With no file any server could serve, the error says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_symbol_query_without_servers_says_why() {
+    let fx = fixture("", config("go", "gopls"));
+    std::fs::write(fx.root.join("notes.txt"), "nothing to index\n").unwrap();
+    let out = fx.lsp(json!({"operation": "symbols", "query": "x"})).await;
+    assert!(out.is_error);
+    assert!(
+        out.text
+            .contains("no file of the workspace has a configured language server"),
+        "{}",
+        out.text
+    );
+}

@@ -1,0 +1,75 @@
+//! Finding files to start servers for when a call names none (`symbols` with only `query`).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+/// Directories never walked: dependencies, build output and tool state.
+const SKIP: &[&str] = &[
+    "node_modules",
+    "target",
+    "build",
+    "dist",
+    "vendor",
+    "__pycache__",
+];
+
+/// One file per extension under `root` (breadth-first, so the shallowest wins), looking at no
+/// more than `budget` directory entries. Hidden entries, symlinks and the [`SKIP`] directories are
+/// not followed.
+pub fn one_file_per_extension(root: &Path, budget: usize) -> Vec<PathBuf> {
+    let mut found: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut queue = VecDeque::from([root.to_path_buf()]);
+    let mut seen = 0usize;
+    while let Some(dir) = queue.pop_front() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            seen += 1;
+            if seen > budget {
+                return found.into_values().collect();
+            }
+            let name = e.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() && !SKIP.contains(&name.as_str()) {
+                queue.push_back(e.path());
+            } else if t.is_file()
+                && let Some(ext) = e.path().extension()
+            {
+                found
+                    .entry(ext.to_string_lossy().to_string())
+                    .or_insert_with(|| e.path());
+            }
+        }
+    }
+    found.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shallowest_file_of_each_extension() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        for f in [
+            "a/deep/x.py",
+            "b.py",
+            "node_modules/m/y.ts",
+            "src/z.ts",
+            ".hidden/q.go",
+        ] {
+            let p = r.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        let got = one_file_per_extension(r, 1000);
+        assert_eq!(got, vec![r.join("b.py"), r.join("src/z.ts")]);
+    }
+}
