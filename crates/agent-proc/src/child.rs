@@ -1,0 +1,439 @@
+//! A supervised child: how it is configured, spawned, waited for and ended.
+
+use crate::sweep::{self, Scope};
+use crate::{Launcher, Tail, run_id, spawner, tag_name};
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::watch;
+
+type OnStderr = Box<dyn FnMut(&[u8]) + Send + 'static>;
+
+/// A child to start: program, arguments, working directory, extra environment, which pipes.
+/// stdout is piped and stdin is null unless asked otherwise; stderr always goes to a bounded
+/// [`Tail`] (and, when given, to an [`on_stderr`](Command::on_stderr) callback).
+pub struct Command {
+    launcher: Launcher,
+    program: OsString,
+    args: Vec<OsString>,
+    cwd: Option<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+    stdin: bool,
+    stdout: bool,
+    tail_cap: usize,
+    on_stderr: Option<OnStderr>,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Command({})", self.display())
+    }
+}
+
+impl Command {
+    /// `program` run through `launcher` (behind its prefix, if any).
+    pub fn new(launcher: &Launcher, program: impl AsRef<OsStr>) -> Self {
+        Command {
+            launcher: launcher.clone(),
+            program: program.as_ref().to_owned(),
+            args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            stdin: false,
+            stdout: true,
+            tail_cap: 16 * 1024,
+            on_stderr: None,
+        }
+    }
+
+    /// Add one argument.
+    pub fn arg(mut self, a: impl AsRef<OsStr>) -> Self {
+        self.args.push(a.as_ref().to_owned());
+        self
+    }
+
+    /// Add arguments.
+    pub fn args(mut self, args: impl IntoIterator<Item = impl AsRef<OsStr>>) -> Self {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// The working directory.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Set an environment variable.
+    pub fn env(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((k.as_ref().to_owned(), v.as_ref().to_owned()));
+        self
+    }
+
+    /// Pipe stdin (take it with [`Child::take_stdin`]).
+    pub fn stdin_piped(mut self) -> Self {
+        self.stdin = true;
+        self
+    }
+
+    /// Send stdout to /dev/null instead of a pipe.
+    pub fn stdout_null(mut self) -> Self {
+        self.stdout = false;
+        self
+    }
+
+    /// Keep the last `cap` bytes of stderr (default 16 KiB).
+    pub fn stderr_tail(mut self, cap: usize) -> Self {
+        self.tail_cap = cap;
+        self
+    }
+
+    /// Also hand every chunk of stderr to `f` (on the pump task).
+    pub fn on_stderr(mut self, f: impl FnMut(&[u8]) + Send + 'static) -> Self {
+        self.on_stderr = Some(Box::new(f));
+        self
+    }
+
+    /// The command line, for messages.
+    pub fn display(&self) -> String {
+        let (p, mut a) = self.launcher.argv(&self.program);
+        a.extend(self.args.iter().cloned());
+        std::iter::once(p)
+            .chain(a)
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Start the child (on the spawner thread; see the crate docs).
+    pub async fn spawn(mut self) -> io::Result<Child> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let (program, mut args) = self.launcher.argv(&self.program);
+        args.append(&mut self.args);
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .env(tag_name(run_id()), n.to_string())
+            .stdin(if self.stdin {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(if self.stdout {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        die_with_parent(&mut cmd);
+        let mut child = spawner::spawn(cmd).await?;
+        let pid = child
+            .id()
+            .ok_or_else(|| io::Error::other("the child exited before its pid was read"))?;
+        let tail = Tail::new(self.tail_cap);
+        let (done_tx, stderr_done) = watch::channel(false);
+        if let Some(mut err) = child.stderr.take() {
+            let tail = tail.clone();
+            let mut on = self.on_stderr.take();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 16 * 1024];
+                while let Ok(k) = err.read(&mut buf).await {
+                    if k == 0 {
+                        break;
+                    }
+                    tail.push(&buf[..k]);
+                    if let Some(f) = on.as_mut() {
+                        f(&buf[..k]);
+                    }
+                }
+                let _ = done_tx.send(true);
+            });
+        }
+        let reaped = Arc::new(AtomicBool::new(false));
+        live().insert(n, (pid, reaped.clone()));
+        Ok(Child {
+            pid,
+            n,
+            stdin: Mutex::new(child.stdin.take()),
+            stdout: Mutex::new(child.stdout.take()),
+            inner: tokio::sync::Mutex::new(child),
+            status: OnceLock::new(),
+            reaped,
+            tail,
+            stderr_done,
+        })
+    }
+
+    /// Run to completion within `timeout` (killed, with everything it started, when it takes
+    /// longer); stdout is collected up to 32 MiB.
+    pub async fn output(self, timeout: Duration) -> Result<Output, RunError> {
+        let child = self.spawn().await.map_err(RunError::Spawn)?;
+        let out = child.take_stdout();
+        let reader = tokio::spawn(async move {
+            let mut v = Vec::new();
+            if let Some(out) = out {
+                let _ = out.take(32 << 20).read_to_end(&mut v).await;
+            }
+            v
+        });
+        let status = tokio::time::timeout(timeout, child.wait_exit()).await;
+        // Whatever it left running (holding the pipes open) ends with it; what it wrote stays
+        // readable.
+        child.kill();
+        match status {
+            Ok(Ok(status)) => {
+                let stdout = tokio::time::timeout(Duration::from_secs(2), reader)
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or_default();
+                child.stderr_closed(Duration::from_secs(1)).await;
+                Ok(Output {
+                    status,
+                    stdout,
+                    stderr: child.stderr().text(),
+                })
+            }
+            Ok(Err(e)) => Err(RunError::Wait(e)),
+            Err(_) => {
+                reader.abort();
+                Err(RunError::TimedOut(timeout, child.stderr().text()))
+            }
+        }
+    }
+}
+
+/// What a finished [`Command::output`] produced.
+#[derive(Debug)]
+pub struct Output {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    /// The tail of stderr.
+    pub stderr: String,
+}
+
+/// Why [`Command::output`] produced nothing.
+#[derive(Debug)]
+pub enum RunError {
+    Spawn(io::Error),
+    Wait(io::Error),
+    /// It ran longer than the timeout and was killed; the tail of its stderr.
+    TimedOut(Duration, String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Spawn(e) => write!(f, "could not start it: {e}"),
+            RunError::Wait(e) => write!(f, "could not wait for it: {e}"),
+            RunError::TimedOut(t, _) => write!(f, "it did not finish within {} s", t.as_secs()),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// `PR_SET_PDEATHSIG(SIGKILL)` in the child, and a check that the parent did not die before it
+/// was set (then the child would already belong to init).
+fn die_with_parent(cmd: &mut tokio::process::Command) {
+    let parent = std::process::id() as libc::pid_t;
+    #[allow(unsafe_code)]
+    // SAFETY: the closure runs between fork and exec and calls only async-signal-safe functions
+    // (prctl, getppid); it allocates nothing and touches no lock.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Live children of this process: child number → (pid, reaped).
+fn live() -> std::sync::MutexGuard<'static, HashMap<u64, (u32, Arc<AtomicBool>)>> {
+    static LIVE: OnceLock<Mutex<HashMap<u64, (u32, Arc<AtomicBool>)>>> = OnceLock::new();
+    LIVE.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+fn killpg(pid: u32, sig: i32) {
+    if let Ok(p) = libc::pid_t::try_from(pid)
+        && p > 1
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: killpg takes plain integers and has no memory-safety preconditions.
+        unsafe {
+            libc::killpg(p, sig);
+        }
+    }
+}
+
+/// A running child. Dropping it ends it and everything it started ([`Child::kill`]).
+pub struct Child {
+    pid: u32,
+    n: u64,
+    inner: tokio::sync::Mutex<tokio::process::Child>,
+    status: OnceLock<ExitStatus>,
+    reaped: Arc<AtomicBool>,
+    stdin: Mutex<Option<ChildStdin>>,
+    stdout: Mutex<Option<ChildStdout>>,
+    tail: Tail,
+    stderr_done: watch::Receiver<bool>,
+}
+
+impl std::fmt::Debug for Child {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Child(pid {})", self.pid)
+    }
+}
+
+impl Child {
+    /// Its pid (and process group id).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Its stdin, once (when piped).
+    pub fn take_stdin(&self) -> Option<ChildStdin> {
+        self.stdin.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Its stdout, once (when piped).
+    pub fn take_stdout(&self) -> Option<ChildStdout> {
+        self.stdout.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// The tail of its stderr.
+    pub fn stderr(&self) -> Tail {
+        self.tail.clone()
+    }
+
+    /// Wait (at most `timeout`) until stderr has closed, so that its tail holds the last words.
+    pub async fn stderr_closed(&self, timeout: Duration) -> bool {
+        let mut rx = self.stderr_done.clone();
+        tokio::time::timeout(timeout, rx.wait_for(|d| *d))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Send `sig` to its process group (e.g. SIGINT to interrupt), unless it was reaped.
+    pub fn signal_group(&self, sig: i32) {
+        if !self.reaped.load(Ordering::SeqCst) {
+            killpg(self.pid, sig);
+        }
+    }
+
+    /// Its exit status, if it was reaped.
+    pub fn status(&self) -> Option<ExitStatus> {
+        self.status.get().copied()
+    }
+
+    /// Wait for it to exit, however long that takes.
+    pub async fn wait_exit(&self) -> io::Result<ExitStatus> {
+        if let Some(s) = self.status() {
+            return Ok(s);
+        }
+        let mut inner = self.inner.lock().await;
+        let s = inner.wait().await?;
+        let _ = self.status.set(s);
+        self.reaped.store(true, Ordering::SeqCst);
+        Ok(s)
+    }
+
+    /// Wait at most `timeout` for it to exit.
+    pub async fn wait(&self, timeout: Duration) -> Option<ExitStatus> {
+        tokio::time::timeout(timeout, self.wait_exit())
+            .await
+            .ok()
+            .and_then(Result::ok)
+    }
+
+    /// SIGKILL its group and everything that carries its tag or descends from it. Safe to call
+    /// again; never signals a pid that is not this child's.
+    pub fn kill(&self) {
+        let reaped = self.reaped.load(Ordering::SeqCst);
+        let root = libc::pid_t::try_from(self.pid).ok().filter(|_| !reaped);
+        sweep::sweep(
+            Scope::Child(run_id(), self.n),
+            root.as_slice(),
+            root.as_slice(),
+        );
+    }
+
+    /// End it with grace: SIGTERM to its group, up to `grace` to exit, then [`Child::kill`] and
+    /// a bounded reap. The caller sends its protocol's polite exit first. Returns how it ended.
+    pub async fn terminate(&self, grace: Duration) -> String {
+        self.signal_group(libc::SIGTERM);
+        let ended = self.wait(grace).await;
+        self.kill();
+        match ended.or(self.wait(Duration::from_secs(5)).await) {
+            Some(s) => crate::describe_exit(s),
+            None => "could not be reaped".to_string(),
+        }
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        self.kill();
+        live().remove(&self.n);
+    }
+}
+
+/// End every child of this run: SIGTERM to each live child's group, up to `grace` for them to
+/// exit, then SIGKILL, then the run's sweep (everything that carries the run's tag, wherever it
+/// went). Families' own polite exits are theirs to send before this. Returns how many processes
+/// the sweep signalled.
+pub async fn shutdown(grace: Duration) -> usize {
+    let children: Vec<(u32, Arc<AtomicBool>)> = live().values().cloned().collect();
+    for (pid, reaped) in &children {
+        if !reaped.load(Ordering::SeqCst) {
+            killpg(*pid, libc::SIGTERM);
+        }
+    }
+    let deadline = tokio::time::Instant::now() + grace;
+    while tokio::time::Instant::now() < deadline
+        && children
+            .iter()
+            .any(|(pid, reaped)| !reaped.load(Ordering::SeqCst) && running(*pid))
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let roots: Vec<libc::pid_t> = children
+        .iter()
+        .filter(|(_, reaped)| !reaped.load(Ordering::SeqCst))
+        .filter_map(|(pid, _)| libc::pid_t::try_from(*pid).ok())
+        .collect();
+    sweep::sweep(Scope::Run(run_id()), &roots, &roots)
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|t| {
+            let rest = t[t.rfind(')')? + 1..].trim_start().to_string();
+            rest.chars().next()
+        })
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
