@@ -60,11 +60,35 @@ impl Diag {
     }
 }
 
+/// What a location through a symlink out of the root shows instead of its line.
+pub const ESCAPED_TEXT: &str = "(not shown: outside the workspace root through a symlink)";
+
+/// Whether `path` is named inside `ws` but resolves outside it (a symlinked directory or file
+/// in the workspace that points out of it): `read` refuses such a file, so no `lsp` answer may
+/// quote it. A path named outside the root (a library, the standard library) is not an escape.
+pub fn escapes(ws: &Path, path: &Path) -> bool {
+    if !path.starts_with(ws) {
+        return false;
+    }
+    match path.canonicalize() {
+        Ok(real) => !real.starts_with(ws),
+        // A dangling symlink, or `..` through one: not provably inside, so treat it as out.
+        Err(_) => {
+            path.symlink_metadata().is_ok()
+                || path
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+        }
+    }
+}
+
 /// Reads files (once each) to quote lines and convert columns.
 pub struct Renderer<'a> {
     ws: &'a Path,
     enc: Encoding,
     cache: HashMap<PathBuf, Option<String>>,
+    /// Display paths of the locations withheld because they lead out of the root.
+    pub escaped: Vec<String>,
 }
 
 impl<'a> Renderer<'a> {
@@ -73,6 +97,7 @@ impl<'a> Renderer<'a> {
             ws,
             enc,
             cache: HashMap::new(),
+            escaped: Vec::new(),
         }
     }
 
@@ -90,6 +115,18 @@ impl<'a> Renderer<'a> {
 
     /// A location from an LSP position (0-based line, column in the negotiated encoding).
     pub fn loc(&mut self, path: &Path, line: u32, character: u32) -> Loc {
+        if !self.cache.contains_key(path) && escapes(self.ws, path) {
+            let shown = self.display(path);
+            if !self.escaped.contains(&shown) {
+                self.escaped.push(shown.clone());
+            }
+            return Loc {
+                path: shown,
+                line: line + 1,
+                column: character as usize + 1,
+                text: ESCAPED_TEXT.to_string(),
+            };
+        }
         let text = self
             .cache
             .entry(path.to_path_buf())
@@ -303,6 +340,10 @@ pub fn symbols(r: &mut Renderer<'_>, v: &Value, doc: Option<&Path>) -> Vec<Sym> 
                 )
             };
             let Some(path) = path else { continue };
+            // Symbols of a file out of the root (through a symlink) are not listed.
+            if escapes(r.ws, &path) {
+                continue;
+            }
             let loc = match start {
                 Some(s) => {
                     let (l, c) = pos(Some(s));

@@ -4,7 +4,7 @@ use crate::address;
 use crate::checker;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
-use crate::render::{Diag, Loc, Renderer, Sym, hover_text, locations, symbols};
+use crate::render::{Diag, Loc, Renderer, Sym, escapes, hover_text, locations, symbols};
 use crate::supervisor::{Supervisor, resolve_command};
 use crate::text::{Encoding, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
 use agent_tier::schemars::{self, JsonSchema};
@@ -439,8 +439,24 @@ impl State {
         r.preload(&t.path, &t.text);
         match op {
             Operation::Hover => {
-                let md = hover_text(&result);
-                if md.is_empty() {
+                let mut md = hover_text(&result);
+                // A hover quotes the file that declares the symbol: withheld when that file is
+                // reached through a symlink out of the root (`read` refuses it too).
+                let outside = if md.is_empty() {
+                    Vec::new()
+                } else {
+                    let at_pos = json!({"textDocument": {"uri": path_to_uri(&t.path)},
+                        "position": {"line": t.line0, "character": character}});
+                    self.declared_outside(&srv, at_pos).await
+                };
+                if !outside.is_empty() {
+                    md.clear();
+                    text.push(format!(
+                        "hover for `{}` at {at} withheld: it is declared in {}, outside the workspace root through a symlink (`read` refuses it too)",
+                        t.symbol,
+                        outside.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                    ));
+                } else if md.is_empty() {
                     text.push(format!(
                         "no hover information for `{}` at {at} ({})",
                         t.symbol, srv.spec.id
@@ -557,10 +573,30 @@ impl State {
         if let Some(n) = &t.note {
             text.push(n.clone());
         }
+        if !r.escaped.is_empty() {
+            text.push(escaped_note(&r.escaped));
+        }
         if partial {
             text.push(PARTIAL.to_string());
         }
         Ok(ToolOutput::text(text.join("\n")).with_structured(structured))
+    }
+
+    /// The files out of the root (through a symlink) that declare the symbol at `at`.
+    async fn declared_outside(&self, srv: &Server, at: Value) -> Vec<String> {
+        if !srv.supports("definitionProvider", "textDocument/definition") {
+            return Vec::new();
+        }
+        let Ok((v, _)) = self.ask(srv, "textDocument/definition", at).await else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = locations(&v)
+            .into_iter()
+            .filter(|(p, _, _)| escapes(self.ws(), p))
+            .map(|(p, _, _)| agent_tier::workspace::display_path(self.ws(), &p))
+            .collect();
+        out.dedup();
+        out
     }
 
     async fn diagnostics(&self, file: &str) -> Result<ToolOutput, LspError> {
@@ -902,6 +938,19 @@ impl State {
         }
         Ok(ToolOutput::text(out.join("\n")))
     }
+}
+
+/// The note under an answer some of whose locations lead out of the root through a symlink.
+fn escaped_note(paths: &[String]) -> String {
+    format!(
+        "note: {} {} outside the workspace root through a symlink; its lines are not shown (`read` refuses it too)",
+        paths
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if paths.len() == 1 { "is" } else { "are" }
+    )
 }
 
 fn disp_root(ws: &Path, root: &Path) -> String {

@@ -1,0 +1,120 @@
+//! Issue 11 item 3: a file reached through a symlinked directory out of the root is refused as an
+//! `lsp` / `lsp_rename` argument (as `read` refuses it), and no answer quotes it: locations in it
+//! show no line, a hover about a symbol declared in it is withheld, workspace symbols leave it
+//! out, and a rename whose edits reach it changes nothing. Against pyright.
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod common;
+use common::*;
+use serde_json::json;
+
+const SECRET: &str = "s3cr3t-value";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn symlink_out_of_the_root_is_never_quoted() {
+    require("pyright-langserver");
+    let fx = fixture("python", config("python", "pyright"));
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.py"),
+        format!("TOKEN = \"{SECRET}\"\n\"\"\"hunter2 doc\"\"\"\n\n\ndef leak_me() -> str:\n    return TOKEN\n"),
+    )
+    .unwrap();
+    std::fs::write(outside.path().join("__init__.py"), "").unwrap();
+    std::os::unix::fs::symlink(outside.path(), fx.root.join("link")).unwrap();
+    std::fs::write(
+        fx.root.join("use_secret.py"),
+        "from link.secret import TOKEN, leak_me\n\nprint(TOKEN, leak_me())\n",
+    )
+    .unwrap();
+
+    // As an argument: the same refusal as `read`.
+    for (tool, args) in [
+        (
+            "lsp",
+            json!({"operation": "hover", "file": "link/secret.py", "line": 1, "symbol": "TOKEN"}),
+        ),
+        (
+            "lsp",
+            json!({"operation": "diagnostics", "file": "link/secret.py"}),
+        ),
+        (
+            "lsp",
+            json!({"operation": "symbols", "file": "link/secret.py"}),
+        ),
+        (
+            "lsp_rename",
+            json!({"file": "link/secret.py", "line": 1, "symbol": "TOKEN", "new_name": "T"}),
+        ),
+    ] {
+        let out = fx.call(tool, args.clone()).await;
+        assert!(out.is_error, "{args}: {}", out.text);
+        assert!(
+            out.text.contains("is outside the workspace root"),
+            "{args}: {}",
+            out.text
+        );
+    }
+
+    // A hover about a symbol declared there is withheld.
+    let out = fx
+        .lsp(json!({"operation": "hover", "file": "use_secret.py", "line": 3, "symbol": "TOKEN"}))
+        .await;
+    assert!(!out.text.contains(SECRET), "{}", out.text);
+    assert!(!out.text.contains("hunter2"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("withheld: it is declared in `link/secret.py`"),
+        "{}",
+        out.text
+    );
+    // A hover about a symbol of the root still answers.
+    let out = fx
+        .lsp(json!({"operation": "hover", "file": "main.py", "line": 4, "symbol": "make_greeter"}))
+        .await;
+    assert!(
+        !out.is_error && out.text.contains("def make_greeter"),
+        "{}",
+        out.text
+    );
+
+    // A location there shows no line of it.
+    let out = fx
+        .lsp(json!({"operation": "definition", "file": "use_secret.py", "line": 3, "symbol": "TOKEN"}))
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(!out.text.contains(SECRET), "{}", out.text);
+    assert!(
+        out.text
+            .contains("`link/secret.py` is outside the workspace root through a symlink"),
+        "{}",
+        out.text
+    );
+    let out = fx
+        .lsp(json!({"operation": "references", "file": "use_secret.py", "line": 3, "symbol": "leak_me"}))
+        .await;
+    assert!(!out.text.contains("def leak_me"), "{}", out.text);
+
+    // Workspace symbols leave it out.
+    let out = fx
+        .lsp(json!({"operation": "symbols", "file": "use_secret.py", "query": "leak_me"}))
+        .await;
+    assert!(!out.text.contains("link/secret.py"), "{}", out.text);
+
+    // A rename whose edits reach it changes nothing.
+    let before = fx.read("use_secret.py");
+    let out = fx
+        .call(
+            "lsp_rename",
+            json!({"file": "use_secret.py", "line": 3, "symbol": "leak_me", "new_name": "renamed"}),
+        )
+        .await;
+    // (pyright refuses at prepareRename; a server that proposed the edits would be refused by
+    // the plan's confinement, see the unit test `plan_applies_…`.)
+    assert!(out.is_error, "{}", out.text);
+    assert_eq!(fx.read("use_secret.py"), before);
+    assert!(
+        std::fs::read_to_string(outside.path().join("secret.py"))
+            .unwrap()
+            .contains("def leak_me")
+    );
+}
