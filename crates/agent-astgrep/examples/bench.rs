@@ -15,7 +15,6 @@
 #![allow(clippy::unwrap_used)] // a bench: a failed unwrap is a failed run, with its message
 
 use agent_astgrep::{AstGrepConfig, attach};
-use agent_tier::process::{GroupGuard, command};
 use agent_tier::{Registry, RunInfo, Surface};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,16 +42,12 @@ fn workspace() -> PathBuf {
 }
 
 async fn run(program: &str, args: &[&str], cwd: &Path) -> Result<Vec<u8>, String> {
-    let mut cmd = command(&[], program, args);
-    cmd.current_dir(cwd);
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
-    let _guard = GroupGuard::new(child.id());
-    let out = tokio::time::timeout(Duration::from_secs(900), child.wait_with_output())
+    let out = agent_proc::Command::new(&agent_proc::Launcher::host(), program)
+        .args(args)
+        .current_dir(cwd)
+        .output(Duration::from_secs(900))
         .await
-        .map_err(|_| format!("`{program} {}` timed out", args.join(" ")))?
-        .map_err(|e| format!("`{program}` failed: {e}"))?;
+        .map_err(|e| format!("`{program} {}`: {e}", args.join(" ")))?;
     // ast-grep, like grep, exits 1 when nothing matched.
     let no_match = out.status.code() == Some(1) && out.stderr.is_empty();
     if !out.status.success() && !no_match {
@@ -60,7 +55,7 @@ async fn run(program: &str, args: &[&str], cwd: &Path) -> Result<Vec<u8>, String
             "`{program} {}` exited with {}: {}",
             args.join(" "),
             out.status,
-            String::from_utf8_lossy(&out.stderr)
+            out.stderr
                 .lines()
                 .rev()
                 .take(5)

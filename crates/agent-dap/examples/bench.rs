@@ -122,13 +122,16 @@ impl Raw {
 }
 
 async fn raw_client(root: &Path) -> (Vec<Duration>, Vec<Duration>) {
-    let mut cmd = agent_tier::process::command(&[], python(), ["-m", "debugpy.adapter"]);
-    cmd.stdin(std::process::Stdio::piped()).current_dir(root);
-    let mut child = cmd.spawn().expect("start debugpy");
-    let _guard = agent_tier::process::GroupGuard::new(child.id());
+    let child = agent_proc::Command::new(&agent_proc::Launcher::host(), python())
+        .args(["-m", "debugpy.adapter"])
+        .stdin_piped()
+        .current_dir(root)
+        .spawn()
+        .await
+        .expect("start debugpy");
     let mut raw = Raw {
-        r: BufReader::new(child.stdout.take().unwrap()),
-        w: child.stdin.take().unwrap(),
+        r: BufReader::new(child.take_stdout().unwrap()),
+        w: child.take_stdin().unwrap(),
         seq: 0,
     };
     let is_resp = |s: i64| move |m: &Value| m["type"] == "response" && m["request_seq"] == s;
@@ -174,7 +177,7 @@ async fn raw_client(root: &Path) -> (Vec<Duration>, Vec<Duration>) {
     let _ = raw
         .send("disconnect", json!({"terminateDebuggee": true}))
         .await;
-    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    let _ = child.wait(Duration::from_secs(5)).await;
     (bare, equal)
 }
 

@@ -2,8 +2,9 @@
 //! started.
 
 use crate::DapError;
+use agent_proc::{Child, Launcher, Tail};
 use agent_tier::doctor::DoctorEntry;
-use agent_tier::process::{self, GroupGuard, Tail};
+use agent_tier::process;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -251,9 +252,11 @@ pub(crate) fn infer(program: &Path) -> Result<AdapterId, String> {
 
 /// A started adapter: its process (if we own one) and the two ends of its DAP stream.
 pub(crate) struct Started {
-    pub child: Option<tokio::process::Child>,
-    pub guard: GroupGuard,
+    /// Dropping it ends the adapter and everything it started (the debuggee included).
+    pub child: Option<Child>,
     pub stderr: Tail,
+    /// Whether pids the adapter reports are in the host's pid namespace (no sandbox prefix).
+    pub owns_reported_pids: bool,
     pub command: String,
     pub reader: Box<dyn AsyncRead + Send + Unpin>,
     pub writer: Box<dyn AsyncWrite + Send + Unpin>,
@@ -287,33 +290,31 @@ pub(crate) async fn start(
         .chain(args.iter().map(|a| a.to_string()))
         .collect::<Vec<_>>()
         .join(" ");
-    let mut cmd = process::command(prefix, binary, &args);
-    cmd.current_dir(cwd);
+    let launcher = Launcher::prefixed(prefix);
+    let mut cmd = agent_proc::Command::new(&launcher, binary)
+        .args(&args)
+        .current_dir(cwd);
     if id != AdapterId::Delve {
-        cmd.stdin(std::process::Stdio::piped());
+        cmd = cmd.stdin_piped();
     }
-    let mut child = cmd
+    let child = cmd
         .spawn()
+        .await
         .map_err(|e| spawn_err(id, &command, e.to_string()))?;
-    let guard = GroupGuard::new(child.id());
-    let stderr = Tail::new(16 * 1024);
-    if let Some(e) = child.stderr.take() {
-        stderr.capture(e);
-    }
-    // Invariant: `process::command` pipes stdout, and stdin was piped above for stdio adapters.
+    let stderr = child.stderr();
+    let owns_reported_pids = launcher.owns_reported_pids();
+    // Invariant: agent-proc pipes stdout, and stdin was piped above for stdio adapters.
     let stdout = child
-        .stdout
-        .take()
+        .take_stdout()
         .ok_or_else(|| spawn_err(id, &command, "no stdout pipe"))?;
     if id != AdapterId::Delve {
         let stdin = child
-            .stdin
-            .take()
+            .take_stdin()
             .ok_or_else(|| spawn_err(id, &command, "no stdin pipe"))?;
         return Ok(Started {
             child: Some(child),
-            guard,
             stderr,
+            owns_reported_pids,
             command,
             reader: Box::new(stdout),
             writer: Box::new(stdin),
@@ -355,8 +356,8 @@ pub(crate) async fn start(
     let (r, w) = stream.into_split();
     Ok(Started {
         child: Some(child),
-        guard,
         stderr,
+        owns_reported_pids,
         command,
         reader: Box::new(r),
         writer: Box::new(w),

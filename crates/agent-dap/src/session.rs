@@ -4,7 +4,7 @@
 use crate::DapError;
 use crate::adapters::{AdapterId, Started};
 use crate::transport::{Client, Sink};
-use agent_tier::process::{GroupGuard, Tail};
+use agent_proc::{Child, Tail};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -212,8 +212,9 @@ pub(crate) struct Session {
     pub attached: bool,
     adapter_pid: Option<u32>,
     stderr: Tail,
-    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
-    guard: Mutex<GroupGuard>,
+    /// The adapter; ending it ends everything it started (the debuggee included).
+    child: Option<Child>,
+    owns_reported_pids: bool,
     watcher: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
@@ -259,10 +260,10 @@ impl Session {
             ttl,
             request_timeout,
             attached,
-            adapter_pid: started.guard.pid(),
+            adapter_pid: started.child.as_ref().map(Child::pid),
             stderr: started.stderr,
-            child: tokio::sync::Mutex::new(started.child),
-            guard: Mutex::new(started.guard),
+            child: started.child,
+            owns_reported_pids: started.owns_reported_pids,
             watcher: Mutex::new(None),
         });
         let weak = Arc::downgrade(&session);
@@ -401,15 +402,22 @@ impl Session {
                 )
                 .await;
         }
-        if let Some(pid) = state.debuggee_pid.filter(|_| !self.attached) {
-            // The debuggee may lead its own group (delve, lldb); killing a group that does not
-            // exist is harmless.
-            agent_tier::process::kill_group(pid);
+        self.kill_debuggee(state.debuggee_pid);
+        if let Some(child) = &self.child {
+            // The adapter, and everything that descends from it or carries its tag: a debuggee
+            // in its own group or session (delve, lldb) included.
+            child.kill();
+            let _ = child.wait(Duration::from_secs(5)).await;
         }
-        lock(&self.guard).kill();
-        if let Some(mut child) = self.child.lock().await.take() {
-            let _ = child.start_kill();
-            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    }
+
+    /// The debuggee the adapter reported, unless we attached to it: only a pid in our own pid
+    /// namespace that carries the adapter's tag (never a pid under a sandbox prefix).
+    fn kill_debuggee(&self, pid: Option<u32>) {
+        if let (Some(pid), Some(child), false, true) =
+            (pid, &self.child, self.attached, self.owns_reported_pids)
+        {
+            child.kill_reported(pid);
         }
     }
 
@@ -610,13 +618,10 @@ pub(crate) fn breakpoint_list(body: &Value) -> Vec<Value> {
 impl Drop for Session {
     fn drop(&mut self) {
         // Last resort when the session is dropped without `end` (the host shutting down): the
-        // adapter's group guard kills on drop; the debuggee's own group is killed here.
+        // adapter's child ends its tree on drop; a reported debuggee of ours is killed here.
         let state = self.shared.state.borrow().clone();
-        if state.ended.is_none()
-            && !self.attached
-            && let Some(pid) = state.debuggee_pid
-        {
-            agent_tier::process::kill_group(pid);
+        if state.ended.is_none() {
+            self.kill_debuggee(state.debuggee_pid);
         }
     }
 }

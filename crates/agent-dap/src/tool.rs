@@ -768,8 +768,8 @@ impl Supervisor {
             let (r, w) = stream.into_split();
             adapters::Started {
                 child: None,
-                guard: agent_tier::process::GroupGuard::new(None),
-                stderr: agent_tier::process::Tail::new(1024),
+                stderr: agent_proc::Tail::new(1024),
+                owns_reported_pids: false,
                 command: format!("tcp {target}"),
                 reader: Box::new(r),
                 writer: Box::new(w),
@@ -1374,11 +1374,11 @@ fn is_rust_binary(program: &Path, marker: &Path) -> bool {
 
 /// The toolchain's `lib/rustlib/etc`, holding lldb's Rust formatters.
 async fn rust_formatters(prefix: &[String], dir: &Path) -> Option<PathBuf> {
-    let mut cmd = agent_tier::process::command(prefix, "rustc", ["--print", "sysroot"]);
-    cmd.current_dir(dir);
-    let out = tokio::time::timeout(Duration::from_secs(20), cmd.output())
+    let out = agent_proc::Command::new(&agent_proc::Launcher::prefixed(prefix), "rustc")
+        .args(["--print", "sysroot"])
+        .current_dir(dir)
+        .output(Duration::from_secs(20))
         .await
-        .ok()?
         .ok()?;
     let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let etc = Path::new(&sysroot).join("lib/rustlib/etc");

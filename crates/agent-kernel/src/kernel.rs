@@ -10,17 +10,16 @@
 use crate::KernelConfig;
 use crate::error::KernelError;
 use crate::render::{Collector, Status};
-use agent_tier::process::{self, GroupGuard, Tail};
+use agent_proc::{Child, Launcher};
 use agent_tier::{CallContext, Origin, ToolOutput};
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 pub(crate) const PYTHON_DRIVER: &str = include_str!("driver/python.py");
@@ -126,8 +125,8 @@ pub(crate) fn program_for(
     if sandboxed {
         return Ok(bare.into());
     }
-    match process::resolve_binary(root, &[], &[bare]) {
-        Some(p) => Ok(p.into_os_string()),
+    match Launcher::host().which(bare) {
+        Some(p) => Ok(p),
         None => Err(KernelError::NoRuntime {
             language: lang.as_str(),
             looked: if local.is_empty() {
@@ -234,12 +233,10 @@ pub(crate) struct Kernel {
     pub(crate) lang: Lang,
     pub(crate) pid: u32,
     pub(crate) version: String,
-    child: tokio::process::Child,
-    guard: GroupGuard,
+    /// The process (its group, its tag, its stderr tail); dropping it ends everything it started.
+    child: Child,
     stdin: tokio::process::ChildStdin,
     events: mpsc::UnboundedReceiver<Event>,
-    tail: Tail,
-    stderr_task: Option<JoinHandle<()>>,
     next_id: u64,
 }
 
@@ -277,35 +274,41 @@ impl Kernel {
             Lang::Python => program.clone(),
             Lang::Javascript => OsString::from("sh"),
         };
-        let mut cmd = process::command(prefix, &launched, &args);
-        cmd.current_dir(root).stdin(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|source| KernelError::Spawn {
-            language: lang.as_str(),
-            program: program.clone().into(),
-            launcher: if prefix.is_empty() {
-                "(none: on the host)".to_string()
-            } else {
-                prefix.join(" ")
-            },
-            source,
-        })?;
-        let guard = GroupGuard::new(child.id());
-        let pid = child.id().unwrap_or(0);
-        let startup_error = |detail: String, tail: &Tail| KernelError::Startup {
+        let (tx, mut events) = mpsc::unbounded_channel();
+        let err_tx = tx.clone();
+        let child = agent_proc::Command::new(&Launcher::prefixed(prefix), &launched)
+            .args(&args)
+            .current_dir(root)
+            .stdin_piped()
+            .stderr_tail(8192)
+            .on_stderr(move |bytes| {
+                let _ = err_tx.send(Event::Stderr(String::from_utf8_lossy(bytes).into_owned()));
+            })
+            .spawn()
+            .await
+            .map_err(|source| KernelError::Spawn {
+                language: lang.as_str(),
+                program: program.clone().into(),
+                launcher: if prefix.is_empty() {
+                    "(none: on the host)".to_string()
+                } else {
+                    prefix.join(" ")
+                },
+                source,
+            })?;
+        let pid = child.pid();
+        let tail = child.stderr();
+        let startup_error = |detail: String, tail: &agent_proc::Tail| KernelError::Startup {
             language: lang.as_str(),
             detail,
             tail: tail.text(),
         };
-        let tail = Tail::new(8192);
-        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
+        let (Some(mut stdin), Some(mut stdout)) = (child.take_stdin(), child.take_stdout()) else {
             return Err(startup_error("its pipes were not set up".into(), &tail));
         };
-        let (tx, mut events) = mpsc::unbounded_channel();
         let nonce = nonce();
         let mut parser = FrameParser::new(&nonce);
-        let out_tx = tx.clone();
+        let out_tx = tx;
         tokio::spawn(async move {
             let mut chunk = vec![0u8; 65536];
             let mut evs = Vec::new();
@@ -321,21 +324,6 @@ impl Kernel {
                 }
             }
             let _ = out_tx.send(Event::Closed);
-        });
-        let err_tail = tail.clone();
-        let stderr_task = tokio::spawn(async move {
-            let mut chunk = vec![0u8; 16384];
-            loop {
-                match stderr.read(&mut chunk).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        err_tail.push(&chunk[..n]);
-                        let _ = tx.send(Event::Stderr(
-                            String::from_utf8_lossy(&chunk[..n]).into_owned(),
-                        ));
-                    }
-                }
-            }
         });
         let hello = format!("{}\n", json!({ "nonce": nonce }));
         if let Err(e) = stdin.write_all(hello.as_bytes()).await {
@@ -359,11 +347,11 @@ impl Kernel {
                     ));
                 }
                 Ok(None) | Ok(Some(Event::Closed)) => {
-                    let status = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-                    let _ = tokio::time::timeout(Duration::from_secs(2), stderr_task).await;
+                    let status = child.wait(Duration::from_secs(5)).await;
+                    child.stderr_closed(Duration::from_secs(2)).await;
                     let detail = match status {
-                        Ok(Ok(s)) => format!("it exited at once ({})", describe_exit(s)),
-                        _ => "it closed its stdout at once".to_string(),
+                        Some(s) => format!("it exited at once ({})", describe_exit(s)),
+                        None => "it closed its stdout at once".to_string(),
                     };
                     return Err(startup_error(detail, &tail));
                 }
@@ -374,11 +362,8 @@ impl Kernel {
                         pid,
                         version,
                         child,
-                        guard,
                         stdin,
                         events,
-                        tail,
-                        stderr_task: Some(stderr_task),
                         next_id: 0,
                     });
                 }
@@ -443,32 +428,31 @@ impl Kernel {
         self.stdin.write_all(line.as_bytes()).await.is_ok() && self.stdin.flush().await.is_ok()
     }
 
-    /// Kill the whole process group and reap the child.
-    pub(crate) async fn kill(mut self) {
-        self.guard.kill();
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    /// Kill the whole process group and everything the kernel started (even in a new session),
+    /// and reap the child.
+    pub(crate) async fn kill(self) {
+        self.child.kill();
+        let _ = self.child.wait(Duration::from_secs(5)).await;
     }
 
     /// Why the process ended (its exit status) and the tail of its stderr, after stdout closed.
     pub(crate) async fn death(&mut self) -> (String, String) {
-        let status = match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
-            Ok(Ok(s)) => describe_exit(s),
-            _ => {
-                self.guard.kill();
-                match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
-                    Ok(Ok(s)) => format!(
+        let status = match self.child.wait(Duration::from_secs(5)).await {
+            Some(s) => describe_exit(s),
+            None => {
+                self.child.kill();
+                match self.child.wait(Duration::from_secs(5)).await {
+                    Some(s) => format!(
                         "closed its output and was then killed: {}",
                         describe_exit(s)
                     ),
-                    _ => "closed its output and could not be reaped".to_string(),
+                    None => "closed its output and could not be reaped".to_string(),
                 }
             }
         };
-        if let Some(t) = self.stderr_task.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
-        }
-        self.guard.kill();
-        (status, self.tail.text())
+        self.child.stderr_closed(Duration::from_secs(2)).await;
+        self.child.kill();
+        (status, self.child.stderr().text())
     }
 
     /// Run one cell. `Ok` means the kernel is still alive afterwards; `Err` carries the result
@@ -574,12 +558,12 @@ impl Kernel {
                     deadline = Instant::now() + config.inactivity_budget;
                 }
                 _ = tokio::time::sleep_until(deadline), if budget_armed => {
-                    process::signal_group(self.pid, libc::SIGINT);
+                    self.child.signal_group(libc::SIGINT);
                     kill_at = Some(Instant::now() + config.interrupt_grace);
                 }
                 _ = tokio::time::sleep_until(kill_at.unwrap_or(far)), if kill_at.is_some() => {
-                    self.guard.kill();
-                    let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+                    self.child.kill();
+                    let _ = self.child.wait(Duration::from_secs(5)).await;
                     out.status = Status::Killed;
                     return Alive::No(format!(
                         "was killed after the cell went {} without output and ignored the interrupt",
@@ -606,36 +590,7 @@ pub(crate) enum Alive {
     No(String),
 }
 
-pub(crate) fn describe_exit(s: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    if let Some(sig) = s.signal() {
-        return format!("killed by signal {sig} ({})", signal_name(sig));
-    }
-    match s.code() {
-        Some(c) if c > 128 && c < 160 => format!(
-            "exited with status {c}, which usually means a process under the launcher was killed by signal {} ({})",
-            c - 128,
-            signal_name(c - 128)
-        ),
-        Some(c) => format!("exited with status {c}"),
-        None => "ended without an exit status".to_string(),
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "SIGSEGV: a segmentation fault",
-        libc::SIGKILL => "SIGKILL: often the out-of-memory killer",
-        libc::SIGABRT => "SIGABRT: the process aborted",
-        libc::SIGBUS => "SIGBUS: a bus error",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGPIPE => "SIGPIPE",
-        _ => "a signal",
-    }
-}
+pub(crate) use agent_proc::describe_exit;
 
 #[cfg(test)]
 mod tests {

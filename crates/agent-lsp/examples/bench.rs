@@ -73,19 +73,21 @@ struct Raw {
     stdin: tokio::process::ChildStdin,
     rx: mpsc::UnboundedReceiver<Value>,
     next: i64,
-    _child: tokio::process::Child,
-    _guard: agent_tier::process::GroupGuard,
+    _child: agent_proc::Child,
 }
 
 impl Raw {
     async fn start(program: &Path, args: &[&str], root: &Path) -> Raw {
-        let mut cmd = agent_tier::process::command(&[], program, args);
-        cmd.current_dir(root).stdin(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        let guard = agent_tier::process::GroupGuard::new(child.id());
-        agent_tier::process::Tail::new(4096).capture(child.stderr.take().unwrap());
-        let stdin = child.stdin.take().unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let child = agent_proc::Command::new(&agent_proc::Launcher::host(), program)
+            .args(args)
+            .current_dir(root)
+            .stdin_piped()
+            .stderr_tail(4096)
+            .spawn()
+            .await
+            .unwrap();
+        let stdin = child.take_stdin().unwrap();
+        let mut out = BufReader::new(child.take_stdout().unwrap());
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             loop {
@@ -115,7 +117,6 @@ impl Raw {
             rx,
             next: 1,
             _child: child,
-            _guard: guard,
         }
     }
 

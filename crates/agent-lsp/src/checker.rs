@@ -3,7 +3,7 @@
 use crate::render::{Diag, Loc};
 use crate::supervisor::{Supervisor, resolve_command};
 use agent_tier::ToolOutput;
-use agent_tier::process::{GroupGuard, Tail, command};
+use agent_proc::{Launcher, RunError};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -239,18 +239,17 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>
             c.programs.join(", ")
         ));
     };
-    let mut cmd = command(&[], &bin, c.args);
-    cmd.current_dir(root);
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("could not start {}: {e}", bin.display()))?;
-    let mut guard = GroupGuard::new(child.id());
-    let tail = Tail::new(8 * 1024);
-    let out = match tokio::time::timeout(sup.cfg.checker_timeout, child.wait_with_output()).await {
-        Ok(Ok(o)) => o,
-        Ok(Err(e)) => return Err(format!("{} failed: {e}", c.name)),
-        Err(_) => {
-            guard.kill();
+    let run = agent_proc::Command::new(&Launcher::host(), &bin)
+        .args(c.args)
+        .current_dir(root)
+        .stderr_tail(1 << 20)
+        .output(sup.cfg.checker_timeout)
+        .await;
+    let out = match run {
+        Ok(o) => o,
+        Err(RunError::Spawn(e)) => return Err(format!("could not start {}: {e}", bin.display())),
+        Err(RunError::Wait(e)) => return Err(format!("{} failed: {e}", c.name)),
+        Err(RunError::TimedOut(..)) => {
             return Err(format!(
                 "{} did not finish within {} s; run it yourself to see why",
                 c.name,
@@ -258,17 +257,15 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>
             ));
         }
     };
-    drop(guard);
-    tail.push(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let findings = (c.parse)(root, &stdout, &stderr);
+    let stderr = out.stderr.as_str();
+    let findings = (c.parse)(root, &stdout, stderr);
     if findings.is_empty() && !out.status.success() && c.name != "pyright" {
         return Err(format!(
             "{} failed ({}) without findings it could parse; its stderr ends: {}",
             c.name,
             out.status,
-            crate::client::tail_lines(&tail.text(), 10)
+            crate::client::tail_lines(stderr, 10)
         ));
     }
     let mut cache: std::collections::HashMap<PathBuf, Vec<String>> = Default::default();

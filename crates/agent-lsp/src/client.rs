@@ -5,7 +5,7 @@
 use crate::config::ServerSpec;
 use crate::error::LspError;
 use crate::text::{Encoding, path_to_uri, uri_to_path};
-use agent_tier::process::{GroupGuard, Tail, command};
+use agent_proc::{Launcher, Tail};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{oneshot, watch};
 
 /// LSP `ContentModified`.
@@ -94,9 +94,8 @@ pub struct Server {
     shared: Mutex<Shared>,
     tick: watch::Sender<u64>,
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
-    guard: Mutex<GroupGuard>,
-    child: Mutex<Option<Child>>,
-    stderr_closed: Mutex<Option<oneshot::Receiver<()>>>,
+    /// The server process; dropping it ends the server and everything it started.
+    child: agent_proc::Child,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -168,33 +167,21 @@ impl Server {
             detail,
             stderr,
         };
-        let mut cmd = command(prefix, &binary, &args);
-        cmd.current_dir(&root).stdin(std::process::Stdio::piped());
+        let mut cmd = agent_proc::Command::new(&Launcher::prefixed(prefix), &binary)
+            .args(&args)
+            .current_dir(&root)
+            .stdin_piped()
+            .stderr_tail(16 * 1024);
         for (k, v) in &spec.env {
-            cmd.env(k, v);
+            cmd = cmd.env(k, v);
         }
-        let mut child = cmd
+        let child = cmd
             .spawn()
+            .await
             .map_err(|e| start_err(format!("spawning {}: {e}", binary.display()), String::new()))?;
-        let pid = child.id();
-        let guard = GroupGuard::new(pid);
-        let stderr = Tail::new(16 * 1024);
-        // Our own capture loop (not `Tail::capture`) so that an exit can wait for the last bytes.
-        let (stderr_done, stderr_closed) = oneshot::channel::<()>();
-        if let Some(mut e) = child.stderr.take() {
-            let tail = stderr.clone();
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = e.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    tail.push(&buf[..n]);
-                }
-                let _ = stderr_done.send(());
-            });
-        }
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let pid = Some(child.pid());
+        let stderr = child.stderr();
+        let (Some(stdin), Some(stdout)) = (child.take_stdin(), child.take_stdout()) else {
             return Err(start_err("no stdio pipes".into(), String::new()));
         };
         let (tick, _) = watch::channel(0u64);
@@ -215,9 +202,7 @@ impl Server {
             }),
             tick,
             docs: tokio::sync::Mutex::new(HashMap::new()),
-            guard: Mutex::new(guard),
-            child: Mutex::new(Some(child)),
-            stderr_closed: Mutex::new(Some(stderr_closed)),
+            child,
         });
         tokio::spawn(reader(Arc::downgrade(&server), BufReader::new(stdout)));
 
@@ -333,9 +318,9 @@ impl Server {
         (sh.progress.len(), sh.quiescent)
     }
 
-    /// Kill the process group now.
+    /// Kill the process group now, and everything the server started.
     pub fn kill(&self) {
-        lock(&self.guard).kill();
+        self.child.kill();
     }
 
     fn crashed(&self, method: &str) -> LspError {
@@ -834,31 +819,15 @@ impl Server {
     }
 
     async fn on_exit(&self) {
-        let child = lock(&self.child).take();
-        let status = match child {
-            Some(mut c) => match tokio::time::timeout(Duration::from_secs(2), c.wait()).await {
-                Ok(Ok(s)) => describe_status(s),
-                _ => "closed its output".to_string(),
-            },
+        let status = match self.child.wait(Duration::from_secs(2)).await {
+            Some(s) => agent_proc::describe_exit(s),
             None => "closed its output".to_string(),
         };
         // The last stderr bytes say why; they arrive on their own pipe.
-        let closed = lock(&self.stderr_closed).take();
-        if let Some(rx) = closed {
-            let _ = tokio::time::timeout(Duration::from_secs(1), rx).await;
-        }
+        self.child.stderr_closed(Duration::from_secs(1)).await;
         lock(&self.shared).exited = Some(status);
         lock(&self.pending).clear();
         self.tick.send_modify(|t| *t += 1);
-    }
-}
-
-fn describe_status(s: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (s.code(), s.signal()) {
-        (Some(c), _) => format!("exit code {c}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        _ => s.to_string(),
     }
 }
 

@@ -118,13 +118,11 @@ fn rustup_which(rustup_dir: &Path, name: &str, cwd: &Path) -> Option<PathBuf> {
             .ok()?;
         rt.block_on(async move {
             let run = |args: Vec<String>| {
-                let mut cmd = agent_tier::process::command(&[], &rustup, &args);
-                cmd.current_dir(&cwd);
+                let cmd = agent_proc::Command::new(&agent_proc::Launcher::host(), &rustup)
+                    .args(args)
+                    .current_dir(&cwd);
                 async move {
-                    let out = tokio::time::timeout(Duration::from_secs(15), cmd.output())
-                        .await
-                        .ok()?
-                        .ok()?;
+                    let out = cmd.output(Duration::from_secs(15)).await.ok()?;
                     out.status
                         .success()
                         .then(|| String::from_utf8_lossy(&out.stdout).to_string())

@@ -269,8 +269,10 @@ fn die_with_parent(cmd: &mut tokio::process::Command) {
 }
 
 /// Live children of this process: child number → (pid, reaped).
-fn live() -> std::sync::MutexGuard<'static, HashMap<u64, (u32, Arc<AtomicBool>)>> {
-    static LIVE: OnceLock<Mutex<HashMap<u64, (u32, Arc<AtomicBool>)>>> = OnceLock::new();
+type Live = HashMap<u64, (u32, Arc<AtomicBool>)>;
+
+fn live() -> std::sync::MutexGuard<'static, Live> {
+    static LIVE: OnceLock<Mutex<Live>> = OnceLock::new();
     LIVE.get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -378,6 +380,13 @@ impl Child {
             root.as_slice(),
             root.as_slice(),
         );
+    }
+
+    /// SIGKILL a pid this child reported about itself (a debuggee's pid from a debug adapter),
+    /// only if that pid carries this child's tag: a pid from another pid namespace (behind a
+    /// sandbox prefix), or one reused meanwhile, is left alone. Returns whether it was signalled.
+    pub fn kill_reported(&self, pid: u32) -> bool {
+        sweep::kill_reported(pid, Scope::Child(run_id(), self.n))
     }
 
     /// End it with grace: SIGTERM to its group, up to `grace` to exit, then [`Child::kill`] and

@@ -204,9 +204,9 @@ pub fn sweep(scope: Scope<'_>, roots: &[i32], groups: &[i32]) -> usize {
 }
 
 /// SIGKILL a pid a child reported (a debuggee's pid from a debug adapter) only if it carries the
-/// run's tag: a pid from another pid namespace, or one that was reused, is left alone.
-pub fn kill_reported(pid: u32, run: &str) -> bool {
-    i32::try_from(pid).is_ok_and(|p| p > 1 && kill_checked(p, Scope::Run(run), None))
+/// tag of `scope`: a pid from another pid namespace, or one that was reused, is left alone.
+pub fn kill_reported(pid: u32, scope: Scope<'_>) -> bool {
+    i32::try_from(pid).is_ok_and(|p| p > 1 && kill_checked(p, scope, None))
 }
 
 #[cfg(test)]

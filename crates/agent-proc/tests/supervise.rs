@@ -171,29 +171,25 @@ async fn output_is_bounded_in_time_and_keeps_stderr() {
     assert!(gone(&[pid]).await.is_empty());
 }
 
-/// A pid a child reports is signalled only if it carries the run's tag.
+/// A pid a child reports is signalled only if it carries that child's tag.
 #[tokio::test]
 async fn a_reported_pid_that_is_not_ours_is_left_alone() {
-    let mut stranger = std::process::Command::new("sleep")
-        .arg("300")
-        .spawn()
-        .unwrap();
-    assert!(!agent_proc::sweep::kill_reported(
-        stranger.id(),
-        agent_proc::run_id()
-    ));
-    assert!(alive(stranger.id()));
-    let _ = stranger.kill();
-    let _ = stranger.wait();
     let (ours, pids) = start(
         "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; sleep 300",
         1,
     )
     .await;
-    assert!(agent_proc::sweep::kill_reported(
-        pids[0],
-        agent_proc::run_id()
-    ));
+    let (other, theirs) = start("echo $$; sleep 300", 1).await;
+    let mut stranger = std::process::Command::new("sleep")
+        .arg("300")
+        .spawn()
+        .unwrap();
+    assert!(!ours.kill_reported(stranger.id()));
+    assert!(!ours.kill_reported(theirs[0]), "another child's pid");
+    assert!(alive(stranger.id()) && alive(theirs[0]));
+    let _ = stranger.kill();
+    let _ = stranger.wait();
+    assert!(ours.kill_reported(pids[0]));
     assert!(gone(&pids).await.is_empty());
-    drop(ours);
+    drop((ours, other));
 }

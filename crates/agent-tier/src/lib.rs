@@ -11,11 +11,10 @@
 //! - [`Approver`] and [`ApprovalPolicy`]: approvals fail closed when no approver is connected;
 //! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
 //! - small shared mechanisms the families need identically: root confinement and all-or-nothing
-//!   atomic writes ([`workspace`]), the one process-spawn configuration ([`process`]), and the plain
+//!   atomic writes ([`workspace`]), binary and root-marker lookup ([`process`]), and the plain
 //!   data of `doctor` reports ([`doctor`]).
 //!
-//! It never starts a process (the [`process`] helpers configure a command; the family crate
-//! spawns it), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
+//! It never starts a process (`agent-proc` is the only code that does), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
 //! on a family crate.
 
 pub mod doctor;

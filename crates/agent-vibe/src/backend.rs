@@ -1,13 +1,13 @@
 //! What runs a worker: the [`VibeBackend`] trait the harness supplies, and the shipped
 //! [`CommandBackend`] (a configured program per tier).
 
+use agent_proc::Launcher;
 use agent_tier::Surface;
-use agent_tier::process::{GroupGuard, Tail, command, resolve_binary};
+use agent_tier::process::resolve_binary;
 use agent_tier::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -256,30 +256,29 @@ async fn run_command(
     max_output: usize,
     job: &WorkerJob,
 ) -> Result<String, String> {
-    let mut c = command(prefix, &cmd.program, &cmd.args);
-    if !cwd.as_os_str().is_empty() {
-        c.current_dir(cwd);
-    }
-    c.stdin(Stdio::piped())
+    let mut c = agent_proc::Command::new(&Launcher::prefixed(prefix), &cmd.program)
+        .args(&cmd.args)
+        .stdin_piped()
+        .stderr_tail(4096)
         .env("VIBE_LABEL", &job.label)
         .env("VIBE_TIER", job.tier.as_str())
         .env("VIBE_WORKER_ID", &job.worker_id)
         .env(Surface::ENV, job.surface.as_str());
-    let mut child = c.spawn().map_err(|e| {
+    if !cwd.as_os_str().is_empty() {
+        c = c.current_dir(cwd);
+    }
+    // Dropping the child (this run ends, or its future is dropped because the worker was
+    // stopped) ends its group and everything that carries its tag, even in a new session:
+    // nothing the worker started outlives it.
+    let child = c.spawn().await.map_err(|e| {
         format!(
             "cannot start the worker program `{}`: {e}; check that it is installed",
             cmd.display()
         )
     })?;
-    // Kills the whole group when this run ends or its future is dropped (the worker was
-    // stopped): nothing the worker started outlives it.
-    let mut guard = GroupGuard::new(child.id());
-    let stderr = Tail::new(4096);
-    if let Some(e) = child.stderr.take() {
-        stderr.capture(e);
-    }
+    let stderr = child.stderr();
     let captured = Arc::new(Mutex::new(Captured::default()));
-    let reader = child.stdout.take().map(|mut out| {
+    let reader = child.take_stdout().map(|mut out| {
         let captured = captured.clone();
         tokio::spawn(async move {
             let mut chunk = [0u8; 8192];
@@ -297,7 +296,7 @@ async fn run_command(
         })
     });
     let _reader_abort = reader.as_ref().map(|r| AbortOnDrop(r.abort_handle()));
-    if let Some(mut stdin) = child.stdin.take() {
+    if let Some(mut stdin) = child.take_stdin() {
         let brief = job.brief.clone();
         // A worker that never reads its stdin must not stall the run: write in the background.
         tokio::spawn(async move {
@@ -306,7 +305,7 @@ async fn run_command(
         });
     }
     let status = child
-        .wait()
+        .wait_exit()
         .await
         .map_err(|e| format!("cannot wait for the worker program: {e}"))?;
     // Let the reader drain what the worker wrote (bounded: a leftover grandchild may hold the
@@ -320,7 +319,7 @@ async fn run_command(
             abort.abort();
         }
     }
-    guard.kill();
+    child.kill();
     let (stdout, dropped) = {
         let c = captured.lock().unwrap_or_else(|e| e.into_inner());
         (lossy(&c.bytes), c.dropped)
@@ -334,14 +333,7 @@ async fn run_command(
     if status.success() {
         return Ok(stdout);
     }
-    let how = match (
-        status.code(),
-        std::os::unix::process::ExitStatusExt::signal(&status),
-    ) {
-        (Some(code), _) => format!("exited with status {code}"),
-        (None, Some(sig)) => format!("was killed by signal {sig}"),
-        _ => "ended abnormally".to_string(),
-    };
+    let how = agent_proc::describe_exit(status);
     let mut msg = format!("the worker program `{}` {how}", cmd.display());
     let err = stderr.text();
     if !err.trim().is_empty() {

@@ -5,8 +5,8 @@
 //! - [`VibeBackend`]: what the harness supplies to run one worker run to its end (dropping the
 //!   run stops the worker);
 //! - [`CommandBackend`]: the shipped backend — a configured program per tier (`fast`, `good`),
-//!   started through `agent_tier::process::command` (own process group) with the brief on stdin
-//!   and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its stdout is the result;
+//!   started through `agent_proc` (own process group, run tag, swept when it ends) with the
+//!   brief on stdin and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its stdout is the result;
 //! - the roster: every worker of the run with its state (running, done, failed, killed), elapsed
 //!   time and last result, kept for the whole run.
 //!

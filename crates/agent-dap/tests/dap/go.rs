@@ -126,7 +126,9 @@ async fn attach_to_headless_delve() {
     let k = f.ok(json!({"op": "evaluate", "expression": "k"})).await;
     assert!(k.text.contains("= 3"), "{}", k.text);
     f.ok(json!({"op": "terminate"})).await;
-    agent_tier::process::kill_group(server);
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{server}")])
+        .status();
     let _ = child.wait();
     crate::common::assert_gone(&[server]).await;
 }
