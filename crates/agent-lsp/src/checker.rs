@@ -2,8 +2,8 @@
 
 use crate::render::{Diag, Loc};
 use crate::supervisor::{Supervisor, resolve_command};
-use agent_tier::ToolOutput;
 use agent_proc::{Launcher, RunError};
+use agent_tier::ToolOutput;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -232,14 +232,17 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>
         install: String::new(),
         open_settle_ms: 0,
     };
-    let Some((bin, _)) = resolve_command(&spec, root, ws) else {
+    // `"*"` is an exec-tier call (it runs the project's build anyway): the project's own
+    // checker binaries (`node_modules/.bin/tsc`) are its to use.
+    let Some((bin, _)) = resolve_command(&spec, root, ws, true) else {
         return Err(format!(
             "{} not found ({}; looked in the project and $PATH)",
             c.name,
             c.programs.join(", ")
         ));
     };
-    let run = agent_proc::Command::new(&Launcher::host(), &bin)
+    // Through the run's sandbox prefix, like every other child (kernels, servers).
+    let run = agent_proc::Command::new(&Launcher::prefixed(sup.prefix()), &bin)
         .args(c.args)
         .current_dir(root)
         .stderr_tail(1 << 20)

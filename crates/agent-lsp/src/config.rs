@@ -22,6 +22,16 @@
 //! `language`, `commands`, `extensions` and `root_markers`. `languages` maps a language to the
 //! server ids that may serve it, in order of preference: the first whose root marker AND binary
 //! are both present serves the file.
+//!
+//! ## Trust
+//!
+//! A checkout does not choose what runs. Programs the project supplies — the server entries of
+//! its own `.agent-tools/lsp.json` (their commands, environment and settings) and binaries found
+//! inside the workspace (`node_modules/.bin`, `.venv/bin`, `venv/bin`, a relative command) — are
+//! used only when the project is trusted: its root (or a folder above it) is listed in
+//! `trusted_projects` of the *user's* file, or the host sets [`LspConfig::trust_project`]. A
+//! project file cannot trust itself. Otherwise they are ignored, servers resolve on `$PATH`, and
+//! `lsp status` names what was ignored and how to trust the project.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -96,6 +106,10 @@ pub struct ConfigFile {
     /// Server ids to leave out.
     #[serde(default)]
     pub disable: Vec<String>,
+    /// Workspace roots (absolute; a folder trusts every root below it) whose project-supplied
+    /// programs may run; see the module docs. Honoured in the user's file only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trusted_projects: Vec<PathBuf>,
 }
 
 /// What the host passes to [`crate::attach`]. `LspConfig::default()` is the normal choice: the
@@ -108,6 +122,9 @@ pub struct LspConfig {
     pub skip_config_files: bool,
     /// Use this user config file instead of the default location.
     pub user_config: Option<PathBuf>,
+    /// The host trusts this workspace: its own config file and the binaries inside it may run
+    /// (an explicit host setting; the other way is `trusted_projects` in the user's file).
+    pub trust_project: bool,
     /// Timeout of one request to a server (default 30 s).
     pub request_timeout_ms: Option<u64>,
     /// How long a call waits for a server to finish loading (default 60 s); after that the
@@ -131,6 +148,14 @@ pub struct Resolved {
     pub checker_timeout: Duration,
     /// Problems met while reading config files (shown by `status`).
     pub warnings: Vec<String>,
+    /// Whether the project's own programs may run (see the module docs).
+    pub trusted: bool,
+    /// What of the project's own config was ignored because the project is not trusted.
+    pub ignored: Vec<String>,
+    /// The user config file that can trust the project (shown in the advice).
+    pub user_file: Option<PathBuf>,
+    /// The workspace root, as the advice names it.
+    pub root: PathBuf,
 }
 
 fn ext(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -426,6 +451,14 @@ fn read_file(path: &Path, warnings: &mut Vec<String>) -> Option<ConfigFile> {
     }
 }
 
+/// Whether `root` is one of `trusted` or below one of them (compared canonically).
+fn trusts(trusted: &[PathBuf], root: &Path) -> bool {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    trusted.iter().any(|t| {
+        t.is_absolute() && root.starts_with(t.canonicalize().unwrap_or_else(|_| t.to_path_buf()))
+    })
+}
+
 impl LspConfig {
     /// The effective table for the workspace at `root`.
     pub fn resolve(&self, root: &Path) -> Resolved {
@@ -435,13 +468,49 @@ impl LspConfig {
             .collect();
         let mut languages = builtin_languages();
         let mut warnings = Vec::new();
+        let mut trusted = self.trust_project || trusts(&self.overrides.trusted_projects, root);
+        let mut ignored = Vec::new();
+        let user = self.user_config.clone().or_else(user_config_path);
         if !self.skip_config_files {
-            let user = self.user_config.clone().or_else(user_config_path);
-            for path in user.into_iter().chain([project_config_path(root)]) {
-                if let Some(f) = read_file(&path, &mut warnings) {
-                    let origin = path.display().to_string();
-                    apply(&mut servers, &mut languages, &f, &origin, &mut warnings);
+            let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            // A "user" file inside the workspace is the project's: it trusts nothing.
+            let user_inside = user.as_ref().is_some_and(|u| {
+                u.canonicalize()
+                    .unwrap_or_else(|_| u.clone())
+                    .starts_with(&canon_root)
+            });
+            if let Some(path) = &user
+                && let Some(f) = read_file(path, &mut warnings)
+            {
+                let origin = path.display().to_string();
+                if user_inside {
+                    warnings.push(format!(
+                        "{origin} is inside the workspace, so it is the project's file: its `trusted_projects` was ignored"
+                    ));
+                } else {
+                    trusted |= trusts(&f.trusted_projects, root);
                 }
+                apply(&mut servers, &mut languages, &f, &origin, &mut warnings);
+            }
+            let path = project_config_path(root);
+            if let Some(mut f) = read_file(&path, &mut warnings) {
+                let origin = path.display().to_string();
+                if !f.trusted_projects.is_empty() {
+                    warnings.push(format!(
+                        "{origin}: `trusted_projects` is honoured in the user's own file only; a project cannot trust itself"
+                    ));
+                    f.trusted_projects.clear();
+                }
+                if !trusted {
+                    // Its server entries choose what runs (commands, environment, settings
+                    // that name programs): ignored. Choosing among the servers stays.
+                    for id in std::mem::take(&mut f.servers).into_keys() {
+                        ignored.push(format!(
+                            "server `{id}` of {origin} (its commands, environment and settings)"
+                        ));
+                    }
+                }
+                apply(&mut servers, &mut languages, &f, &origin, &mut warnings);
             }
         }
         apply(
@@ -460,11 +529,28 @@ impl LspConfig {
             write_timeout: ms(self.write_diagnostics_timeout_ms, 15_000),
             checker_timeout: ms(self.checker_timeout_ms, 300_000),
             warnings,
+            trusted,
+            ignored,
+            user_file: user,
+            root: root.to_path_buf(),
         }
     }
 }
 
 impl Resolved {
+    /// How to trust this project, for messages about what was ignored.
+    pub fn how_to_trust(&self) -> String {
+        let file = self
+            .user_file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "~/.config/agent-tools/lsp.json".to_string());
+        format!(
+            "programs the project supplies run only when you trust it: add {:?} to `trusted_projects` in your own {file}",
+            self.root.display().to_string()
+        )
+    }
+
     /// The servers that may serve a file with this extension, in order of preference.
     pub fn servers_for_ext(&self, ext: &str) -> Vec<&ServerSpec> {
         let mut langs: Vec<&str> = self

@@ -88,6 +88,7 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
                 spec,
                 found.first().map(|p| p.as_path()).unwrap_or(&root),
                 &root,
+                cfg.trusted,
             )
             .map(|b| b.0);
             DoctorEntry {

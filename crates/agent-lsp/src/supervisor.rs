@@ -20,6 +20,8 @@ pub struct Candidate {
     pub spec: Arc<ServerSpec>,
     pub root: Option<PathBuf>,
     pub binary: Option<(PathBuf, Vec<String>)>,
+    /// The project's own binary, not used because the project is not trusted.
+    pub ignored: Option<PathBuf>,
 }
 
 impl Candidate {
@@ -50,6 +52,12 @@ impl Candidate {
                 progs.join(", "),
                 LOCAL_DIRS.join(", "),
                 self.spec.install
+            ));
+        }
+        if let Some(p) = &self.ignored {
+            parts.push(format!(
+                "the project's own {} was ignored (the project is not trusted)",
+                agent_tier::workspace::display_path(ws, p)
             ));
         }
         parts.join("; ")
@@ -159,12 +167,38 @@ fn rustup_which(rustup_dir: &Path, name: &str, cwd: &Path) -> Option<PathBuf> {
     .flatten()
 }
 
-/// Resolve a server's binary for a root: project-local folders of `root`, then of `ws`, then
-/// `$PATH`; commands in order. A rustup proxy is resolved through `rustup which`.
+/// The binary the project itself supplies for a server (a relative command, or one in a
+/// project-local folder of `root` or `ws`), whether or not it may be used.
+pub fn project_binary(spec: &ServerSpec, root: &Path, ws: &Path) -> Option<PathBuf> {
+    for cmd in &spec.commands {
+        let Some(prog) = cmd.first() else { continue };
+        if prog.contains('/') {
+            let p = root.join(prog);
+            if p.is_file() && p.starts_with(ws) {
+                return Some(p);
+            }
+            continue;
+        }
+        for base in [root, ws] {
+            if let Some(found) =
+                resolve_binary(base, LOCAL_DIRS, &[prog.as_str()]).filter(|p| p.starts_with(base))
+            {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// Resolve a server's binary for a root: when `trusted`, project-local folders of `root`, then
+/// of `ws`, then `$PATH`; otherwise `$PATH` only (and absolute commands outside the workspace:
+/// the project's own programs are not run). Commands in order. A rustup proxy is resolved
+/// through `rustup which`.
 pub fn resolve_command(
     spec: &ServerSpec,
     root: &Path,
     ws: &Path,
+    trusted: bool,
 ) -> Option<(PathBuf, Vec<String>)> {
     let finish = |p: PathBuf, cmd: &Vec<String>| -> Option<(PathBuf, Vec<String>)> {
         let args = cmd[1..].to_vec();
@@ -183,9 +217,16 @@ pub fn resolve_command(
             } else {
                 root.join(prog)
             };
-            if p.is_file() {
+            let inside = p
+                .canonicalize()
+                .unwrap_or_else(|_| p.clone())
+                .starts_with(ws);
+            if p.is_file() && (trusted || !inside) {
                 return Some((p, cmd[1..].to_vec()));
             }
+            continue;
+        }
+        if !trusted {
             continue;
         }
         for base in [root, ws] {
@@ -204,7 +245,9 @@ pub fn resolve_command(
         if prog.contains('/') {
             continue;
         }
+        // A `$PATH` entry inside the workspace is the project's folder too.
         if let Some(found) = resolve_binary(ws, &[], &[prog.as_str()])
+            .filter(|p| trusted || !p.canonicalize().is_ok_and(|c| c.starts_with(ws)))
             && let Some(r) = finish(found, cmd)
         {
             return Some(r);
@@ -214,6 +257,11 @@ pub fn resolve_command(
 }
 
 impl Supervisor {
+    /// The sandbox prefix every child of this family is launched through.
+    pub fn prefix(&self) -> &[String] {
+        &self.prefix
+    }
+
     pub fn new(cfg: Resolved, root: PathBuf, prefix: Vec<String>) -> Self {
         Supervisor {
             cfg,
@@ -235,12 +283,18 @@ impl Supervisor {
             .map(|spec| {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
                 let root = find_root_marker(&self.root, path, &markers);
-                let binary =
-                    resolve_command(spec, root.as_deref().unwrap_or(&self.root), &self.root);
+                let base = root.as_deref().unwrap_or(&self.root);
+                let binary = resolve_command(spec, base, &self.root, self.cfg.trusted);
+                let ignored = if self.cfg.trusted {
+                    None
+                } else {
+                    project_binary(spec, base, &self.root)
+                };
                 Candidate {
                     spec: Arc::new(spec.clone()),
                     root,
                     binary,
+                    ignored,
                 }
             })
             .collect()

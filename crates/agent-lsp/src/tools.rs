@@ -5,7 +5,7 @@ use crate::checker;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
 use crate::render::{Diag, Loc, Renderer, Sym, escapes, hover_text, locations, symbols};
-use crate::supervisor::{Supervisor, resolve_command};
+use crate::supervisor::{Supervisor, project_binary, resolve_command};
 use crate::text::{Encoding, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FileChange, apply_all, confine, confine_existing};
@@ -797,11 +797,20 @@ impl State {
             }
         }
         let mut detected = Vec::new();
+        // The project's own binaries that were not used because it is not trusted.
+        let mut ignored_bins: Vec<String> = Vec::new();
         if let Some(f) = file {
             match confine(ws, "file", f) {
                 Ok(path) => {
                     out.push(format!("servers for `{f}` (in order of preference):"));
                     for c in self.sup.candidates(&path) {
+                        if let Some(p) = &c.ignored {
+                            ignored_bins.push(format!(
+                                "{} for {}",
+                                agent_tier::workspace::display_path(ws, p),
+                                c.spec.id
+                            ));
+                        }
                         let line = if c.usable() {
                             format!(
                                 "- {}: usable; root {}; binary {}",
@@ -844,8 +853,17 @@ impl State {
             for spec in self.sup.cfg.servers.values() {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
                 let roots = checker::marker_dirs(ws, &markers);
-                let binary =
-                    resolve_command(spec, roots.first().map(PathBuf::as_path).unwrap_or(ws), ws);
+                let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
+                let binary = resolve_command(spec, base, ws, self.sup.cfg.trusted);
+                if !self.sup.cfg.trusted
+                    && let Some(p) = project_binary(spec, base, ws)
+                {
+                    ignored_bins.push(format!(
+                        "{} for {}",
+                        agent_tier::workspace::display_path(ws, &p),
+                        spec.id
+                    ));
+                }
                 let usable = !roots.is_empty() && binary.is_some();
                 let roots_s: Vec<String> = roots.iter().map(|r| disp_root(ws, r)).collect();
                 let mut missing = Vec::new();
@@ -907,8 +925,17 @@ impl State {
         for w in &self.sup.cfg.warnings {
             out.push(format!("config warning: {w}"));
         }
+        let cfg = &self.sup.cfg;
+        if !cfg.ignored.is_empty() || !ignored_bins.is_empty() {
+            out.push("ignored because this project is not trusted:".to_string());
+            for i in cfg.ignored.iter().chain(&ignored_bins) {
+                out.push(format!("- {i}"));
+            }
+            out.push(cfg.how_to_trust());
+        }
         ToolOutput::text(out.join("\n")).with_structured(json!({
-            "servers": slots, "detected": detected,
+            "servers": slots, "detected": detected, "trusted": cfg.trusted,
+            "ignored": cfg.ignored.iter().chain(&ignored_bins).collect::<Vec<_>>(),
         }))
     }
 
@@ -1334,10 +1361,20 @@ impl Tool for LspTool {
         Tier::Read
     }
 
+    fn call_tier(&self, args: &LspArgs) -> Option<(Tier, String)> {
+        (args.operation == Operation::Diagnostics && args.file.as_deref() == Some("*")).then(|| {
+            (
+                Tier::Exec,
+                "`diagnostics` with `\"*\"` runs the project's own code (`cargo check` runs build scripts and proc macros; `tsc`, `go vet` and pyright run the project's toolchain); ask `diagnostics` with a `file` instead — the language server checks one file without running the project".to_string(),
+            )
+        })
+    }
+
     fn description(&self) -> String {
         "Ask the project's language server. Positions are `line` (1-based) plus `symbol`, a substring \
 of that line naming the symbol (add `occurrence` when it appears more than once). Operations: \
-diagnostics (file, or \"*\" to run the project checker), definition, type_definition, implementation, \
+diagnostics (file, or \"*\" to run the project checkers: that runs project code, an exec-tier call the \
+full surface only allows), definition, type_definition, implementation, \
 references (at most 50), hover, symbols (query: workspace search, at most 100; file: the file's \
 symbols, at most 200), code_actions, status (which servers run and what is missing), reload. \
 Results are `path:line:col: <line text>`."

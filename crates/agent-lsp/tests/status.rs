@@ -193,6 +193,8 @@ async fn config_files_user_then_project() {
     .unwrap();
     let cfg = agent_lsp::LspConfig {
         user_config: Some(user),
+        // The project's own file names commands: it is read only for a trusted project.
+        trust_project: true,
         ..Default::default()
     };
     let fx = fixture("python", cfg.clone());

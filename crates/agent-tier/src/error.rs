@@ -21,6 +21,17 @@ pub enum CallError {
         tier: Tier,
         surface: Surface,
     },
+    /// This call does more than its tool's tier (see `Tool::call_tier`), and that is hidden on
+    /// the caller's surface.
+    #[error(
+        "this `{name}` call is {tier}-tier: {reason}; it is not available on the {surface} surface (it allows read-tier calls only)"
+    )]
+    HiddenCall {
+        name: String,
+        tier: Tier,
+        surface: Surface,
+        reason: String,
+    },
     /// The arguments did not match the tool's schema.
     #[error("invalid arguments for `{tool}`: {detail}; valid arguments: {valid}")]
     InvalidArguments {

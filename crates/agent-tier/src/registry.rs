@@ -153,6 +153,7 @@ trait ErasedTool: Send + Sync {
     fn parallel_safe(&self) -> bool;
     fn resource_key(&self) -> String;
     fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError>;
+    fn call_tier(&self, args: &(dyn std::any::Any + Send)) -> Option<(Tier, String)>;
     fn run(
         self: Arc<Self>,
         args: Box<dyn std::any::Any + Send>,
@@ -212,6 +213,14 @@ impl<T: Tool> ErasedTool for Erased<T> {
                 })
             }
         }
+    }
+
+    fn call_tier(&self, args: &(dyn std::any::Any + Send)) -> Option<(Tier, String)> {
+        // Invariant: `validate` of this same tool produced the value.
+        let args = args.downcast_ref::<T::Args>()?;
+        self.tool
+            .call_tier(args)
+            .filter(|(tier, _)| *tier > self.tool.tier())
     }
 
     fn run(
@@ -473,6 +482,22 @@ impl Registry {
             });
         }
         let parsed = tool.validate(args.clone())?;
+        // What this very call does may be more than the tool's tier (an operation that runs
+        // the project's code): the surface and the approval policy judge that.
+        let tier = match tool.call_tier(parsed.as_ref()) {
+            Some((call_tier, reason)) => {
+                if !surface.allows(call_tier) {
+                    return Err(CallError::HiddenCall {
+                        name: name.to_string(),
+                        tier: call_tier,
+                        surface,
+                        reason,
+                    });
+                }
+                call_tier
+            }
+            None => tier,
+        };
 
         if read(&self.inner.policy).requires(tier) {
             let approver = read(&self.inner.approver).clone();

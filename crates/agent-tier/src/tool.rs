@@ -106,6 +106,14 @@ pub trait Tool: Send + Sync + 'static {
     /// The description shown to the model.
     fn description(&self) -> String;
 
+    /// The tier of *this* call when it is more than [`Tool::tier`], decided from its parsed
+    /// arguments before it runs, with the reason (shown when a surface refuses the call): an
+    /// operation of a read tool that runs the project's own code is `exec`. The registry's
+    /// surface check and approval use it. `None` (the default): the tool's tier.
+    fn call_tier(&self, _args: &Self::Args) -> Option<(Tier, String)> {
+        None
+    }
+
     /// Whether calls may run concurrently. When in doubt, `false`.
     fn parallel_safe(&self) -> bool {
         false

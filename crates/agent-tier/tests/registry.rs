@@ -533,3 +533,68 @@ async fn reentrant_calls_are_refused_not_deadlocked() {
         .await;
     assert_eq!(ok.text, "fine");
 }
+
+/// A read tool one of whose calls runs project code: `text: "*"` is an exec-tier call.
+struct Mixed;
+
+impl Tool for Mixed {
+    type Args = EchoArgs;
+    fn name(&self) -> &str {
+        "mixed"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "read, except `*`".into()
+    }
+    fn call_tier(&self, args: &EchoArgs) -> Option<(Tier, String)> {
+        (args.text == "*").then(|| (Tier::Exec, "`*` runs the project's build".to_string()))
+    }
+    async fn call(&self, args: EchoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        Ok(ToolOutput::text(format!("ran {}", args.text)))
+    }
+}
+
+#[tokio::test]
+async fn a_call_that_does_more_than_its_tool_is_judged_by_what_it_does() {
+    let r = registry();
+    r.register(Mixed);
+    // The tool is listed on every surface (its tier is read) ...
+    assert!(r.list(Surface::Plan).iter().any(|t| t.name == "mixed"));
+    for surface in [Surface::Plan, Surface::ReadOnly] {
+        assert_eq!(
+            r.call("mixed", json!({"text": "a"}), surface).await.text,
+            "ran a"
+        );
+        // ... but its exec-tier call is refused there, with the reason, and never runs.
+        let out = r.call("mixed", json!({"text": "*"}), surface).await;
+        assert!(out.is_error, "{}", out.text);
+        assert_eq!(
+            out.text,
+            format!(
+                "this `mixed` call is exec-tier: `*` runs the project's build; it is not available on the {surface} surface (it allows read-tier calls only)"
+            )
+        );
+    }
+    assert_eq!(
+        r.call("mixed", json!({"text": "*"}), Surface::Full)
+            .await
+            .text,
+        "ran *"
+    );
+    // Approval follows the call's tier: an exec policy asks for `*` (and fails closed with
+    // nobody to ask), not for the read calls.
+    r.set_policy(ApprovalPolicy::tiers([Tier::Exec]));
+    let out = r.call("mixed", json!({"text": "*"}), Surface::Full).await;
+    assert!(
+        out.is_error && out.text.contains("needs approval"),
+        "{}",
+        out.text
+    );
+    assert!(
+        !r.call("mixed", json!({"text": "a"}), Surface::Full)
+            .await
+            .is_error
+    );
+}
