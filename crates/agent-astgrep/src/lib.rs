@@ -683,7 +683,7 @@ fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepErro
                 .with_structured(
                     json!({"edit_id": given, "action": "accept", "changed_files": files}),
                 )
-                .with_changed_files(files))
+                .with_file_changes(&shared.root, &staged.changes))
             }
             Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
                 id: given,

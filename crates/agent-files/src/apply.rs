@@ -212,5 +212,5 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
         list.join(", ")
     ))
     .with_structured(changed(root, &paths))
-    .with_changed_files(list))
+    .with_file_changes(root, &changes))
 }

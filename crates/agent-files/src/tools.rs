@@ -92,21 +92,19 @@ impl Tool for WriteTool {
                 );
             }
             let expected = read_for_change(&path, "path")?;
-            workspace::apply_all(
-                root,
-                &[FileChange {
-                    path: path.clone(),
-                    expected,
-                    new: Some(args.content.clone().into_bytes()),
-                }],
-            )?;
+            let change = [FileChange {
+                path: path.clone(),
+                expected,
+                new: Some(args.content.clone().into_bytes()),
+            }];
+            workspace::apply_all(root, &change)?;
             Ok(ToolOutput::text(format!(
                 "wrote {} ({} bytes)",
                 workspace::display_path(root, &path),
                 args.content.len()
             ))
             .with_structured(changed(root, &[&path]))
-            .with_changed_files([workspace::display_path(root, &path)]))
+            .with_file_changes(root, &change))
         })
         .await
     }
@@ -171,18 +169,16 @@ impl Tool for EditTool {
             }
         }
         let new_text = text.replacen(&args.old_string, &args.new_string, 1);
-        workspace::apply_all(
-            root,
-            &[FileChange {
-                path: path.clone(),
-                expected: Some(bytes),
-                new: Some(new_text.into_bytes()),
-            }],
-        )?;
+        let change = [FileChange {
+            path: path.clone(),
+            expected: Some(bytes),
+            new: Some(new_text.into_bytes()),
+        }];
+        workspace::apply_all(root, &change)?;
         Ok(
             ToolOutput::text(format!("edited {}", workspace::display_path(root, &path)))
                 .with_structured(changed(root, &[&path]))
-                .with_changed_files([workspace::display_path(root, &path)]),
+                .with_file_changes(root, &change),
         )
         }).await
     }

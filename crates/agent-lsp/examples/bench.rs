@@ -201,8 +201,10 @@ impl Tool for FakeWrite {
         a: WriteArgs,
         cx: CallContext,
     ) -> Result<ToolOutput, agent_tier::BoxError> {
-        std::fs::write(cx.run().root.join(&a.path), &a.content)?;
-        Ok(ToolOutput::text("ok").with_changed_files([a.path]))
+        let p = cx.run().root.join(&a.path);
+        let before = std::fs::read(&p).ok();
+        std::fs::write(&p, &a.content)?;
+        Ok(ToolOutput::text("ok").with_previous(a.path, before))
     }
 }
 

@@ -41,6 +41,7 @@ mod client;
 pub mod config;
 mod discover;
 mod error;
+mod on_write;
 mod render;
 mod supervisor;
 mod text;
@@ -68,7 +69,7 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     let state = Arc::new(tools::State::new(sup));
     registry.register(tools::LspTool(state.clone()));
     registry.register(tools::RenameTool(state.clone()));
-    registry.add_wrapper(Arc::new(tools::WriteDiagnostics(state)));
+    registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state)));
 }
 
 /// What this family could start for the checkout at `root`: one entry per configured server,

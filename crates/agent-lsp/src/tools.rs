@@ -9,14 +9,14 @@ use crate::supervisor::{Supervisor, project_binary, resolve_command};
 use crate::text::{Encoding, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FileChange, apply_all, confine, confine_existing};
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput, Wrapper};
+use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The family's state for one run: the supervisor and the diagnostics ledger.
 pub struct State {
@@ -32,12 +32,12 @@ impl State {
         }
     }
 
-    fn ws(&self) -> &Path {
+    pub(crate) fn ws(&self) -> &Path {
         &self.sup.root
     }
 
     /// Record diagnostics as reported; returns those not reported before in this run.
-    fn unseen(&self, diags: Vec<Diag>) -> Vec<Diag> {
+    pub(crate) fn unseen(&self, diags: Vec<Diag>) -> Vec<Diag> {
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
         diags
             .into_iter()
@@ -1278,72 +1278,7 @@ impl State {
             "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
             "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
         }))
-        .with_changed_files(
-            plan.per_file
-                .iter()
-                .map(|(f, _)| f.clone())
-                .chain(plan.renames.iter().flat_map(|(o, n)| [o.clone(), n.clone()])),
-        ))
-    }
-
-    /// Sync the written files to the servers covering them and return the diagnostics this run
-    /// has not reported yet, plus notes.
-    pub async fn after_write(&self, files: &[String]) -> (Vec<Diag>, Vec<String>) {
-        let deadline = Instant::now() + self.sup.cfg.write_timeout;
-        let mut fresh_diags = Vec::new();
-        let mut notes = Vec::new();
-        for f in files {
-            let Ok(path) = confine(self.ws(), "changed_files", f) else {
-                continue;
-            };
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                for s in self.sup.running() {
-                    s.close(&path).await;
-                }
-                continue;
-            };
-            let ext = path
-                .extension()
-                .map(|e| e.to_string_lossy().to_string())
-                .unwrap_or_default();
-            let mut servers: Vec<Arc<Server>> = Vec::new();
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if let Ok(Ok(s)) = tokio::time::timeout(remaining, self.sup.server_for(&path)).await {
-                servers.push(s);
-            }
-            for s in self.sup.running() {
-                if path.starts_with(&s.root)
-                    && s.spec.extensions.contains_key(&ext)
-                    && !servers.iter().any(|x| Arc::ptr_eq(x, &s))
-                {
-                    servers.push(s);
-                }
-            }
-            for srv in servers {
-                let Ok(synced) = srv.sync(&path, &text, true).await else {
-                    continue;
-                };
-                let remaining = deadline.saturating_duration_since(Instant::now());
-                let got = srv.fresh_diagnostics(&path, synced, remaining).await;
-                let (items, fresh) = (got.items, got.complete);
-                if !fresh {
-                    notes.push(format!(
-                        "{} did not report diagnostics for the new content of `{f}` in time; none are shown",
-                        srv.spec.id
-                    ));
-                    continue;
-                }
-                let mut r = Renderer::new(self.ws(), srv.encoding());
-                r.preload(&path, &text);
-                fresh_diags.extend(
-                    items
-                        .iter()
-                        .map(|d| r.diag(&path, d))
-                        .filter(|d| d.severity == "error" || d.severity == "warning"),
-                );
-            }
-        }
-        (self.unseen(fresh_diags), notes)
+        .with_file_changes(self.ws(), &plan.changes))
     }
 }
 
@@ -1423,62 +1358,6 @@ lists every file and its number of edits."
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
         async move { st.rename(args).await.map_err(BoxError::from) }
-    }
-}
-
-/// Appends the diagnostics a write newly introduced to every call that reports changed files
-/// (`write`, `edit`, `apply_patch`, `resolve`, `lsp_rename`, a harness's own write tool).
-pub struct WriteDiagnostics(pub Arc<State>);
-
-use agent_tier::BoxFuture;
-
-impl Wrapper for WriteDiagnostics {
-    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
-        !output.is_error && !output.changed_files.is_empty()
-    }
-
-    fn after<'a>(
-        &'a self,
-        _tool: &'a str,
-        _args: &'a Value,
-        mut output: ToolOutput,
-        _cx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move {
-            if output.is_error {
-                return output;
-            }
-            let files = output.changed_files.clone();
-            if files.is_empty() {
-                return output;
-            }
-            let (diags, notes) = self.0.after_write(&files).await;
-            if diags.is_empty() && notes.is_empty() {
-                return output;
-            }
-            let mut text = String::new();
-            if !diags.is_empty() {
-                text.push_str(
-                    "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run):\n",
-                );
-                text.push_str(
-                    &diags
-                        .iter()
-                        .map(Diag::render)
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                );
-            }
-            for n in &notes {
-                text.push_str("\n\n");
-                text.push_str(n);
-            }
-            output.text.push_str(&text);
-            if let Some(Value::Object(o)) = &mut output.structured {
-                o.insert("diagnostics".into(), json!(diags));
-            }
-            output
-        })
     }
 }
 

@@ -46,6 +46,11 @@ pub struct ToolOutput {
     /// write tool included — fill it with [`ToolOutput::with_changed_files`]).
     #[serde(skip)]
     pub changed_files: Vec<String>,
+    /// What each changed file held before this call (keyed like `changed_files`; a file that
+    /// did not exist has no entry), so a wrapper can tell what the call introduced from what was
+    /// already there.
+    #[serde(skip)]
+    pub previous: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
 impl ToolOutput {
@@ -78,6 +83,34 @@ impl ToolOutput {
         files: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         self.changed_files.extend(files.into_iter().map(Into::into));
+        self
+    }
+
+    /// Record one changed file (relative to the root) and what it held before (`None`: it did
+    /// not exist).
+    pub fn with_previous(mut self, file: impl Into<String>, before: Option<Vec<u8>>) -> Self {
+        let file = file.into();
+        if let Some(b) = before {
+            self.previous.insert(file.clone(), b);
+        }
+        if !self.changed_files.contains(&file) {
+            self.changed_files.push(file);
+        }
+        self
+    }
+
+    /// Record the files of an applied all-or-nothing change, with what each held before.
+    pub fn with_file_changes(
+        mut self,
+        root: &std::path::Path,
+        changes: &[crate::workspace::FileChange],
+    ) -> Self {
+        for c in changes {
+            self = self.with_previous(
+                crate::workspace::display_path(root, &c.path),
+                c.expected.clone(),
+            );
+        }
         self
     }
 

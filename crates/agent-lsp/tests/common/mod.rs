@@ -94,10 +94,11 @@ impl Tool for FakeWrite {
         if let Some(d) = p.parent() {
             std::fs::create_dir_all(d)?;
         }
+        let before = std::fs::read(&p).ok();
         std::fs::write(&p, &args.content)?;
         Ok(ToolOutput::text(format!("wrote {}", args.path))
             .with_structured(json!({"changed_files": [args.path.clone()]}))
-            .with_changed_files([args.path]))
+            .with_previous(args.path, before))
     }
 }
 

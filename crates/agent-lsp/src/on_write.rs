@@ -1,0 +1,251 @@
+//! Diagnostics on write: the problems a change introduced, told apart from those already there.
+//!
+//! For every changed file the servers covering it are asked twice: about the content the file
+//! had before the call (its baseline: a pull, the cached publish of that version, or an open and
+//! a wait) and about the content written (the publish or pull of exactly that version, bounded —
+//! never a fixed sleep). "New" is in the second and not in the first, keyed by severity, code and
+//! message, and not already reported in this run. When the baseline cannot be had, the problems
+//! are shown under a heading that says they could not be checked for newness. Errors come before
+//! warnings; at most [`PER_FILE`] per file and [`IN_ALL`] in all, with the count left out and the
+//! call that shows everything.
+
+use crate::client::Server;
+use crate::render::{Diag, Renderer};
+use crate::tools::State;
+use agent_tier::workspace::confine;
+use agent_tier::{BoxFuture, CallContext, ToolOutput, Wrapper};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Most problems shown for one file.
+pub const PER_FILE: usize = 10;
+/// Most problems shown for one write.
+pub const IN_ALL: usize = 30;
+
+/// What a write's diagnostics came to.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Introduced by the write (not in the baseline, not reported before in this run).
+    pub new: Vec<Diag>,
+    /// In the written content, with no baseline to compare against.
+    pub unchecked: Vec<Diag>,
+    /// Left out by the budget: (file, how many).
+    pub left_out: BTreeMap<String, usize>,
+    pub notes: Vec<String>,
+}
+
+type Key = (String, String, String);
+
+fn keep(d: &Diag) -> bool {
+    d.severity == "error" || d.severity == "warning"
+}
+
+impl State {
+    /// Sync the changed files to the servers covering them and report what the change
+    /// introduced. `previous` holds what each file had before (absent: a new file).
+    pub async fn after_write(
+        &self,
+        files: &[String],
+        previous: &BTreeMap<String, Vec<u8>>,
+    ) -> Report {
+        let deadline = Instant::now() + self.sup.cfg.write_timeout;
+        let mut report = Report::default();
+        for f in files {
+            let Ok(path) = confine(self.ws(), "changed_files", f) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                for s in self.sup.running() {
+                    s.close(&path).await;
+                }
+                continue;
+            };
+            let before = previous.get(f).map(|b| String::from_utf8(b.clone()));
+            if matches!(&before, Some(Ok(old)) if *old == text) {
+                continue; // Nothing changed in this file.
+            }
+            for srv in self.servers_for(&path, deadline).await {
+                let baseline: Option<HashSet<Key>> = match &before {
+                    None => Some(HashSet::new()),
+                    Some(Err(_)) => None,
+                    Some(Ok(old)) => self
+                        .diags_of(&srv, &path, old, deadline, true)
+                        .await
+                        .map(|ds| ds.iter().map(Diag::key).collect()),
+                };
+                let Some(now) = self.diags_of(&srv, &path, &text, deadline, false).await else {
+                    report.notes.push(format!(
+                        "{} did not report diagnostics for the new content of `{f}` in time; none are shown",
+                        srv.spec.id
+                    ));
+                    continue;
+                };
+                match baseline {
+                    Some(old) => report
+                        .new
+                        .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
+                    None => {
+                        report.notes.push(format!(
+                            "{} gave no diagnostics for the previous content of `{f}` in time, so whether the problems below are new could not be checked",
+                            srv.spec.id
+                        ));
+                        report.unchecked.extend(now);
+                    }
+                }
+            }
+        }
+        report.new = self.unseen(std::mem::take(&mut report.new));
+        report.unchecked = self.unseen(std::mem::take(&mut report.unchecked));
+        let mut budget = IN_ALL;
+        report.new = cap(
+            std::mem::take(&mut report.new),
+            &mut budget,
+            &mut report.left_out,
+        );
+        report.unchecked = cap(
+            std::mem::take(&mut report.unchecked),
+            &mut budget,
+            &mut report.left_out,
+        );
+        report
+    }
+
+    /// The servers covering `path`: its preferred server (started if needed, bounded) and every
+    /// running one of its root that serves the extension.
+    async fn servers_for(&self, path: &Path, deadline: Instant) -> Vec<Arc<Server>> {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let mut servers: Vec<Arc<Server>> = Vec::new();
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if let Ok(Ok(s)) = tokio::time::timeout(remaining, self.sup.server_for(path)).await {
+            servers.push(s);
+        }
+        for s in self.sup.running() {
+            if path.starts_with(&s.root)
+                && s.spec.extensions.contains_key(&ext)
+                && !servers.iter().any(|x| Arc::ptr_eq(x, &s))
+            {
+                servers.push(s);
+            }
+        }
+        servers
+    }
+
+    /// The errors and warnings `srv` reports for `text` as the content of `path` (synced first;
+    /// a baseline is not saved). `None` when they did not come in time.
+    async fn diags_of(
+        &self,
+        srv: &Server,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+        baseline: bool,
+    ) -> Option<Vec<Diag>> {
+        let synced = srv.sync(path, text, !baseline).await.ok()?;
+        // A baseline may use at most half of what is left, so the answer about the written
+        // content keeps time of its own.
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let budget = if baseline { remaining / 2 } else { remaining };
+        let got = srv.fresh_diagnostics(path, synced, budget).await;
+        if !got.complete {
+            return None;
+        }
+        let mut r = Renderer::new(self.ws(), srv.encoding());
+        r.preload(path, text);
+        Some(
+            got.items
+                .iter()
+                .map(|d| r.diag(path, d))
+                .filter(keep)
+                .collect(),
+        )
+    }
+}
+
+/// Errors before warnings, at most [`PER_FILE`] per file and `budget` in all; what is left out is
+/// counted per file.
+fn cap(mut diags: Vec<Diag>, budget: &mut usize, left: &mut BTreeMap<String, usize>) -> Vec<Diag> {
+    diags.sort_by_key(|d| (d.severity != "error", d.loc.path.clone(), d.loc.line));
+    let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for d in diags {
+        let n = per_file.entry(d.loc.path.clone()).or_default();
+        if *n < PER_FILE && *budget > 0 {
+            *n += 1;
+            *budget -= 1;
+            out.push(d);
+        } else {
+            *left.entry(d.loc.path.clone()).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// Appends the diagnostics a change introduced to every call that reports changed files
+/// (`write`, `edit`, `apply_patch`, `resolve`, `lsp_rename`, a harness's own write tool).
+pub struct WriteDiagnostics(pub Arc<State>);
+
+impl Wrapper for WriteDiagnostics {
+    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
+        !output.is_error && !output.changed_files.is_empty()
+    }
+
+    fn after<'a>(
+        &'a self,
+        _tool: &'a str,
+        _args: &'a Value,
+        mut output: ToolOutput,
+        _cx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let report = self
+                .0
+                .after_write(&output.changed_files, &output.previous)
+                .await;
+            let text = render(&report);
+            if text.is_empty() {
+                return output;
+            }
+            output.text.push_str(&text);
+            if let Some(Value::Object(o)) = &mut output.structured {
+                o.insert("diagnostics".into(), json!(report.new));
+                if !report.unchecked.is_empty() {
+                    o.insert("diagnostics_unchecked".into(), json!(report.unchecked));
+                }
+            }
+            output
+        })
+    }
+}
+
+fn render(report: &Report) -> String {
+    let mut text = String::new();
+    let lines = |ds: &[Diag]| ds.iter().map(Diag::render).collect::<Vec<_>>().join("\n");
+    if !report.new.is_empty() {
+        text.push_str(
+            "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run; checked against the file's previous content):\n",
+        );
+        text.push_str(&lines(&report.new));
+    }
+    if !report.unchecked.is_empty() {
+        text.push_str(
+            "\n\nThe write succeeded. The language server reports these problems in the written content (for information; not checked for newness):\n",
+        );
+        text.push_str(&lines(&report.unchecked));
+    }
+    for (file, n) in &report.left_out {
+        text.push_str(&format!(
+            "\n({n} more in `{file}` not shown: lsp {{\"operation\": \"diagnostics\", \"file\": \"{file}\"}} lists all)"
+        ));
+    }
+    for n in &report.notes {
+        text.push_str("\n\n");
+        text.push_str(n);
+    }
+    text
+}
