@@ -16,6 +16,8 @@ const FAMILIES: &[&str] = &[
     "agent-ask",
     "agent-vibe",
 ];
+/// The floors a family may depend on: the registry floor and the process layer.
+const FLOORS: &[&str] = &["agent-tier", "agent-proc"];
 /// Crates that speak a protocol or parse code; the floor knows none of them.
 const PROTOCOL_CRATES: &[&str] = &["lsp-types", "lsp-server", "tree-sitter", "ast-grep-core"];
 
@@ -87,7 +89,10 @@ fn no_family_crate_depends_on_another() {
     for fam in FAMILIES {
         for (dep, kind) in deps(package(&meta, fam)) {
             if dep.starts_with("agent-") {
-                assert_eq!(dep, "agent-tier", "{fam} depends on {dep} ({kind})");
+                assert!(
+                    FLOORS.contains(&dep.as_str()),
+                    "{fam} depends on {dep} ({kind})"
+                );
             }
         }
     }
@@ -226,5 +231,109 @@ fn no_tool_name_appears_in_another_crates_logic() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn the_process_layer_depends_on_no_agent_crate_and_no_protocol() {
+    let meta = metadata();
+    for (dep, kind) in deps(package(&meta, "agent-proc")) {
+        assert!(
+            !dep.starts_with("agent-"),
+            "agent-proc depends on {dep} ({kind})"
+        );
+        assert!(
+            !PROTOCOL_CRATES.contains(&dep.as_str()),
+            "agent-proc depends on {dep}"
+        );
+    }
+}
+
+/// The ways to start a process without agent-proc, in source with whitespace removed.
+fn spawns(code: &str) -> Vec<&'static str> {
+    let flat: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut found: Vec<&'static str> = [
+        "process::Command",
+        "CommandExt",
+        "libc::fork",
+        "posix_spawn",
+        "libc::exec",
+    ]
+    .into_iter()
+    .filter(|needle| flat.contains(needle))
+    .collect();
+    // `use std::process::{Child, Command, Stdio}` and the like.
+    for (i, _) in flat.match_indices("process::{") {
+        let end = flat[i..].find('}').map_or(flat.len(), |j| i + j);
+        let group = flat[i..end].trim_start_matches("process::{");
+        if group
+            .split(',')
+            .any(|item| item == "Command" || item.starts_with("Commandas"))
+        {
+            found.push("process::{Command}");
+        }
+    }
+    found
+}
+
+/// agent-proc is the only code that starts a process: no other crate's library or binary source
+/// (unit tests, tests/, examples and xtask aside) names `std::process::Command`,
+/// `tokio::process::Command`, `CommandExt`, `fork` or `exec`. This covers the floor too:
+/// agent-tier spawns nothing.
+#[test]
+fn only_the_process_layer_spawns() {
+    let meta = metadata();
+    let crates: Vec<&str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["manifest_path"].as_str().unwrap().contains("/crates/"))
+        .map(|p| p["name"].as_str().unwrap())
+        .filter(|n| *n != "agent-proc")
+        .collect();
+    assert!(
+        crates.contains(&"agent-tier") && crates.len() >= 10,
+        "{crates:?}"
+    );
+    let mut offenders = Vec::new();
+    for krate in crates {
+        for (path, src) in crate_sources(krate) {
+            for how in spawns(&src) {
+                offenders.push(format!("{} ({how})", path.display()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "only agent-proc may start a process; these do it themselves: {offenders:#?}"
+    );
+    assert!(
+        !spawns(
+            &crate_sources("agent-proc")
+                .into_iter()
+                .map(|(_, s)| s)
+                .collect::<String>()
+        )
+        .is_empty(),
+        "the check no longer sees agent-proc's own spawning"
+    );
+}
+
+#[test]
+fn the_spawn_check_sees_every_spelling() {
+    let cases = [
+        ("let c = std::process::Command::new(\"x\");", true),
+        ("use tokio::process::{Child, Command};", true),
+        ("use std::process::{\n    Command as C,\n};", true),
+        ("use std::os::unix::process::CommandExt;", true),
+        ("unsafe { libc::fork() }", true),
+        ("use std::process::{ExitCode, Stdio};", false),
+        (
+            "agent_proc::Command::new(&launcher, \"x\").spawn().await",
+            false,
+        ),
+    ];
+    for (code, bad) in cases {
+        assert_eq!(!spawns(code).is_empty(), bad, "{code}");
     }
 }
