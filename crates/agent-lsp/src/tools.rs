@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The family's state for one run: the supervisor and the diagnostics ledger.
 pub struct State {
@@ -319,6 +319,41 @@ impl State {
         }
     }
 
+    /// [`State::ask`], repeated until two consecutive answers hold the same locations (bounded
+    /// by the ready timeout); an answer that never settled is partial.
+    async fn ask_settled(
+        &self,
+        srv: &Server,
+        method: &str,
+        params: Value,
+    ) -> Result<(Value, bool), LspError> {
+        fn key(v: &Value) -> Vec<String> {
+            let mut k: Vec<String> = match v {
+                Value::Array(a) => a.iter().map(Value::to_string).collect(),
+                Value::Null => Vec::new(),
+                other => vec![other.to_string()],
+            };
+            k.sort();
+            k
+        }
+        let deadline = Instant::now() + self.sup.cfg.ready_timeout;
+        let (mut last, mut partial) = self.ask(srv, method, params.clone()).await?;
+        loop {
+            if Instant::now() >= deadline {
+                return Ok((last, true));
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
+                .await;
+            let (next, p) = self.ask(srv, method, params.clone()).await?;
+            if key(&next) == key(&last) {
+                return Ok((next, p));
+            }
+            last = next;
+            partial = p;
+        }
+    }
+
     async fn open(&self, t: &Target) -> Result<(Arc<Server>, bool), LspError> {
         let srv = self.sup.server_for(&t.path).await?;
         srv.sync(&t.path, &t.text, false).await?;
@@ -428,7 +463,14 @@ impl State {
                 op.name()
             )));
         }
-        let (result, partial) = self.ask(&srv, method, params).await?;
+        let (result, partial) = match op {
+            // Servers that analyse in the background (pyright) answer a cold `references` with
+            // what they have indexed so far, without saying so: ask until two answers agree.
+            Operation::References | Operation::Implementation => {
+                self.ask_settled(&srv, method, params).await?
+            }
+            _ => self.ask(&srv, method, params).await?,
+        };
         let partial = partial || !ready;
         let mut text = Vec::new();
         let mut structured = json!({
