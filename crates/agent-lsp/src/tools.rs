@@ -337,7 +337,7 @@ impl State {
             k
         }
         let deadline = Instant::now() + self.sup.cfg.ready_timeout;
-        let (mut last, mut partial) = self.ask(srv, method, params.clone()).await?;
+        let (mut last, _) = self.ask(srv, method, params.clone()).await?;
         loop {
             if Instant::now() >= deadline {
                 return Ok((last, true));
@@ -350,7 +350,6 @@ impl State {
                 return Ok((next, p));
             }
             last = next;
-            partial = p;
         }
     }
 
