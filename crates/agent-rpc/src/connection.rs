@@ -1,0 +1,353 @@
+//! One connection over a framed byte stream: a send task that owns the writer, a reader task that
+//! routes responses to their callers and hands everything else to the [`Handler`], and the
+//! pending requests.
+
+use crate::codec::{FrameError, FrameReader, Limits, encode};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+/// What an incoming message is, as far as routing goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Incoming {
+    /// The response to our request with this id.
+    Response(i64),
+    /// A request from the peer: it expects a reply.
+    Request,
+    /// A notification (LSP) or event (DAP).
+    Notification,
+    /// Nothing this connection can route (it is dropped).
+    Other,
+}
+
+/// The error half of a reply to the peer's request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyError {
+    pub code: i64,
+    pub message: String,
+}
+
+/// A dialect: how ids are stamped on outgoing messages and recognised on incoming ones.
+pub trait Protocol: Send + Sync + 'static {
+    /// Our request `method` with id `id`.
+    fn request(&self, id: i64, method: &str, params: Value) -> Value;
+    /// Our notification; `seq` is a fresh sequence number (DAP numbers every message).
+    fn notification(&self, seq: i64, method: &str, params: Value) -> Value;
+    /// Our reply to the peer's `request`.
+    fn reply(&self, seq: i64, request: &Value, outcome: Result<Value, ReplyError>) -> Value;
+    /// What `msg` is.
+    fn classify(&self, msg: &Value) -> Incoming;
+    /// The message telling the peer that our request `id` is abandoned; `None` sends nothing.
+    fn cancel(&self, seq: i64, id: i64) -> Option<Value>;
+}
+
+/// What the family does with what the peer sends besides responses. Called on the reader task,
+/// in arrival order, so a notification that arrived before a response has been handled before
+/// that response's caller wakes; none of these may block.
+pub trait Handler: Send + Sync + 'static {
+    /// A notification or event.
+    fn notification(&self, msg: Value);
+    /// A request from the peer; the returned outcome is sent back as the reply.
+    fn request(&self, msg: &Value) -> Result<Value, ReplyError>;
+    /// The connection ended; every pending request has been failed with `why`.
+    fn closed(&self, why: &ConnectionError);
+}
+
+/// Why a request got no response.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectionError {
+    /// The peer closed its end (or reading from it failed).
+    #[error("the connection ended ({0})")]
+    Ended(String),
+    /// The peer sent something that is not a well-formed frame; the stream cannot be trusted.
+    #[error("the peer broke the protocol: {0}")]
+    Protocol(String),
+    /// Writing to the peer failed.
+    #[error("writing to the peer failed: {0}")]
+    Write(String),
+}
+
+type Reply = Result<Value, ConnectionError>;
+
+struct State {
+    pending: HashMap<i64, oneshot::Sender<Reply>>,
+    closed: Option<ConnectionError>,
+}
+
+struct Frame {
+    bytes: Vec<u8>,
+    ack: Option<oneshot::Sender<Result<(), ConnectionError>>>,
+}
+
+struct Inner<P> {
+    protocol: P,
+    out: mpsc::UnboundedSender<Frame>,
+    next: AtomicI64,
+    state: Mutex<State>,
+    reader: Mutex<Option<AbortHandle>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Poisoning needs a panic while the lock is held; no critical section here can panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<P> Drop for Inner<P> {
+    fn drop(&mut self) {
+        if let Some(h) = lock(&self.reader).take() {
+            h.abort();
+        }
+    }
+}
+
+impl<P: Protocol> Inner<P> {
+    fn next_seq(&self) -> i64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Queue a frame without waiting for it to be written.
+    fn queue(&self, bytes: Vec<u8>) {
+        let _ = self.out.send(Frame { bytes, ack: None });
+    }
+
+    /// Queue a frame and wait until it is written whole. If this future is dropped, the frame is
+    /// still written whole (or not at all, when an earlier write failed).
+    async fn send_frame(&self, bytes: Vec<u8>) -> Result<(), ConnectionError> {
+        let gone = || ConnectionError::Write("the send task is gone".into());
+        let (tx, rx) = oneshot::channel();
+        self.out
+            .send(Frame {
+                bytes,
+                ack: Some(tx),
+            })
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    fn dispatch(&self, msg: Value, handler: &dyn Handler) {
+        match self.protocol.classify(&msg) {
+            Incoming::Response(id) => {
+                let tx = lock(&self.state).pending.remove(&id);
+                if let Some(tx) = tx {
+                    let _ = tx.send(Ok(msg));
+                }
+            }
+            Incoming::Request => {
+                let outcome = handler.request(&msg);
+                let reply = self.protocol.reply(self.next_seq(), &msg, outcome);
+                // Queued, not awaited: the reader never waits for the writer.
+                self.queue(encode(&reply));
+            }
+            Incoming::Notification => handler.notification(msg),
+            Incoming::Other => {}
+        }
+    }
+
+    fn close(&self, why: &ConnectionError) {
+        let pending = {
+            let mut st = lock(&self.state);
+            st.closed.get_or_insert_with(|| why.clone());
+            std::mem::take(&mut st.pending)
+        };
+        for (_, tx) in pending {
+            let _ = tx.send(Err(why.clone()));
+        }
+    }
+}
+
+/// A connection; clones share it. When the last clone (and every [`PendingReply`]) is dropped,
+/// the reader task stops and the writer is closed once the queued frames are written.
+pub struct Connection<P: Protocol> {
+    inner: Arc<Inner<P>>,
+}
+
+impl<P: Protocol> Clone for Connection<P> {
+    fn clone(&self) -> Self {
+        Connection {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<P: Protocol> Connection<P> {
+    /// Start the send and reader tasks (on the current tokio runtime).
+    pub fn start(
+        reader: impl AsyncRead + Send + Unpin + 'static,
+        writer: impl AsyncWrite + Send + Unpin + 'static,
+        protocol: P,
+        handler: Arc<dyn Handler>,
+        limits: Limits,
+    ) -> Self {
+        let (out, rx) = mpsc::unbounded_channel();
+        let inner = Arc::new(Inner {
+            protocol,
+            out,
+            next: AtomicI64::new(1),
+            state: Mutex::new(State {
+                pending: HashMap::new(),
+                closed: None,
+            }),
+            reader: Mutex::new(None),
+        });
+        tokio::spawn(send_task(writer, rx));
+        let task = tokio::spawn(read_task(
+            Arc::downgrade(&inner),
+            FrameReader::new(reader, limits),
+            handler,
+        ));
+        *lock(&inner.reader) = Some(task.abort_handle());
+        Connection { inner }
+    }
+
+    /// The dialect.
+    pub fn protocol(&self) -> &P {
+        &self.inner.protocol
+    }
+
+    /// Why the connection ended, once it has.
+    pub fn closed(&self) -> Option<ConnectionError> {
+        lock(&self.inner.state).closed.clone()
+    }
+
+    /// How many requests await a response.
+    pub fn pending(&self) -> usize {
+        lock(&self.inner.state).pending.len()
+    }
+
+    /// Send a notification; returns once it is written whole.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), ConnectionError> {
+        let msg = self
+            .inner
+            .protocol
+            .notification(self.inner.next_seq(), method, params);
+        self.inner.send_frame(encode(&msg)).await
+    }
+
+    /// Send a request; returns once it is written whole, with the handle to wait for its
+    /// response. Dropping this future or the handle before the response abandons the request:
+    /// its entry is removed and the protocol's cancel message (if any) is sent.
+    pub async fn start_request(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<PendingReply<P>, ConnectionError> {
+        let id = self.inner.next_seq();
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut st = lock(&self.inner.state);
+            if let Some(e) = &st.closed {
+                return Err(e.clone());
+            }
+            st.pending.insert(id, tx);
+        }
+        let mut guard = Guard {
+            inner: self.inner.clone(),
+            id,
+            cancel: true,
+        };
+        let msg = self.inner.protocol.request(id, method, params);
+        if let Err(e) = self.inner.send_frame(encode(&msg)).await {
+            // Never written: nothing to cancel.
+            guard.cancel = false;
+            return Err(e);
+        }
+        Ok(PendingReply { guard, rx })
+    }
+
+    /// Send a request and wait for its response (the whole response message).
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ConnectionError> {
+        self.start_request(method, params).await?.wait().await
+    }
+}
+
+/// Removes a request's entry when its caller goes away, and tells the peer.
+struct Guard<P: Protocol> {
+    inner: Arc<Inner<P>>,
+    id: i64,
+    cancel: bool,
+}
+
+impl<P: Protocol> Drop for Guard<P> {
+    fn drop(&mut self) {
+        let was_pending = lock(&self.inner.state).pending.remove(&self.id).is_some();
+        if was_pending
+            && self.cancel
+            && let Some(msg) = self.inner.protocol.cancel(self.inner.next_seq(), self.id)
+        {
+            self.inner.queue(encode(&msg));
+        }
+    }
+}
+
+/// A request written to the peer whose response has not been taken yet.
+pub struct PendingReply<P: Protocol> {
+    guard: Guard<P>,
+    rx: oneshot::Receiver<Reply>,
+}
+
+impl<P: Protocol> PendingReply<P> {
+    /// The request's id.
+    pub fn id(&self) -> i64 {
+        self.guard.id
+    }
+
+    /// Wait for the response. Bound it with a timeout: on expiry the request is abandoned (and
+    /// cancelled) like any dropped caller's.
+    pub async fn wait(mut self) -> Result<Value, ConnectionError> {
+        match (&mut self.rx).await {
+            Ok(r) => r,
+            Err(_) => Err(ConnectionError::Ended("the connection was dropped".into())),
+        }
+    }
+}
+
+async fn send_task(mut writer: impl AsyncWrite + Unpin, mut rx: mpsc::UnboundedReceiver<Frame>) {
+    let mut failed: Option<ConnectionError> = None;
+    while let Some(frame) = rx.recv().await {
+        let r = match &failed {
+            Some(e) => Err(e.clone()),
+            None => {
+                let written = async {
+                    writer.write_all(&frame.bytes).await?;
+                    writer.flush().await
+                };
+                written.await.map_err(|e| {
+                    let e = ConnectionError::Write(e.to_string());
+                    failed = Some(e.clone());
+                    e
+                })
+            }
+        };
+        if let Some(ack) = frame.ack {
+            let _ = ack.send(r);
+        }
+    }
+}
+
+async fn read_task<P: Protocol, R: AsyncRead + Unpin>(
+    inner: Weak<Inner<P>>,
+    mut frames: FrameReader<R>,
+    handler: Arc<dyn Handler>,
+) {
+    let why = loop {
+        let msg = match frames.read().await {
+            Ok(Some(m)) => m,
+            Ok(None) => break ConnectionError::Ended("end of stream".into()),
+            Err(FrameError::Io(e)) => break ConnectionError::Ended(format!("read failed: {e}")),
+            Err(e) => break ConnectionError::Protocol(e.to_string()),
+        };
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        inner.dispatch(msg, handler.as_ref());
+    };
+    if let Some(inner) = inner.upgrade() {
+        inner.close(&why);
+    }
+    handler.closed(&why);
+}

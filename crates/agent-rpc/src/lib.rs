@@ -1,0 +1,28 @@
+//! The one wire layer of agent-tools: how the families talk to the programs they drive over a
+//! byte stream framed with `Content-Length` headers (language servers, debug adapters).
+//!
+//! It owns:
+//! - [`codec`]: reading and writing frames, with a cap on every frame's size and on header lines;
+//!   a bad header, an oversized frame, a truncated frame or a body that is not JSON is an error,
+//!   never an allocation attempt or a silent `null`;
+//! - [`Connection`]: a send task that owns the writer (only whole frames ever reach the stream,
+//!   whatever happens to the caller), a reader task, the pending requests (removed by a drop
+//!   guard that sends the protocol's cancel message, if it has one), and the end of the stream
+//!   (or a read error) failing every pending request;
+//! - the two dialects over it: [`JsonRpc`] (LSP) and [`Dap`].
+//!
+//! It never spawns a process, knows no tool, and interprets no method beyond telling requests,
+//! responses and notifications apart: answering a peer's requests and acting on its
+//! notifications is the [`Handler`] its family supplies.
+
+pub mod codec;
+mod connection;
+mod dap;
+mod jsonrpc;
+
+pub use codec::{FrameError, FrameReader, Limits, encode};
+pub use connection::{
+    Connection, ConnectionError, Handler, Incoming, PendingReply, Protocol, ReplyError,
+};
+pub use dap::Dap;
+pub use jsonrpc::JsonRpc;
