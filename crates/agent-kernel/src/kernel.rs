@@ -9,6 +9,8 @@
 
 use crate::KernelConfig;
 use crate::error::KernelError;
+use crate::frames::{Event, FrameParser};
+use crate::inflow::{self, Inbox};
 use crate::render::{Collector, Status};
 use agent_proc::{Child, Launcher};
 use agent_tier::{CallContext, Origin, ToolOutput};
@@ -18,7 +20,6 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -139,81 +140,6 @@ pub(crate) fn program_for(
     }
 }
 
-/// What the reader tasks hand to the cell loop.
-#[derive(Debug)]
-enum Event {
-    /// A frame from the driver.
-    Frame(Value),
-    /// Bytes on stdout that are not a frame (a cell that wrote to the real descriptor).
-    Raw(String),
-    /// Bytes on the process's stderr (fatal errors, warnings, anything the driver did not catch).
-    Stderr(String),
-    /// Stdout closed: the kernel is gone.
-    Closed,
-}
-
-/// Splits the kernel's stdout into frames and stray bytes.
-struct FrameParser {
-    marker: Vec<u8>,
-    buf: Vec<u8>,
-}
-
-impl FrameParser {
-    fn new(nonce: &str) -> Self {
-        FrameParser {
-            marker: format!("\x1e{nonce}:").into_bytes(),
-            buf: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, data: &[u8], out: &mut Vec<Event>) {
-        self.buf.extend_from_slice(data);
-        loop {
-            match find(&self.buf, &self.marker) {
-                Some(i) => {
-                    if i > 0 {
-                        out.push(Event::Raw(
-                            String::from_utf8_lossy(&self.buf[..i]).into_owned(),
-                        ));
-                        self.buf.drain(..i);
-                    }
-                    let start = self.marker.len();
-                    let Some(nl) = self.buf[start..].iter().position(|b| *b == b'\n') else {
-                        return;
-                    };
-                    let body = &self.buf[start..start + nl];
-                    match serde_json::from_slice::<Value>(body) {
-                        Ok(v) => out.push(Event::Frame(v)),
-                        Err(_) => out.push(Event::Raw(String::from_utf8_lossy(body).into_owned())),
-                    }
-                    self.buf.drain(..start + nl + 1);
-                }
-                None => {
-                    let keep = (1..self.marker.len().min(self.buf.len() + 1))
-                        .rev()
-                        .find(|k| self.buf.ends_with(&self.marker[..*k]))
-                        .unwrap_or(0);
-                    let flush = self.buf.len() - keep;
-                    if flush > 0 {
-                        out.push(Event::Raw(
-                            String::from_utf8_lossy(&self.buf[..flush]).into_owned(),
-                        ));
-                        self.buf.drain(..flush);
-                    }
-                    return;
-                }
-            }
-        }
-    }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
-    }
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
 fn nonce() -> String {
     let mut h = std::hash::RandomState::new().build_hasher();
     h.write_u128(
@@ -236,7 +162,7 @@ pub(crate) struct Kernel {
     /// The process (its group, its tag, its stderr tail); dropping it ends everything it started.
     child: Child,
     stdin: tokio::process::ChildStdin,
-    events: mpsc::UnboundedReceiver<Event>,
+    events: Inbox,
     next_id: u64,
 }
 
@@ -274,7 +200,7 @@ impl Kernel {
             Lang::Python => program.clone(),
             Lang::Javascript => OsString::from("sh"),
         };
-        let (tx, mut events) = mpsc::unbounded_channel();
+        let (tx, mut events) = inflow::channel(inflow::QUEUE_CAP);
         let err_tx = tx.clone();
         let child = agent_proc::Command::new(&Launcher::prefixed(prefix), &launched)
             .args(&args)
@@ -282,7 +208,10 @@ impl Kernel {
             .stdin_piped()
             .stderr_tail(8192)
             .on_stderr(move |bytes| {
-                let _ = err_tx.send(Event::Stderr(String::from_utf8_lossy(bytes).into_owned()));
+                err_tx.send(
+                    Event::Stderr(String::from_utf8_lossy(bytes).into_owned()),
+                    bytes.len(),
+                );
             })
             .spawn()
             .await
@@ -316,14 +245,16 @@ impl Kernel {
                 match stdout.read(&mut chunk).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        parser.push(&chunk[..n], &mut evs);
-                        for e in evs.drain(..) {
-                            let _ = out_tx.send(e);
+                        // when the queue is full, output frames are not even parsed
+                        let shed = parser.push(&chunk[..n], &mut evs, out_tx.full());
+                        out_tx.shed(shed);
+                        for (e, bytes) in evs.drain(..) {
+                            out_tx.send(e, bytes);
                         }
                     }
                 }
             }
-            let _ = out_tx.send(Event::Closed);
+            out_tx.send(Event::Closed, 0);
         });
         let hello = format!("{}\n", json!({ "nonce": nonce }));
         if let Err(e) = stdin.write_all(hello.as_bytes()).await {
@@ -386,7 +317,7 @@ impl Kernel {
                 );
             }
         };
-        while let Ok(ev) = self.events.try_recv() {
+        while let Some(ev) = self.events.try_recv() {
             match ev {
                 Event::Closed => return false,
                 Event::Raw(s) => {
@@ -420,6 +351,7 @@ impl Kernel {
                 _ => {}
             }
         }
+        out.dropped_between_cells(self.events.take_dropped());
         true
     }
 
@@ -467,7 +399,7 @@ impl Kernel {
         self.next_id += 1;
         let id = self.next_id;
         if !self
-            .send(&json!({"t": "exec", "id": id, "code": code}))
+            .send(&json!({"t": "exec", "id": id, "code": code, "cap": out.cap()}))
             .await
         {
             return self.died(out).await;
@@ -529,6 +461,8 @@ impl Kernel {
                             if !v["error"].is_null() {
                                 out.error(&v["error"]);
                             }
+                            out.displays_dropped(v["displays_dropped"].as_u64().unwrap_or(0));
+                            out.dropped_during_cell(self.events.take_dropped());
                             out.status = status;
                             return Alive::Yes;
                         }
@@ -596,21 +530,6 @@ pub(crate) use agent_proc::describe_exit;
 mod tests {
     use super::*;
 
-    fn parse(chunks: &[&[u8]]) -> Vec<String> {
-        let mut p = FrameParser::new("N");
-        let mut evs = Vec::new();
-        for c in chunks {
-            p.push(c, &mut evs);
-        }
-        evs.into_iter()
-            .map(|e| match e {
-                Event::Frame(v) => format!("frame {v}"),
-                Event::Raw(s) => format!("raw {s:?}"),
-                _ => "other".into(),
-            })
-            .collect()
-    }
-
     #[test]
     fn python_prefers_the_project_venv() {
         use std::os::unix::fs::PermissionsExt;
@@ -642,28 +561,5 @@ mod tests {
             program_for(Lang::Python, dir.path(), &configured, false).ok(),
             Some("/opt/py/bin/python".into())
         );
-    }
-
-    #[test]
-    fn frames_survive_junk_and_split_reads() {
-        let cases: &[(&[&[u8]], &[&str])] = &[
-            (&[b"\x1eN:{\"a\":1}\n"], &["frame {\"a\":1}"]),
-            (
-                &[b"junk\x1eN:{\"a\":1}\n"],
-                &["raw \"junk\"", "frame {\"a\":1}"],
-            ),
-            (
-                &[b"\x1e", b"N:{\"a\"", b":2}\nxx"],
-                &["frame {\"a\":2}", "raw \"xx\""],
-            ),
-            (
-                &[b"\xff\x00\x1eX:{}\n"],
-                &["raw \"\u{fffd}\\0\\u{1e}X:{}\\n\""],
-            ),
-            (&[b"\x1eN:not json\n"], &["raw \"not json\""]),
-        ];
-        for (input, want) in cases {
-            assert_eq!(parse(input), *want, "input {input:?}");
-        }
     }
 }

@@ -24,6 +24,8 @@
 //! Never: links an interpreter into the host, opens a port, or starts a sandbox.
 
 mod error;
+mod frames;
+mod inflow;
 mod kernel;
 mod render;
 

@@ -34,6 +34,31 @@ enum Item {
 }
 
 const MAX_IMAGES: usize = 20;
+/// At most this many `display()` outputs are returned per cell (the drivers stop sending more).
+pub(crate) const MAX_DISPLAYS: usize = 50;
+
+/// `text` cut to about `cap` bytes: the first three quarters and the last quarter, with a note of
+/// how much was cut in between; the second value is how many bytes were cut.
+pub(crate) fn clip(text: &str, cap: usize) -> (String, usize) {
+    if text.len() <= cap {
+        return (text.to_string(), 0);
+    }
+    let room = cap.saturating_sub(80).max(16);
+    let head = floor_char(text, room * 3 / 4);
+    let mut tail = text.len() - room / 4;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let cut = tail - head;
+    (
+        format!(
+            "{}\n[… {cut} bytes cut here …]\n{}",
+            &text[..head],
+            &text[tail..]
+        ),
+        cut,
+    )
+}
 
 /// One cell's output, in order, with stream text capped at `cap` bytes: the first three quarters
 /// and the last quarter are kept, and the result says how much was cut in between.
@@ -51,6 +76,13 @@ pub(crate) struct Collector {
     error: Option<Value>,
     bridge_calls: Vec<String>,
     notes: Vec<String>,
+    /// Bytes of `display()` output kept (text and data), the displays kept, and those left out.
+    display_used: usize,
+    displays_kept: usize,
+    displays_dropped: usize,
+    /// Output dropped because it waited too long: between cells, and while the host was behind.
+    dropped_idle: usize,
+    dropped_live: usize,
     /// How the cell ended.
     pub(crate) status: Status,
     /// Whether this call started a kernel, and whether earlier state was lost.
@@ -85,6 +117,11 @@ impl Collector {
             error: None,
             bridge_calls: Vec::new(),
             notes: Vec::new(),
+            display_used: 0,
+            displays_kept: 0,
+            displays_dropped: 0,
+            dropped_idle: 0,
+            dropped_live: 0,
             status: Status::Ok,
             fresh: false,
             state_lost: false,
@@ -93,6 +130,29 @@ impl Collector {
             budget: Duration::ZERO,
             grace: Duration::ZERO,
         }
+    }
+
+    /// The cap on a cell's stream output and on any one value, in bytes.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Output printed between cells that was dropped (the queue keeps a bounded amount).
+    pub(crate) fn dropped_between_cells(&mut self, bytes: usize) {
+        self.dropped_idle += bytes;
+    }
+
+    /// Output dropped during the cell because the host fell behind the kernel.
+    pub(crate) fn dropped_during_cell(&mut self, bytes: usize) {
+        self.dropped_live += bytes;
+        self.cut += bytes;
+    }
+
+    /// `display()` outputs the driver did not send (over its per-cell count).
+    pub(crate) fn displays_dropped(&mut self, n: u64) {
+        self.displays_dropped = self
+            .displays_dropped
+            .saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
     }
 
     /// A line shown before the output (a fresh kernel, lost state).
@@ -147,6 +207,7 @@ impl Collector {
     /// A MIME bundle: images become attached PNGs, the rest stays as data.
     fn bundle(&mut self, data: &Value) -> (String, Value) {
         let mut kept = Map::new();
+        let mut omitted = Map::new();
         let mut text = data["text/plain"].as_str().unwrap_or("").to_string();
         if let Some(obj) = data.as_object() {
             for (k, v) in obj {
@@ -170,22 +231,44 @@ impl Collector {
                         }
                         None => {}
                     }
+                } else if k == "text/plain" {
+                    let plain = v.as_str().unwrap_or("");
+                    kept.insert(k.clone(), Value::String(clip(plain, self.cap).0));
                 } else {
-                    kept.insert(k.clone(), v.clone());
+                    match v {
+                        Value::String(s) if s.len() > self.cap => {
+                            // a cut HTML table or markdown is no use; the text stands for it
+                            omitted.insert(k.clone(), json!(s.len()));
+                        }
+                        _ => {
+                            kept.insert(k.clone(), v.clone());
+                        }
+                    }
                 }
             }
         }
-        if text.len() > self.cap {
-            let cut = floor_char(&text, self.cap);
-            let dropped = text.len() - cut;
-            text.truncate(cut);
-            text.push_str(&format!("\n[… {dropped} more bytes of this value cut …]"));
+        if !omitted.is_empty() {
+            kept.insert("omitted_bytes".into(), Value::Object(omitted));
         }
-        (text, Value::Object(kept))
+        (clip(&text, self.cap).0, Value::Object(kept))
     }
 
+    /// A `display()` output. At most [`MAX_DISPLAYS`] per cell and about twice the cap in bytes
+    /// (text and data) are kept; the rest are counted and a note says so.
     pub(crate) fn display(&mut self, data: &Value) {
+        let budget = self.cap.saturating_mul(2);
+        if self.displays_dropped > 0 || self.displays_kept >= MAX_DISPLAYS {
+            self.displays_dropped += 1;
+            return;
+        }
         let (text, data) = self.bundle(data);
+        let cost = text.len() + data.to_string().len();
+        if self.displays_kept > 0 && self.display_used + cost > budget {
+            self.displays_dropped += 1;
+            return;
+        }
+        self.display_used += cost;
+        self.displays_kept += 1;
         self.items.push(Item::Display { text, data });
     }
 
@@ -194,8 +277,15 @@ impl Collector {
         self.result = Some(b);
     }
 
+    /// The cell's exception; its traceback is cut to the cap and its message to an eighth of it
+    /// (the drivers cut them first; this holds whatever a driver sends).
     pub(crate) fn error(&mut self, err: &Value) {
-        self.error = Some(err.clone());
+        let field = |k: &str, cap: usize| clip(err[k].as_str().unwrap_or(""), cap).0;
+        self.error = Some(json!({
+            "ename": field("ename", 200),
+            "evalue": field("evalue", self.cap / 8),
+            "traceback": field("traceback", self.cap),
+        }));
     }
 
     pub(crate) fn bridge_call(&mut self, name: &str) {
@@ -205,6 +295,13 @@ impl Collector {
     /// The tool result.
     pub(crate) fn render(mut self) -> ToolOutput {
         self.finish_tail();
+        if self.dropped_idle > 0 {
+            self.notes.push(format!(
+                "{} bytes of output printed between cells were dropped: at most {} bytes wait for the next cell",
+                self.dropped_idle,
+                crate::inflow::QUEUE_CAP
+            ));
+        }
         let mut text = String::new();
         for n in &self.notes {
             text.push_str(&format!("[{n}]\n"));
@@ -253,6 +350,19 @@ impl Collector {
             text.push_str(e["traceback"].as_str().unwrap_or(""));
             text.push('\n');
         }
+        if self.displays_dropped > 0 {
+            text.push_str(&format!(
+                "[{} more display output(s) not shown: at most {MAX_DISPLAYS} and about {} bytes of display() output are returned per cell]\n",
+                self.displays_dropped,
+                self.cap.saturating_mul(2)
+            ));
+        }
+        if self.dropped_live > 0 {
+            text.push_str(&format!(
+                "[{} bytes of output were dropped while the host was behind the kernel]\n",
+                self.dropped_live
+            ));
+        }
         if self.dropped_images > 0 {
             text.push_str(&format!(
                 "[{} more image(s) not returned: at most {MAX_IMAGES} per cell]\n",
@@ -300,6 +410,8 @@ impl Collector {
             "result": self.result.as_ref().map(|(_, d)| d.clone()),
             "error": self.error,
             "output_cut_bytes": self.cut,
+            "displays_dropped": self.displays_dropped,
+            "dropped_between_cells_bytes": self.dropped_idle,
             "bridge_calls": self.bridge_calls,
             "kernel": {
                 "pid": self.pid,

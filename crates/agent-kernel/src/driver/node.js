@@ -108,6 +108,32 @@
   }
   tool.raw = callTool;
 
+  // ---- bounds -------------------------------------------------------------------------------
+  // Nothing unbounded crosses the pipe: the host sends its cap with every cell; values,
+  // tracebacks and exception messages are cut (head and tail, with a note) and display() stops
+  // after MAX_DISPLAYS outputs per cell. The host cuts again whatever arrives.
+  const limits = { cap: 20000 };
+  const MAX_DISPLAYS = 50;
+  const cellDisplays = { sent: 0, dropped: 0 };
+  function clip(s, cap) {
+    if (cap === undefined) cap = limits.cap;
+    s = String(s);
+    if (s.length <= cap) return s;
+    const room = Math.max(cap - 80, 16);
+    const head = Math.floor(room * 3 / 4);
+    const tail = Math.floor(room / 4);
+    return `${s.slice(0, head)}\n[… ${s.length - head - tail} characters cut here …]\n${s.slice(s.length - tail)}`;
+  }
+  function boundedBundle(data) {
+    const out = {};
+    for (const [mime, v] of Object.entries(data)) {
+      if (typeof v !== 'string') out[mime] = v;
+      else if (mime === 'text/plain') out[mime] = clip(v);
+      else if (v.length <= limits.cap) out[mime] = v;
+    }
+    return out;
+  }
+
   // ---- display ------------------------------------------------------------------------------
   function inspect(v) {
     return util.inspect(v, { depth: 6, maxArrayLength: 100, maxStringLength: 10000, breakLength: 100, colors: false });
@@ -119,10 +145,14 @@
         try { if (typeof v[m] === 'function') data[mime] = String(v[m]()); } catch (_) { /* ignore */ }
       }
     }
-    return data;
+    return boundedBundle(data);
   }
   function display(...values) {
-    for (const v of values) send({ t: 'display', data: bundle(v, true) });
+    for (const v of values) {
+      if (cellDisplays.sent >= MAX_DISPLAYS) { cellDisplays.dropped++; continue; }
+      cellDisplays.sent++;
+      send({ t: 'display', data: bundle(v, true) });
+    }
   }
 
   // ---- rewriting top-level declarations --------------------------------------------------------
@@ -407,8 +437,11 @@
 
   const cellSources = new Map();
   function formatError(e) {
-    if (!(e instanceof Error)) return { ename: 'Uncaught', evalue: inspect(e), traceback: 'Uncaught ' + inspect(e) };
-    const lines = String(e.stack || e).split('\n');
+    if (!(e instanceof Error)) return { ename: 'Uncaught', evalue: clip(inspect(e), limits.cap / 8), traceback: clip('Uncaught ' + inspect(e)) };
+    let stack;
+    try { stack = String(e.stack || e); } catch (_) { stack = 'Error'; }
+    // a huge message is cut before the stack is split into lines
+    const lines = clip(stack, limits.cap * 4).split('\n');
     const kept = [];
     let frames = 0;
     let pointed = /^<cell \d+>:\d+/.test(lines[0] || '');
@@ -428,7 +461,11 @@
         kept.push(line);
       }
     }
-    return { ename: e.name || 'Error', evalue: e.message || '', traceback: kept.join('\n').replace(/\n+$/, '') };
+    return {
+      ename: clip(e.name || 'Error', 200),
+      evalue: clip(e.message || '', limits.cap / 8),
+      traceback: clip(kept.join('\n').replace(/\n+$/, '')),
+    };
   }
 
   function withInterrupt(p) {
@@ -484,18 +521,22 @@
     running = true;
     while (queue.length) {
       const msg = queue.shift();
+      if (Number.isInteger(msg.cap) && msg.cap >= 64) limits.cap = msg.cap;
+      cellDisplays.sent = 0;
+      cellDisplays.dropped = 0;
       let r;
       try {
         r = await runCell(msg.id, String(msg.code || ''));
       } catch (e) {
         r = { status: 'error', result: null, error: { ename: 'InternalError', evalue: String(e), traceback: 'internal error in the kernel driver: ' + String(e && e.stack) } };
       }
-      send({ t: 'done', id: msg.id, status: r.status, result: r.result, error: r.error });
+      send({ t: 'done', id: msg.id, status: r.status, result: r.result, error: r.error, displays_dropped: cellDisplays.dropped });
     }
     running = false;
   }
 
   let buf = '';
+  let scanned = 0;
   function onLine(line) {
     if (!line.trim()) return;
     let msg;
@@ -517,13 +558,16 @@
   }
   wireIn.setEncoding('utf8');
   wireIn.on('data', (chunk) => {
+    // each byte is searched once, however a long message is split into reads
     buf += chunk;
     let k;
-    while ((k = buf.indexOf('\n')) >= 0) {
+    while ((k = buf.indexOf('\n', scanned)) >= 0) {
       const line = buf.slice(0, k);
       buf = buf.slice(k + 1);
+      scanned = 0;
       onLine(line);
     }
+    scanned = buf.length;
   });
   wireIn.on('end', () => process.exit(0));
 })();

@@ -426,6 +426,87 @@ def _agent_kernel_main():
         out.images = res.get("images", 0)
         return out
 
+    # ---- bounds -------------------------------------------------------------------------------
+    # Nothing unbounded crosses the pipe: the host sends its cap with every cell; values,
+    # tracebacks and exception messages are cut (head and tail, with a note) and display() stops
+    # after MAX_DISPLAYS outputs per cell. The host cuts again whatever arrives.
+
+    limits = {"cap": 20000}
+    MAX_DISPLAYS = 50
+    MAX_PNG = 8 * 1024 * 1024
+    cell_displays = {"sent": 0, "dropped": 0}
+
+    def clip(s, cap=None):
+        cap = limits["cap"] if cap is None else cap
+        if len(s) <= cap:
+            return s
+        room = max(cap - 80, 16)
+        head, tail = room * 3 // 4, room // 4
+        return "%s\n[… %d characters cut here …]\n%s" % (s[:head], len(s) - head - tail, s[len(s) - tail:])
+
+    def clip_items(obj, cap, depth):
+        # A long builtin container: repr its first and last items only, so that the time and
+        # memory spent do not grow with its length.
+        t = type(obj)
+        n = len(obj)
+        if t is dict:
+            def fmt(k):
+                return bounded_repr(k, cap, depth + 1) + ": " + bounded_repr(obj[k], cap, depth + 1)
+            back = reversed(obj)
+        else:
+            def fmt(x):
+                return bounded_repr(x, cap, depth + 1)
+            back = reversed(obj) if t in (list, tuple) else None
+        head, used = [], 0
+        for x in obj:
+            if used >= cap * 3 // 4 - 100:
+                break
+            r = fmt(x)
+            head.append(r)
+            used += len(r) + 2
+        tail, used = [], 0
+        if back is not None:
+            for x in back:
+                if used >= cap // 4 - 100 or len(head) + len(tail) >= n:
+                    break
+                r = fmt(x)
+                tail.append(r)
+                used += len(r) + 2
+            tail.reverse()
+        left = n - len(head) - len(tail)
+        parts = head + (["… %d more items cut here …" % left] if left else []) + tail
+        o, c = {list: ("[", "]"), tuple: ("(", ")"), dict: ("{", "}"), set: ("{", "}"),
+                frozenset: ("frozenset({", "})")}[t]
+        return o + ", ".join(parts) + c
+
+    def bounded_repr(obj, cap, depth=0):
+        t = type(obj)
+        if t in (str, bytes, bytearray) and len(obj) > cap:
+            room = max(cap - 80, 16)
+            head, tail = room * 3 // 4, room // 4
+            return "%s\n[… %d characters cut here …]\n%s" % (
+                repr(obj[:head]), len(obj) - head - tail, repr(obj[len(obj) - tail:]))
+        if t in (list, tuple, dict, set, frozenset) and len(obj) > 64 and depth < 4:
+            return clip_items(obj, cap, depth)
+        return clip(repr(obj), cap)
+
+    def bounded_bundle(data):
+        cap = limits["cap"]
+        out = {}
+        for mime, v in data.items():
+            if not isinstance(v, str):
+                out[mime] = v
+            elif mime == "text/plain":
+                out[mime] = clip(v, cap)
+            elif mime == "image/png":
+                if len(v) <= MAX_PNG:
+                    out[mime] = v
+                else:
+                    out["text/plain"] = "[image not returned: its PNG is %d bytes of base64, over %d]" % (len(v), MAX_PNG)
+            elif len(v) <= cap:
+                out[mime] = v
+        return out
+
     # ---- rich display -------------------------------------------------------------------------
 
     def b64(data):
@@ -486,22 +567,29 @@ def _agent_kernel_main():
         if "text/plain" not in data:
             if True:
                 try:
-                    text = repr(obj)
-                    if len(text) > 100 and isinstance(obj, (dict, list, tuple, set, frozenset)):
+                    cap = limits["cap"]
+                    text = bounded_repr(obj, cap)
+                    # pretty-printing is pure Python: only for containers whose repr is short
+                    if 100 < len(text) <= cap and isinstance(obj, (dict, list, tuple, set, frozenset)):
                         import pprint  # costly to import; only for long containers
 
                         text = pprint.pformat(obj, width=100, compact=True)
                     data["text/plain"] = text
                 except Exception as e:
-                    data["text/plain"] = "<repr failed: %s: %s>" % (type(e).__name__, e)
-        return data
+                    data["text/plain"] = "<repr failed: %s: %s>" % (type(e).__name__, clip(str(e), 500))
+        return bounded_bundle(data)
 
     def display(*objs, **_kwargs):
         """Show objects as rich output (tables, images, text) in this cell's result."""
         for obj in objs:
-            d = bundle(obj)
+            if cell_displays["sent"] >= MAX_DISPLAYS:
+                cell_displays["dropped"] += 1
+                continue
+            cell_displays["sent"] += 1
             if isinstance(obj, str):
-                d = {"text/plain": obj}
+                d = {"text/plain": clip(obj)}
+            else:
+                d = bundle(obj)
             send({"t": "display", "data": d})
 
     def flush_figures():
@@ -840,6 +928,8 @@ def _agent_kernel_main():
         for fn, code in cell_sources.items():
             linecache.cache[fn] = (len(code), None, [l + "\n" for l in code.split("\n")], fn)
         te = traceback.TracebackException.from_exception(e)
+        if isinstance(getattr(te, "_str", None), str):
+            te._str = clip(te._str, limits["cap"] // 2)  # a huge message is cut before it is formatted
         frames = [f for f in te.stack if f.filename != DRIVER and not f.filename.startswith("<time")]
         keep = []
         omitted = 0
@@ -854,7 +944,13 @@ def _agent_kernel_main():
         lines = list(te.format())
         if omitted:
             lines.insert(1, "  … %d frame(s) inside libraries omitted …\n" % omitted)
-        return "".join(lines).rstrip("\n")
+        return clip("".join(lines).rstrip("\n"))
+
+    def evalue(e):
+        try:
+            return clip(str(e), limits["cap"] // 8)
+        except Exception as x:
+            return "<str() failed: %s>" % type(x).__name__
 
     def run_cell(cid, code):
         filename = "<cell %d>" % cid
@@ -869,7 +965,7 @@ def _agent_kernel_main():
             if src is None:
                 src = transform(code)
         except MagicError as e:
-            return "error", None, {"ename": "UsageError", "evalue": str(e), "traceback": "UsageError: %s" % e}
+            return "error", None, {"ename": "UsageError", "evalue": evalue(e), "traceback": clip("UsageError: %s" % e)}
         flags = PyCF_ALLOW_TOP_LEVEL_AWAIT
         try:
             tree = compile(src, filename, "exec", PyCF_ONLY_AST | flags)
@@ -879,7 +975,7 @@ def _agent_kernel_main():
             body = compile(tree, filename, "exec", flags)
             last_co = compile(last, filename, "eval", flags) if last is not None else None
         except SyntaxError as e:
-            return "error", None, {"ename": "SyntaxError", "evalue": str(e), "traceback": format_error(e)}
+            return "error", None, {"ename": "SyntaxError", "evalue": evalue(e), "traceback": format_error(e)}
         patch_getpass()
         signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
@@ -897,10 +993,10 @@ def _agent_kernel_main():
         except KeyboardInterrupt as e:
             status, err = "interrupted", {"ename": "KeyboardInterrupt", "evalue": "", "traceback": format_error(e)}
         except SystemExit as e:
-            status, err = "error", {"ename": "SystemExit", "evalue": str(e.code),
-                                    "traceback": "SystemExit: %s (sys.exit() ends the cell, not the kernel)" % (e.code,)}
+            status, err = "error", {"ename": "SystemExit", "evalue": clip(str(e.code), limits["cap"] // 8),
+                                    "traceback": clip("SystemExit: %s (sys.exit() ends the cell, not the kernel)" % (e.code,))}
         except BaseException as e:
-            status, err = "error", {"ename": type(e).__name__, "evalue": str(e), "traceback": format_error(e)}
+            status, err = "error", {"ename": type(e).__name__, "evalue": evalue(e), "traceback": format_error(e)}
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         return status, result, err
@@ -915,6 +1011,11 @@ def _agent_kernel_main():
         if msg.get("t") != "exec":
             continue
         cid = msg["id"]
+        cap = msg.get("cap")
+        if isinstance(cap, int) and cap >= 64:
+            limits["cap"] = cap
+        cell_displays["sent"] = 0
+        cell_displays["dropped"] = 0
         status, result, err = "error", None, None
         try:
             status, result, err = run_cell(cid, msg.get("code", ""))
@@ -924,12 +1025,13 @@ def _agent_kernel_main():
             flush_figures()
         except BaseException as e:
             res_bundle = None
-            status, err = "error", {"ename": type(e).__name__, "evalue": str(e), "traceback": "internal error in the kernel driver: %r" % (e,)}
+            status, err = "error", {"ename": type(e).__name__, "evalue": evalue(e), "traceback": clip("internal error in the kernel driver: %r" % (e,))}
         try:
             sync_fds()
         except BaseException:
             pass
-        send({"t": "done", "id": cid, "status": status, "result": res_bundle, "error": err})
+        send({"t": "done", "id": cid, "status": status, "result": res_bundle, "error": err,
+              "displays_dropped": cell_displays["dropped"]})
 
 
 if __name__ == "__main__":
