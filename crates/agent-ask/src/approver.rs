@@ -137,7 +137,7 @@ impl Approver for AskApprover {
                     )),
                 };
             }
-            let grace = self.timeout + Duration::from_secs(5);
+            let grace = self.timeout.saturating_add(Duration::from_secs(5));
             let outcome = tokio::time::timeout(grace, port.ask(card))
                 .await
                 .unwrap_or(AskOutcome::Timeout);

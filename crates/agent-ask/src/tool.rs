@@ -84,7 +84,7 @@ impl AskUser {
             return Ok(skipped_output(true));
         }
         // The port honours the card's timeout; the grace only guards against a port that does not.
-        let grace = self.timeout + Duration::from_secs(5);
+        let grace = self.timeout.saturating_add(Duration::from_secs(5));
         // Other inactivity budgets of the run (a kernel cell's) pause while a person is asked.
         let _asking = cx.registry().asking();
         let outcome = tokio::time::timeout(grace, self.port.ask(card.clone()))

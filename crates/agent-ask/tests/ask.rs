@@ -583,3 +583,33 @@ async fn a_payload_too_large_to_show_is_not_put_to_the_operator() {
     assert!(port.shown().is_empty());
     assert_eq!(port.remaining(), 1);
 }
+
+/// A timeout at the edge of `Duration` (a host asking for "forever") must not overflow when the
+/// grace is added (issue 11, item 13): the question and the approval prompt still work.
+#[tokio::test]
+async fn a_huge_timeout_does_not_overflow() {
+    let port = Arc::new(ScriptedPort::with([AskOutcome::Answer(Answer::options(
+        &["SQLite"],
+    ))]));
+    let registry = registry_with(port, Duration::MAX);
+    let out = ask(&registry, db_question()).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("chosen: SQLite"), "{}", out.text);
+
+    let port = Arc::new(ScriptedPort::with([AskOutcome::Answer(Answer::options(
+        &["approve"],
+    ))]));
+    let approver = AskApprover::new(Some(port), Duration::MAX);
+    let decision = agent_tier::Approver::approve(
+        &approver,
+        agent_tier::ApprovalRequest {
+            tool: "eval".into(),
+            tier: Tier::Exec,
+            arguments: json!({"code": "1+1"}),
+            surface: Surface::Full,
+            origin: agent_tier::Origin::Bridge { via: "eval".into() },
+        },
+    )
+    .await;
+    assert_eq!(decision, ApprovalDecision::Approve);
+}

@@ -665,6 +665,13 @@ impl Supervisor {
         let op = args.op;
         self.reject_live().await?;
         let port = need(op, "port", &args.port, "the port on 127.0.0.1 to attach to")?;
+        if port == 0 {
+            return Err(DapError::Argument {
+                op: op.name(),
+                arg: "port",
+                detail: "port 0 is not a port anything listens on; pass the debuggee's port, from 1 to 65535".into(),
+            });
+        }
         let found = self.detect_all(&self.root);
         let adapter = match args.adapter {
             Some(a) => a,
@@ -1299,6 +1306,18 @@ impl Supervisor {
             });
         };
         let mut o = lock(&s.shared.output);
+        if let Some(c) = args.cursor
+            && usize::try_from(c).map_or(true, |c| c > o.end())
+        {
+            let end = o.end();
+            return Err(DapError::Argument {
+                op: args.op.name(),
+                arg: "cursor",
+                detail: format!(
+                    "cursor {c} is past the end of the output ({end} bytes so far); pass a cursor from 0 to {end}: 0 or a previous result's `next_cursor`"
+                ),
+            });
+        }
         let cursor = args
             .cursor
             .map(|c| usize::try_from(c).unwrap_or(usize::MAX))

@@ -104,6 +104,33 @@ pub struct WaitArgs {
     pub timeout_seconds: Option<f64>,
 }
 
+/// `timeout_seconds` as a duration: a finite number of seconds from 0 to `max`; anything else
+/// (negative, NaN, infinite, `1e308`) is an argument error naming the argument and the valid
+/// range, checked before any conversion that could panic.
+fn wait_timeout(
+    given: Option<f64>,
+    default: Duration,
+    max: Duration,
+) -> Result<Duration, VibeError> {
+    match given {
+        None => Ok(default),
+        Some(s) if s.is_finite() && (0.0..=max.as_secs_f64()).contains(&s) => {
+            Ok(Duration::try_from_secs_f64(s).map_or(max, |d| d.min(max)))
+        }
+        Some(s) => {
+            let shown = if s.is_finite() && s.abs() >= 1e6 {
+                format!("{s:e}")
+            } else {
+                format!("{s}")
+            };
+            Err(VibeError::InvalidArguments(format!(
+                "`timeout_seconds` is {shown}; pass a number of seconds from 0 to {}",
+                max.as_secs()
+            )))
+        }
+    }
+}
+
 /// Arguments of `vibe_kill`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -243,17 +270,7 @@ impl Tool for Wait {
         )
     }
     async fn call(&self, args: WaitArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let timeout = match args.timeout_seconds {
-            None => self.1.default_wait,
-            Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s).min(self.1.max_wait),
-            Some(s) => {
-                return Err(VibeError::InvalidArguments(format!(
-                    "`timeout_seconds` is {s}; pass a number of seconds from 0 to {}",
-                    self.1.max_wait.as_secs()
-                ))
-                .into());
-            }
-        };
+        let timeout = wait_timeout(args.timeout_seconds, self.1.default_wait, self.1.max_wait)?;
         let (v, ended) = self.0.wait(&args.worker_id, timeout).await?;
         let mut text = header(&v);
         if !ended {

@@ -515,3 +515,40 @@ fn doctor_reports_each_tier() {
         );
     }
 }
+
+/// `timeout_seconds` out of range (issue 11, item 13: `1e308` panicked in the conversion) is an
+/// argument error naming the argument and the valid range; the edges of the range are accepted.
+#[tokio::test]
+async fn wait_timeout_out_of_range_is_an_argument_error() {
+    let f = Fixture::new("echo.sh", None, |_| {});
+    let _ = f.spawn("one", "first").await;
+    for bad in [
+        json!(1e308),
+        json!(3601),
+        json!(-0.5),
+        json!(f64::MAX),
+        json!(-1e300),
+    ] {
+        let out = f
+            .call(
+                "vibe_wait",
+                json!({"worker_id": "w1", "timeout_seconds": bad}),
+            )
+            .await;
+        assert!(out.is_error, "{bad}: {}", out.text);
+        assert!(
+            out.text.contains("`timeout_seconds`") && out.text.contains("from 0 to 3600"),
+            "{bad}: {}",
+            out.text
+        );
+    }
+    for good in [json!(0), json!(3600), json!(0.25)] {
+        let out = f
+            .call(
+                "vibe_wait",
+                json!({"worker_id": "w1", "timeout_seconds": good}),
+            )
+            .await;
+        assert!(!out.is_error, "{good}: {}", out.text);
+    }
+}

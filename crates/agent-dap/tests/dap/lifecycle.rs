@@ -319,3 +319,29 @@ pub async fn wait_listening(port: u16) {
     }
     panic!("nothing listens on 127.0.0.1:{port} after 60 s");
 }
+
+/// Numeric arguments out of range are argument errors naming the argument and the valid range
+/// (issue 11, item 13): an output cursor past the end, port 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numeric_arguments_out_of_range_name_the_valid_range() {
+    let mut f = py_fixture(config());
+    let launched = f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    assert!(launched.text.contains("done"), "{}", launched.text);
+    for cursor in [u64::MAX, 1 << 40] {
+        let err = f.err(json!({"op": "output", "cursor": cursor})).await;
+        assert!(
+            err.text.contains("`cursor`") && err.text.contains("past the end"),
+            "{}",
+            err.text
+        );
+    }
+    let out = f.ok(json!({"op": "output", "cursor": 0})).await;
+    assert!(out.text.contains("tick 0"), "{}", out.text);
+    f.ok(json!({"op": "terminate"})).await;
+    let err = f.err(json!({"op": "attach", "port": 0})).await;
+    assert!(
+        err.text.contains("`port`") && err.text.contains("from 1 to 65535"),
+        "{}",
+        err.text
+    );
+}
