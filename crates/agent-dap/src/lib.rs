@@ -7,9 +7,10 @@
 //!   id; without one it registers nothing.
 //! - Which adapter can start is decided at call time, by the intersection of a root marker and a
 //!   binary (`adapters` says what is missing and how to install it); [`doctor`] reports the same.
-//! - The DAP client is this crate's own: `Content-Length` framing, one reader task per adapter,
-//!   responses matched by `request_seq`, events applied in order, reverse requests answered
-//!   (`runInTerminal` declined, `startDebugging` refused), a timeout on every request.
+//! - The DAP client sits on `agent-rpc`'s connection (capped `Content-Length` framing, one reader
+//!   task per adapter, responses matched by `request_seq`, end of stream failing every request):
+//!   events applied in order, reverse requests answered (`runInTerminal` declined,
+//!   `startDebugging` refused), a timeout on every request.
 //! - A session ends on `terminate`, when the debuggee terminates, when the adapter dies, or when
 //!   its hard TTL expires; ending kills the adapter's and the debuggee's process groups.
 //!

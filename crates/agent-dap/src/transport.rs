@@ -1,19 +1,14 @@
-//! The DAP wire: `Content-Length` framing, one reader task per adapter, responses matched by
-//! `request_seq`, events handed to the session in order, reverse requests answered.
+//! The DAP side of the wire: a thin layer over `agent-rpc`'s connection (framing with a size cap,
+//! a send task owning the writer, responses matched by `request_seq`, end of stream failing every
+//! pending request). Here: events handed to the session in order, reverse requests answered, and
+//! a response's parts (success, message, body) read out.
 
 use crate::DapError;
-use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use agent_rpc::{Connection, ConnectionError, Dap, Handler, Limits, PendingReply, ReplyError};
+use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::oneshot;
-
-/// The largest message accepted from an adapter (a guard against a corrupt length header).
-const MAX_MESSAGE: usize = 64 << 20;
-
-type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// A response's interesting parts.
 #[derive(Debug, Clone)]
@@ -33,20 +28,58 @@ pub(crate) trait Sink: Send + Sync + 'static {
 
 /// One connection to a debug adapter.
 pub(crate) struct Client {
-    writer: tokio::sync::Mutex<Writer>,
-    seq: AtomicI64,
-    pending: Mutex<Option<HashMap<i64, oneshot::Sender<Response>>>>,
+    conn: Connection<Dap>,
 }
 
-/// A request sent whose response has not been awaited yet.
+/// A request sent whose response has not been awaited yet (dropping it abandons the request).
 pub(crate) struct Pending {
     command: String,
-    rx: oneshot::Receiver<Response>,
+    reply: PendingReply<Dap>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Poisoning follows only a panic while held; no critical section here can panic.
-    m.lock().unwrap_or_else(|e| e.into_inner())
+/// Adapts a [`Sink`] to the connection's handler.
+struct Events(Arc<dyn Sink>);
+
+impl Handler for Events {
+    fn notification(&self, msg: Value) {
+        let name = msg.get("event").and_then(Value::as_str).unwrap_or("");
+        self.0.event(name, msg.get("body").unwrap_or(&Value::Null));
+    }
+
+    /// Reverse requests: `runInTerminal` is declined (the debuggee must run under the adapter so
+    /// that its output is captured and its process is ours to kill), `startDebugging` is refused
+    /// (one session per conversation), anything else is unsupported.
+    fn request(&self, msg: &Value) -> Result<Value, ReplyError> {
+        let message = match msg.get("command").and_then(Value::as_str).unwrap_or("") {
+            "runInTerminal" => {
+                "runInTerminal is declined by agent-dap: launch with an internal console (the debuggee's output is captured as output events)"
+            }
+            "startDebugging" => {
+                "startDebugging is refused by agent-dap: one debug session per conversation, child sessions are not supported"
+            }
+            _ => "this reverse request is not supported by agent-dap",
+        };
+        Err(ReplyError {
+            code: 0,
+            message: message.to_string(),
+        })
+    }
+
+    fn closed(&self, why: &ConnectionError) {
+        match why {
+            ConnectionError::Ended(why) => self.0.closed(why),
+            other => self.0.closed(&other.to_string()),
+        }
+    }
+}
+
+fn gone(e: ConnectionError) -> DapError {
+    match e {
+        ConnectionError::Write(w) => DapError::Io(std::io::Error::other(w)),
+        _ => DapError::AdapterGone {
+            detail: String::new(),
+        },
+    }
 }
 
 impl Client {
@@ -56,119 +89,26 @@ impl Client {
         writer: impl AsyncWrite + Send + Unpin + 'static,
         sink: Arc<dyn Sink>,
     ) -> Arc<Client> {
-        let client = Arc::new(Client {
-            writer: tokio::sync::Mutex::new(Box::new(writer)),
-            seq: AtomicI64::new(1),
-            pending: Mutex::new(Some(HashMap::new())),
-        });
-        let weak = Arc::downgrade(&client);
-        tokio::spawn(async move {
-            let mut reader = BufReader::new(reader);
-            let why = loop {
-                let msg = match read_message(&mut reader).await {
-                    Ok(Some(m)) => m,
-                    Ok(None) => break "end of stream".to_string(),
-                    Err(e) => break e,
-                };
-                let Some(client) = weak.upgrade() else {
-                    return;
-                };
-                client.dispatch(msg, sink.as_ref()).await;
-            };
-            if let Some(client) = weak.upgrade() {
-                // Dropping the senders wakes every waiter with "adapter gone".
-                lock(&client.pending).take();
-            }
-            sink.closed(&why);
-        });
-        client
-    }
-
-    async fn dispatch(&self, msg: Value, sink: &dyn Sink) {
-        match msg.get("type").and_then(Value::as_str) {
-            Some("response") => {
-                let Some(seq) = msg.get("request_seq").and_then(Value::as_i64) else {
-                    return;
-                };
-                let tx = lock(&self.pending).as_mut().and_then(|p| p.remove(&seq));
-                if let Some(tx) = tx {
-                    let _ = tx.send(Response {
-                        success: msg.get("success").and_then(Value::as_bool).unwrap_or(false),
-                        message: error_message(&msg),
-                        body: msg.get("body").cloned().unwrap_or(Value::Null),
-                    });
-                }
-            }
-            Some("event") => {
-                let name = msg.get("event").and_then(Value::as_str).unwrap_or("");
-                sink.event(name, msg.get("body").unwrap_or(&Value::Null));
-            }
-            Some("request") => self.answer_reverse(&msg).await,
-            _ => {}
-        }
-    }
-
-    /// Reverse requests: `runInTerminal` is declined (the debuggee must run under the adapter so
-    /// that its output is captured and its process is ours to kill), `startDebugging` is refused
-    /// (one session per conversation), anything else is unsupported.
-    async fn answer_reverse(&self, req: &Value) {
-        let command = req.get("command").and_then(Value::as_str).unwrap_or("");
-        let message = match command {
-            "runInTerminal" => {
-                "runInTerminal is declined by agent-dap: launch with an internal console (the debuggee's output is captured as output events)"
-            }
-            "startDebugging" => {
-                "startDebugging is refused by agent-dap: one debug session per conversation, child sessions are not supported"
-            }
-            _ => "this reverse request is not supported by agent-dap",
-        };
-        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        let msg = json!({
-            "seq": seq,
-            "type": "response",
-            "request_seq": req.get("seq").cloned().unwrap_or(Value::Null),
-            "command": command,
-            "success": false,
-            "message": message,
-        });
-        let _ = self.write(&msg).await;
-    }
-
-    async fn write(&self, msg: &Value) -> Result<(), DapError> {
-        let body = serde_json::to_vec(msg).map_err(|e| DapError::Io(e.into()))?;
-        let mut w = self.writer.lock().await;
-        let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        frame.extend_from_slice(&body);
-        w.write_all(&frame).await?;
-        w.flush().await?;
-        Ok(())
+        let conn = Connection::start(
+            reader,
+            writer,
+            Dap::default(),
+            Arc::new(Events(sink)),
+            Limits::default(),
+        );
+        Arc::new(Client { conn })
     }
 
     /// Send a request without waiting for its response.
     pub async fn send(&self, command: &str, arguments: Value) -> Result<Pending, DapError> {
-        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        match lock(&self.pending).as_mut() {
-            Some(p) => {
-                p.insert(seq, tx);
-            }
-            None => {
-                return Err(DapError::AdapterGone {
-                    detail: String::new(),
-                });
-            }
-        }
-        let msg =
-            json!({"seq": seq, "type": "request", "command": command, "arguments": arguments});
-        if let Err(e) = self.write(&msg).await {
-            if let Some(p) = lock(&self.pending).as_mut() {
-                p.remove(&seq);
-            }
-            return Err(e);
-        }
+        let reply = self
+            .conn
+            .start_request(command, arguments)
+            .await
+            .map_err(gone)?;
         Ok(Pending {
             command: command.to_string(),
-            rx,
+            reply,
         })
     }
 
@@ -200,11 +140,13 @@ impl Pending {
 
     /// Wait for the response, successful or not.
     pub async fn wait_raw(self, timeout: Duration) -> Result<Response, DapError> {
-        match tokio::time::timeout(timeout, self.rx).await {
-            Ok(Ok(r)) => Ok(r),
-            Ok(Err(_)) => Err(DapError::AdapterGone {
-                detail: String::new(),
+        match tokio::time::timeout(timeout, self.reply.wait()).await {
+            Ok(Ok(msg)) => Ok(Response {
+                success: msg.get("success").and_then(Value::as_bool).unwrap_or(false),
+                message: error_message(&msg),
+                body: msg.get("body").cloned().unwrap_or(Value::Null),
             }),
+            Ok(Err(e)) => Err(gone(e)),
             Err(_) => Err(DapError::Timeout {
                 command: self.command,
                 secs: timeout.as_secs(),
@@ -243,52 +185,17 @@ fn error_message(msg: &Value) -> String {
     out
 }
 
-/// Read one framed message. `Ok(None)` at a clean end of stream.
-async fn read_message(
-    reader: &mut (impl tokio::io::AsyncBufRead + Unpin),
-) -> Result<Option<Value>, String> {
-    let mut length: Option<usize> = None;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = reader
-            .read_line(&mut line)
-            .await
-            .map_err(|e| format!("read failed: {e}"))?;
-        if n == 0 {
-            return Ok(None);
-        }
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            if length.is_some() {
-                break;
-            }
-            continue;
-        }
-        if let Some((k, v)) = trimmed.split_once(':')
-            && k.trim().eq_ignore_ascii_case("content-length")
-        {
-            length = v.trim().parse().ok();
-        }
-    }
-    let len = length.unwrap_or(0);
-    if len > MAX_MESSAGE {
-        return Err(format!("message of {len} bytes is larger than the limit"));
-    }
-    let mut body = vec![0u8; len];
-    reader
-        .read_exact(&mut body)
-        .await
-        .map_err(|e| format!("read failed: {e}"))?;
-    serde_json::from_slice(&body)
-        .map(Some)
-        .map_err(|e| format!("malformed message: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_rpc::FrameReader;
+    use serde_json::json;
+    use std::sync::Mutex;
     use tokio::io::{AsyncWriteExt, duplex};
+
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap()
+    }
 
     #[derive(Default)]
     struct Log(Mutex<Vec<String>>);
@@ -309,8 +216,8 @@ mod tests {
         f
     }
 
-    async fn read_one(r: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Value {
-        read_message(r).await.unwrap().unwrap()
+    async fn read_one(r: &mut FrameReader<impl AsyncRead + Unpin>) -> Value {
+        r.read().await.unwrap().unwrap()
     }
 
     /// Responses are matched by request_seq even out of order; events keep their order;
@@ -320,7 +227,7 @@ mod tests {
         let (ours, theirs) = duplex(1 << 16);
         let (our_r, our_w) = tokio::io::split(ours);
         let (their_r, mut their_w) = tokio::io::split(theirs);
-        let mut their_r = BufReader::new(their_r);
+        let mut their_r = FrameReader::new(their_r, Limits::default());
         let log = Arc::new(Log::default());
         let client = Client::start(our_r, our_w, log.clone());
 

@@ -1,20 +1,19 @@
-//! Our LSP client: one transport per server process — a reader task that routes responses,
-//! answers the server's own requests and records notifications (progress, status, published
-//! diagnostics); a writer behind a lock; stderr into a bounded [`Tail`].
+//! Our LSP client: one `agent-rpc` connection per server process (capped framing, a send task
+//! owning the writer, abandoned requests cancelled with `$/cancelRequest`); here the server's own
+//! requests are answered and its notifications recorded (progress, status, published
+//! diagnostics); stderr goes into a bounded [`Tail`].
 
 use crate::config::ServerSpec;
 use crate::error::LspError;
 use crate::text::{Encoding, path_to_uri, uri_to_path};
 use agent_proc::{Launcher, Tail};
+use agent_rpc::{Connection, ConnectionError, Handler, JsonRpc, Limits, ReplyError};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 /// LSP `ContentModified`.
 pub const CONTENT_MODIFIED: i64 = -32801;
@@ -77,8 +76,6 @@ pub struct Synced {
     pub seq_before: u64,
 }
 
-type Pending = HashMap<i64, oneshot::Sender<Result<Value, (i64, String)>>>;
-
 /// A running language server for one root.
 pub struct Server {
     pub spec: Arc<ServerSpec>,
@@ -88,9 +85,7 @@ pub struct Server {
     pub stderr: Tail,
     request_timeout: Duration,
     caps: OnceLock<Value>,
-    writer: tokio::sync::Mutex<ChildStdin>,
-    pending: Mutex<Pending>,
-    next_id: AtomicI64,
+    conn: Connection<JsonRpc>,
     shared: Mutex<Shared>,
     tick: watch::Sender<u64>,
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
@@ -109,32 +104,6 @@ pub fn tail_lines(text: &str, n: usize) -> String {
     let start = lines.len().saturating_sub(n);
     let s = lines[start..].join("\n");
     if s.is_empty() { "(empty)".into() } else { s }
-}
-
-async fn read_message(r: &mut BufReader<ChildStdout>) -> std::io::Result<Option<Value>> {
-    let mut len: Option<usize> = None;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if r.read_line(&mut line).await? == 0 {
-            return Ok(None);
-        }
-        let t = line.trim();
-        if t.is_empty() {
-            if len.is_some() {
-                break;
-            }
-            continue;
-        }
-        if let Some((k, v)) = t.split_once(':')
-            && k.trim().eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().ok();
-        }
-    }
-    let mut buf = vec![0u8; len.unwrap_or(0)];
-    r.read_exact(&mut buf).await?;
-    Ok(Some(serde_json::from_slice(&buf).unwrap_or(Value::Null)))
 }
 
 fn lookup_section(settings: &Value, section: Option<&str>) -> Value {
@@ -185,7 +154,7 @@ impl Server {
             return Err(start_err("no stdio pipes".into(), String::new()));
         };
         let (tick, _) = watch::channel(0u64);
-        let server = Arc::new(Server {
+        let server = Arc::new_cyclic(|weak: &Weak<Server>| Server {
             spec: spec.clone(),
             root: root.clone(),
             started: Instant::now(),
@@ -193,9 +162,13 @@ impl Server {
             stderr: stderr.clone(),
             request_timeout,
             caps: OnceLock::new(),
-            writer: tokio::sync::Mutex::new(stdin),
-            pending: Mutex::new(HashMap::new()),
-            next_id: AtomicI64::new(1),
+            conn: Connection::start(
+                stdout,
+                stdin,
+                JsonRpc,
+                Arc::new(Events(weak.clone())),
+                Limits::default(),
+            ),
             shared: Mutex::new(Shared {
                 open_settle: Duration::from_millis(spec.open_settle_ms),
                 ..Default::default()
@@ -204,7 +177,6 @@ impl Server {
             docs: tokio::sync::Mutex::new(HashMap::new()),
             child,
         });
-        tokio::spawn(reader(Arc::downgrade(&server), BufReader::new(stdout)));
 
         let uri = path_to_uri(&root);
         let name = root
@@ -332,16 +304,13 @@ impl Server {
         }
     }
 
-    async fn send(&self, msg: &Value, method: &str) -> Result<(), LspError> {
-        let body = serde_json::to_vec(msg).unwrap_or_default();
-        let mut w = self.writer.lock().await;
-        let header = format!("Content-Length: {}\r\n\r\n", body.len());
-        let r = async {
-            w.write_all(header.as_bytes()).await?;
-            w.write_all(&body).await?;
-            w.flush().await
-        };
-        match tokio::time::timeout(self.request_timeout, r).await {
+    /// Send a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+        if self.exited().is_some() {
+            return Err(self.crashed(method));
+        }
+        // Written whole even if this call times out or is dropped (the send task owns the pipe).
+        match tokio::time::timeout(self.request_timeout, self.conn.notify(method, params)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => Err(self.crashed(method)),
             Err(_) => Err(LspError::Timeout {
@@ -350,18 +319,6 @@ impl Server {
                 secs: self.request_timeout.as_secs(),
             }),
         }
-    }
-
-    /// Send a notification.
-    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
-        if self.exited().is_some() {
-            return Err(self.crashed(method));
-        }
-        self.send(
-            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
-            method,
-        )
-        .await
     }
 
     /// A request with the default timeout.
@@ -380,39 +337,32 @@ impl Server {
         if self.exited().is_some() {
             return Err(self.crashed(method));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
-        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        if let Err(e) = self.send(&msg, method).await {
-            lock(&self.pending).remove(&id);
-            return Err(e);
-        }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(Ok(v))) => Ok(v),
-            Ok(Ok(Err((code, message)))) => Err(LspError::Rpc {
+        // On timeout (or if this call is dropped) the request's drop guard forgets it and sends
+        // `$/cancelRequest`.
+        let call = async {
+            let pending = self.conn.start_request(method, params).await?;
+            pending.wait().await
+        };
+        match tokio::time::timeout(timeout, call).await {
+            Ok(Ok(resp)) => JsonRpc::outcome(&resp).map_err(|e| LspError::Rpc {
                 server: self.spec.id.clone(),
                 method: method.to_string(),
-                code,
-                message,
+                code: e.code,
+                message: e.message,
             }),
             Ok(Err(_)) => {
-                // The reader dropped the sender: the server exited. Give it a moment to record
-                // the exit status.
+                // The connection ended (the server exited or broke the protocol). Give it a
+                // moment to record the exit status.
                 let _ = self
                     .wait_until(|sh| sh.exited.is_some(), Duration::from_secs(2))
                     .await;
                 Err(self.crashed(method))
             }
-            Err(_) => {
-                lock(&self.pending).remove(&id);
-                let _ = self.notify("$/cancelRequest", json!({"id": id})).await;
-                Err(LspError::Timeout {
-                    server: self.spec.id.clone(),
-                    method: method.to_string(),
-                    secs: timeout.as_secs(),
-                })
-            }
+            Err(_) => Err(LspError::Timeout {
+                server: self.spec.id.clone(),
+                method: method.to_string(),
+                secs: timeout.as_secs(),
+            }),
         }
     }
 
@@ -818,66 +768,59 @@ impl Server {
         self.tick.send_modify(|t| *t += 1);
     }
 
-    async fn on_exit(&self) {
+    async fn on_exit(&self, why: &ConnectionError) {
+        let broke = match why {
+            ConnectionError::Protocol(e) => {
+                // The stream is no longer framed: nothing it says can be trusted.
+                self.kill();
+                Some(e.clone())
+            }
+            _ => None,
+        };
         let status = match self.child.wait(Duration::from_secs(2)).await {
             Some(s) => agent_proc::describe_exit(s),
             None => "closed its output".to_string(),
         };
+        let status = match broke {
+            Some(e) => format!("stopped after a protocol error: {e}"),
+            None => status,
+        };
         // The last stderr bytes say why; they arrive on their own pipe.
         self.child.stderr_closed(Duration::from_secs(1)).await;
         lock(&self.shared).exited = Some(status);
-        lock(&self.pending).clear();
         self.tick.send_modify(|t| *t += 1);
     }
 }
 
-async fn reader(server: Weak<Server>, mut stdout: BufReader<ChildStdout>) {
-    loop {
-        let msg = match read_message(&mut stdout).await {
-            Ok(Some(m)) => m,
-            Ok(None) | Err(_) => break,
-        };
-        let Some(srv) = server.upgrade() else { return };
-        let method = msg.get("method").and_then(Value::as_str);
-        let id = msg.get("id").filter(|v| !v.is_null()).cloned();
-        let params = msg.get("params").cloned().unwrap_or(Value::Null);
-        match (method, id) {
-            (Some(m), Some(id)) => {
-                let reply = match srv.on_request(m, &params) {
-                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err((code, message)) => json!({"jsonrpc": "2.0", "id": id,
-                        "error": {"code": code, "message": message}}),
-                };
-                // Answer from a task: the writer may be busy with a large didOpen while the
-                // server waits for us to read.
-                let s = srv.clone();
-                let m = m.to_string();
-                tokio::spawn(async move {
-                    let _ = s.send(&reply, &m).await;
-                });
-            }
-            (Some(m), None) => srv.on_notification(m, &params),
-            (None, Some(id)) => {
-                let Some(id) = id.as_i64() else { continue };
-                let tx = lock(&srv.pending).remove(&id);
-                if let Some(tx) = tx {
-                    let r = match msg.get("error") {
-                        Some(e) if !e.is_null() => Err((
-                            e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                            e.get("message")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_string(),
-                        )),
-                        _ => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                    };
-                    let _ = tx.send(r);
-                }
-            }
-            (None, None) => {}
+/// What the connection hands over besides responses: the server's requests and notifications,
+/// handled in arrival order on the reader task.
+struct Events(Weak<Server>);
+
+impl Handler for Events {
+    fn notification(&self, msg: Value) {
+        if let (Some(srv), Some(method)) = (self.0.upgrade(), msg.get("method")) {
+            let params = msg.get("params").unwrap_or(&Value::Null);
+            srv.on_notification(method.as_str().unwrap_or(""), params);
         }
     }
-    if let Some(srv) = server.upgrade() {
-        srv.on_exit().await;
+
+    fn request(&self, msg: &Value) -> Result<Value, ReplyError> {
+        let Some(srv) = self.0.upgrade() else {
+            return Err(ReplyError {
+                code: -32603,
+                message: "the client is shutting down".into(),
+            });
+        };
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let params = msg.get("params").unwrap_or(&Value::Null);
+        srv.on_request(method, params)
+            .map_err(|(code, message)| ReplyError { code, message })
+    }
+
+    fn closed(&self, why: &ConnectionError) {
+        if let Some(srv) = self.0.upgrade() {
+            let why = why.clone();
+            tokio::spawn(async move { srv.on_exit(&why).await });
+        }
     }
 }

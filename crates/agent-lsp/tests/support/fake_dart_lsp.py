@@ -6,7 +6,9 @@ with UTF-16 columns (the LSP default, so the client's conversion is exercised), 
 `Location` for definition, `documentChanges` for rename, asks the client for configuration and a
 progress token, and misbehaves on request:
   - any request on the word `crash`: writes to stderr and exits with code 3 (dies mid-request);
-  - hover on the word `hang`: touches `<root>/.hanging` and never answers.
+  - hover on the word `hang`: touches `<root>/.hanging` and never answers;
+  - hover on the word `huge`: announces a frame of 1 TiB (`Content-Length: 1099511627776`) and
+    stays alive; on the word `garbage`: answers with a body that is not JSON.
 """
 import json
 import os
@@ -128,6 +130,13 @@ def handle(msg):
         check_crash(word)
         if method == "textDocument/hover" and word == "hang":
             open(os.path.join(root, ".hanging"), "w").close()
+            return
+        if method == "textDocument/hover" and word in ("huge", "garbage"):
+            frame = (b"Content-Length: 1099511627776\r\n\r\n" if word == "huge"
+                     else b"Content-Length: 8\r\n\r\nnot json")
+            sys.stdout.buffer.write(frame)
+            sys.stdout.buffer.flush()
+            time.sleep(600)
             return
         occ = occurrences(uri, word) if word else []
         if method == "textDocument/definition":
