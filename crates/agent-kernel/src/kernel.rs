@@ -140,6 +140,14 @@ pub(crate) fn program_for(
     }
 }
 
+/// `now + d`, saturating about thirty years out: a configured "forever" budget or grace must not
+/// overflow the clock (a panic inside the tool).
+fn after(d: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(d)
+        .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 86_400))
+}
+
 fn nonce() -> String {
     let mut h = std::hash::RandomState::new().build_hasher();
     h.write_u128(
@@ -264,7 +272,7 @@ impl Kernel {
             ));
         }
         let _ = stdin.flush().await;
-        let deadline = Instant::now() + config.startup_timeout;
+        let deadline = after(config.startup_timeout);
         loop {
             let ev = tokio::time::timeout_at(deadline, events.recv()).await;
             match ev {
@@ -405,7 +413,7 @@ impl Kernel {
             return self.died(out).await;
         }
         let mut bridges: JoinSet<(u64, ToolOutput)> = JoinSet::new();
-        let mut deadline = Instant::now() + config.inactivity_budget;
+        let mut deadline = after(config.inactivity_budget);
         let mut kill_at: Option<Instant> = None;
         // A question to a person pending anywhere in the run pauses the budget too.
         let mut asking = cx.registry().asking_watch();
@@ -418,21 +426,21 @@ impl Kernel {
                     None | Some(Event::Closed) => return self.died(out).await,
                     Some(Event::Raw(s)) => {
                         out.stream("stdout", &s);
-                        deadline = Instant::now() + config.inactivity_budget;
+                        deadline = after(config.inactivity_budget);
                     }
                     Some(Event::Stderr(s)) => {
                         out.stream("stderr", &s);
-                        deadline = Instant::now() + config.inactivity_budget;
+                        deadline = after(config.inactivity_budget);
                     }
                     Some(Event::Frame(v)) => match v["t"].as_str().unwrap_or("") {
                         "stream" => {
                             let name = if v["name"] == "stderr" { "stderr" } else { "stdout" };
                             out.stream(name, v["text"].as_str().unwrap_or(""));
-                            deadline = Instant::now() + config.inactivity_budget;
+                            deadline = after(config.inactivity_budget);
                         }
                         "display" => {
                             out.display(&v["data"]);
-                            deadline = Instant::now() + config.inactivity_budget;
+                            deadline = after(config.inactivity_budget);
                         }
                         "bridge" => {
                             let bid = v["id"].as_u64().unwrap_or(0);
@@ -484,16 +492,16 @@ impl Kernel {
                         }
                     }
                     if bridges.is_empty() {
-                        deadline = Instant::now() + config.inactivity_budget;
+                        deadline = after(config.inactivity_budget);
                     }
                 }
                 Ok(()) = asking.changed() => {
                     // The budget starts afresh once the last question is answered.
-                    deadline = Instant::now() + config.inactivity_budget;
+                    deadline = after(config.inactivity_budget);
                 }
                 _ = tokio::time::sleep_until(deadline), if budget_armed => {
                     self.child.signal_group(libc::SIGINT);
-                    kill_at = Some(Instant::now() + config.interrupt_grace);
+                    kill_at = Some(after(config.interrupt_grace));
                 }
                 _ = tokio::time::sleep_until(kill_at.unwrap_or(far)), if kill_at.is_some() => {
                     self.child.kill();

@@ -193,3 +193,17 @@ async fn javascript_raw_output_between_cells_is_dropped_beyond_a_cap() {
     bounded(&out);
     contains(&out, &["dropped", "between cells", "'kept'"]);
 }
+
+/// A host that configures "forever" (`Duration::MAX`) for the budget, the grace and the start-up
+/// timeout gets working cells, not a panic from an overflowing deadline (issue 11, item 13).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forever_budgets_do_not_overflow() {
+    let kit = Kit::new(KernelConfig {
+        inactivity_budget: Duration::MAX,
+        interrupt_grace: Duration::MAX,
+        startup_timeout: Duration::MAX,
+        ..Default::default()
+    });
+    ok(&kit.py("1 + 1").await, "2");
+    ok(&kit.py("print('again')").await, "again");
+}
