@@ -9,6 +9,7 @@
 
 mod cli;
 mod host;
+mod lifecycle;
 mod mcp;
 mod repl;
 
@@ -16,6 +17,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(code) = lifecycle::as_reaper(&args) {
+        return code;
+    }
     let cmd = match cli::parse(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -34,8 +38,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let code = rt.block_on(cli::run(cmd));
-    // Children are killed on drop; do not wait for blocking reader threads.
+    if !matches!(cmd, cli::Command::Help) {
+        lifecycle::start_reaper();
+    }
+    let code = rt.block_on(lifecycle::run(cli::run(cmd)));
+    // Every child of the run has ended; do not wait for blocking reader threads.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));
     code
 }

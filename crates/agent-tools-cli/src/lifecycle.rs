@@ -1,0 +1,69 @@
+//! The host's life and end: the reaper it starts, the signals that end it, and ending every
+//! process of the run before it exits.
+//!
+//! On SIGTERM, SIGINT or SIGHUP the command in progress is abandoned, every child of the run is
+//! sent SIGTERM (debug adapters, language servers, kernels, workers), given a grace to exit,
+//! SIGKILLed, and whatever escaped from them (a new session, a double fork) is swept by the
+//! run's tag; then the host exits with 128 + the signal. A normal end does the same sweep. A
+//! SIGKILLed host runs none of this: its direct children die of their parent-death signal and
+//! the reaper sweeps the rest.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The hidden subcommand the host re-executes itself with to become the run's reaper.
+pub const REAPER_ARG: &str = "__agent-tools-reaper";
+
+/// How long children get between SIGTERM and SIGKILL when the host ends.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// When this process was started as the reaper (`agent-tools __agent-tools-reaper RUN`), run it.
+pub fn as_reaper(args: &[String]) -> Option<ExitCode> {
+    (args.first().map(String::as_str) == Some(REAPER_ARG)).then(|| {
+        ExitCode::from(agent_proc::reaper::main(
+            args.get(1).map(String::as_str).unwrap_or(""),
+        ))
+    })
+}
+
+/// Start the run's reaper (this binary, re-executed). Without it a SIGKILLed host would leave
+/// behind what its children started in new sessions.
+pub fn start_reaper() {
+    let started =
+        std::env::current_exe().and_then(|exe| agent_proc::reaper::start(&exe, &[REAPER_ARG]));
+    if let Err(e) = started {
+        eprintln!(
+            "agent-tools: cannot start the reaper ({e}); processes that leave their group may outlive a killed host"
+        );
+    }
+}
+
+/// The first of SIGTERM, SIGINT, SIGHUP to arrive (never, if they cannot be watched).
+async fn ending_signal() -> i32 {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    async fn next(kind: SignalKind) -> i32 {
+        let mut s: Option<Signal> = signal(kind).ok();
+        match s.as_mut() {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+        kind.as_raw_value()
+    }
+    tokio::select! {
+        sig = next(SignalKind::terminate()) => sig,
+        sig = next(SignalKind::interrupt()) => sig,
+        sig = next(SignalKind::hangup()) => sig,
+    }
+}
+
+/// Run the command until it ends or an ending signal arrives; then end every process of the run.
+pub async fn run(command: impl Future<Output = ExitCode>) -> ExitCode {
+    let code = tokio::select! {
+        code = command => code,
+        sig = ending_signal() => ExitCode::from(u8::try_from(128 + sig).unwrap_or(1)),
+    };
+    agent_proc::shutdown(GRACE).await;
+    code
+}
