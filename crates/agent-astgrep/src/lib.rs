@@ -673,8 +673,7 @@ fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepErro
             Ok(()) => {
                 let files = staged.files.clone();
                 let replacements = staged.replacements;
-                edits.slots.insert(n, Slot::Accepted);
-                Ok(ToolOutput::text(format!(
+                let out = ToolOutput::text(format!(
                     "accepted {given}: wrote {} in {}: {}",
                     plural(replacements, "replacement", "replacements"),
                     plural(files.len(), "file", "files"),
@@ -683,7 +682,9 @@ fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepErro
                 .with_structured(
                     json!({"edit_id": given, "action": "accept", "changed_files": files}),
                 )
-                .with_file_changes(&shared.root, &staged.changes))
+                .with_file_changes(&shared.root, &staged.changes);
+                edits.slots.insert(n, Slot::Accepted);
+                Ok(out)
             }
             Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
                 id: given,
