@@ -502,6 +502,11 @@ impl Server {
         self.docs.lock().await.contains_key(path)
     }
 
+    /// The documents the server has open.
+    pub async fn open_paths(&self) -> Vec<PathBuf> {
+        self.docs.lock().await.keys().cloned().collect()
+    }
+
     /// Diagnostics for the content synced as `synced`: pulled when the server supports it (also
     /// when it registers pull support while we wait), else the first publish for that version,
     /// then (bounded) until the server is quiet again.

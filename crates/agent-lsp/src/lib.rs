@@ -14,7 +14,8 @@
 //!
 //! - [`config`]: the server table as data — built-in defaults, the user file
 //!   (`$XDG_CONFIG_HOME/agent-tools/lsp.json`, else `~/.config/agent-tools/lsp.json`), the project
-//!   file (`<root>/.agent-tools/lsp.json`), then [`LspConfig::overrides`].
+//!   file (`<root>/.agent-tools/lsp.json`, whose server entries count only for a project the
+//!   user's file trusts), then [`LspConfig::overrides`].
 //! - `client`: our LSP client — one transport per server process (reader task, locked writer,
 //!   stderr tail), requests with timeouts, answers to the server's own requests, readiness
 //!   (work-done progress, rust-analyzer's `experimental/serverStatus`, a settle period), document
@@ -23,12 +24,16 @@
 //!   else the publish for the synced version; publishes made for that content while the server
 //!   settles (a checker run on save) are merged in.
 //! - `supervisor`: which server serves a file (language preference, root marker, binary
-//!   resolution: `node_modules/.bin`, `.venv/bin`, `venv/bin`, then `$PATH`; a rustup proxy is
-//!   resolved with `rustup which`), start, crash detection and restart with backoff.
+//!   resolution: for a trusted project `node_modules/.bin`, `.venv/bin`, `venv/bin`, then
+//!   `$PATH`; otherwise `$PATH` outside the root only; a rustup proxy is resolved with
+//!   `rustup which`), start, crash detection and restart with backoff.
 //! - `tools`: the `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper with its
 //!   per-run ledger keyed by (severity, code, message).
+//! - `rename`: `lsp_rename`'s plan — open documents re-synced from disk first, edits applied to
+//!   the bytes the server was given (kept exactly outside the edited ranges), all or nothing.
 //! - `checker`: `diagnostics` with `"*"` — `cargo check`, `pyright --outputjson`, `tsc --noEmit`,
-//!   `go vet ./...` per detected root.
+//!   `go vet ./...` per detected root; an exec-tier call (it runs project code), launched
+//!   through the sandbox prefix.
 //!
 //! ## Which Python server
 //!
@@ -42,6 +47,7 @@ pub mod config;
 mod discover;
 mod error;
 mod on_write;
+mod rename;
 mod render;
 mod supervisor;
 mod text;

@@ -61,21 +61,6 @@ pub fn lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Byte offset in `text` of an LSP position (0-based line, `enc` column), clamped.
-pub fn offset_of(text: &str, line: u32, character: u32, enc: Encoding) -> usize {
-    let mut start = 0usize;
-    for _ in 0..line {
-        match text[start..].find('\n') {
-            Some(i) => start += i + 1,
-            None => return text.len(),
-        }
-    }
-    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    let line_text = &text[start..end];
-    let line_text = line_text.strip_suffix('\r').unwrap_or(line_text);
-    start + byte_of_units(line_text, character, enc)
-}
-
 /// The 1-based character column of an LSP position for display.
 pub fn display_col(line: &str, character: u32, enc: Encoding) -> usize {
     let b = byte_of_units(line, character, enc);
@@ -155,13 +140,5 @@ mod tests {
         assert_eq!(u, "file:///tmp/a%20b/%C3%A9.py");
         assert_eq!(uri_to_path(&u).unwrap(), p);
         assert_eq!(uri_to_path("file:///x%2").unwrap(), Path::new("/x%2"));
-    }
-
-    #[test]
-    fn offsets() {
-        let t = "ab\r\ncdé\nx";
-        assert_eq!(offset_of(t, 1, 2, Encoding::Utf16), 6);
-        assert_eq!(offset_of(t, 1, 99, Encoding::Utf16), 8);
-        assert_eq!(offset_of(t, 5, 0, Encoding::Utf16), t.len());
     }
 }

@@ -4,15 +4,16 @@ use crate::address;
 use crate::checker;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
+use crate::rename;
 use crate::render::{Diag, Loc, Renderer, Sym, escapes, hover_text, locations, symbols};
 use crate::supervisor::{Supervisor, project_binary, resolve_command};
-use crate::text::{Encoding, lines, offset_of, path_to_uri, units_of_byte, uri_to_path};
+use crate::text::{lines, path_to_uri, units_of_byte};
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::workspace::{FileChange, apply_all, confine, confine_existing};
+use agent_tier::workspace::{apply_all, confine, confine_existing};
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashSet;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -1056,175 +1057,18 @@ fn render_syms(
 // ---------------------------------------------------------------------------------------------
 // rename
 
-/// Files an edit changes, computed in memory before anything is written.
-struct Plan {
-    changes: Vec<FileChange>,
-    /// (display path, number of text edits) in order of first touch.
-    per_file: Vec<(String, usize)>,
-    renames: Vec<(String, String)>,
-    /// (path, new text or None when deleted) after the change.
-    after: Vec<(PathBuf, Option<String>)>,
-}
-
-fn plan_edit(ws: &Path, edit: &Value, enc: Encoding) -> Result<Plan, LspError> {
-    let mut orig: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
-    let mut cur: HashMap<PathBuf, Option<String>> = HashMap::new();
-    let mut order: Vec<PathBuf> = Vec::new();
-    let mut counts: BTreeMap<PathBuf, usize> = BTreeMap::new();
-    let mut renames = Vec::new();
-    let to_path = |uri: &str| -> Result<PathBuf, LspError> {
-        let p = uri_to_path(uri).ok_or_else(|| {
-            arg_err(format!(
-                "the server's edit names `{uri}`, which is not a file; nothing was written"
-            ))
-        })?;
-        confine(ws, "a file the rename edits", &p.display().to_string()).map_err(LspError::from)
-    };
-    let mut touch = |p: &PathBuf,
-                     orig: &mut HashMap<PathBuf, Option<Vec<u8>>>,
-                     cur: &mut HashMap<PathBuf, Option<String>>| {
-        if !orig.contains_key(p) {
-            let bytes = std::fs::read(p).ok();
-            cur.insert(
-                p.clone(),
-                bytes
-                    .as_ref()
-                    .map(|b| String::from_utf8_lossy(b).into_owned()),
-            );
-            orig.insert(p.clone(), bytes);
-            order.push(p.clone());
-        }
-    };
-    let text_edits = |p: &PathBuf,
-                      edits: &[Value],
-                      cur: &mut HashMap<PathBuf, Option<String>>,
-                      counts: &mut BTreeMap<PathBuf, usize>|
-     -> Result<(), LspError> {
-        let Some(Some(text)) = cur.get(p).cloned() else {
-            return Err(arg_err(format!(
-                "the server's edit changes `{}`, which does not exist; nothing was written",
-                p.display()
-            )));
-        };
-        let mut spans: Vec<(usize, usize, usize, String)> = Vec::new();
-        for (i, e) in edits.iter().enumerate() {
-            let (sl, sc) = crate::render::pos(e.pointer("/range/start"));
-            let (el, ec) = crate::render::pos(e.pointer("/range/end"));
-            let s = offset_of(&text, sl, sc, enc);
-            let en = offset_of(&text, el, ec, enc).max(s);
-            let new = e
-                .get("newText")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            spans.push((s, en, i, new));
-        }
-        // Apply from the end so earlier offsets stay valid; equal starts keep their order.
-        spans.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.cmp(&a.2)));
-        let mut t = text;
-        for (s, e, _, new) in spans {
-            if e <= t.len() && t.is_char_boundary(s) && t.is_char_boundary(e) {
-                t.replace_range(s..e, &new);
-            }
-        }
-        cur.insert(p.clone(), Some(t));
-        *counts.entry(p.clone()).or_default() += edits.len();
-        Ok(())
-    };
-    if let Some(ops) = edit.get("documentChanges").and_then(Value::as_array) {
-        for op in ops {
-            match op.get("kind").and_then(Value::as_str) {
-                Some("create") => {
-                    let p = to_path(op.get("uri").and_then(Value::as_str).unwrap_or(""))?;
-                    touch(&p, &mut orig, &mut cur);
-                    let exists = matches!(cur.get(&p), Some(Some(_)));
-                    let overwrite = op
-                        .pointer("/options/overwrite")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    if !exists || overwrite {
-                        cur.insert(p.clone(), Some(String::new()));
-                    }
-                }
-                Some("rename") => {
-                    let old = to_path(op.get("oldUri").and_then(Value::as_str).unwrap_or(""))?;
-                    let new = to_path(op.get("newUri").and_then(Value::as_str).unwrap_or(""))?;
-                    touch(&old, &mut orig, &mut cur);
-                    touch(&new, &mut orig, &mut cur);
-                    let overwrite = op
-                        .pointer("/options/overwrite")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    if matches!(cur.get(&new), Some(Some(_))) && !overwrite {
-                        return Err(arg_err(format!(
-                            "the server's edit renames a file onto existing `{}`; nothing was written",
-                            agent_tier::workspace::display_path(ws, &new)
-                        )));
-                    }
-                    let content = cur.get(&old).cloned().flatten();
-                    cur.insert(new.clone(), content);
-                    cur.insert(old.clone(), None);
-                    renames.push((
-                        agent_tier::workspace::display_path(ws, &old),
-                        agent_tier::workspace::display_path(ws, &new),
-                    ));
-                }
-                Some("delete") => {
-                    let p = to_path(op.get("uri").and_then(Value::as_str).unwrap_or(""))?;
-                    touch(&p, &mut orig, &mut cur);
-                    cur.insert(p, None);
-                }
-                _ => {
-                    let p = to_path(
-                        op.pointer("/textDocument/uri")
-                            .and_then(Value::as_str)
-                            .unwrap_or(""),
-                    )?;
-                    touch(&p, &mut orig, &mut cur);
-                    let edits = op
-                        .get("edits")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default();
-                    text_edits(&p, &edits, &mut cur, &mut counts)?;
-                }
-            }
-        }
-    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            let p = to_path(uri)?;
-            touch(&p, &mut orig, &mut cur);
-            let edits = edits.as_array().cloned().unwrap_or_default();
-            text_edits(&p, &edits, &mut cur, &mut counts)?;
-        }
-    }
-    let mut changes = Vec::new();
-    let mut after = Vec::new();
-    for p in &order {
-        let before = orig.get(p).cloned().flatten();
-        let now = cur.get(p).cloned().flatten();
-        if before.as_deref() != now.as_ref().map(|s| s.as_bytes()) {
-            changes.push(FileChange {
-                path: p.clone(),
-                expected: before,
-                new: now.clone().map(String::into_bytes),
-            });
-            after.push((p.clone(), now));
-        }
-    }
-    let per_file = counts
-        .into_iter()
-        .map(|(p, n)| (agent_tier::workspace::display_path(ws, &p), n))
-        .collect();
-    Ok(Plan {
-        changes,
-        per_file,
-        renames,
-        after,
-    })
-}
-
 impl State {
+    /// `textDocument/rename`, asked again once if the content was modified meanwhile.
+    async fn rename_request(&self, srv: &Server, params: &Value) -> Result<Value, LspError> {
+        match srv.request("textDocument/rename", params.clone()).await {
+            Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
+                srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                srv.request("textDocument/rename", params.clone()).await
+            }
+            other => other,
+        }
+    }
+
     pub async fn rename(&self, a: RenameArgs) -> Result<ToolOutput, LspError> {
         if a.new_name.trim().is_empty() {
             return Err(arg_err("`new_name` is empty; give the new identifier"));
@@ -1238,6 +1082,9 @@ impl State {
             true,
         )?;
         let (srv, _ready) = self.open(&t).await?;
+        // The server plans from what it holds: every document it has open is brought up to the
+        // disk first (a kernel cell, an editor or `git checkout` may have changed it).
+        let mut synced = rename::resync(&srv, self.ws()).await?;
         let enc = srv.encoding();
         let position =
             json!({"line": t.line0, "character": units_of_byte(&t.line_text, t.byte, enc)});
@@ -1263,30 +1110,49 @@ impl State {
                 )));
             }
         }
-        let edit = srv
-            .request(
-                "textDocument/rename",
-                json!({"textDocument": td, "position": position, "newName": a.new_name}),
-            )
-            .await;
-        let edit = match edit {
-            Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
-                srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                srv.request(
-                    "textDocument/rename",
-                    json!({"textDocument": td, "position": position, "newName": a.new_name}),
-                )
-                .await?
+        let params = json!({"textDocument": td, "position": position, "newName": a.new_name});
+        let mut edit = self.rename_request(&srv, &params).await?;
+        // A file the edit changes that the server read from disk by itself may be stale: open
+        // it with its disk content and ask again, until the edit names only synced files.
+        let mut absent = Vec::new();
+        for round in 0..=3 {
+            let missing: Vec<PathBuf> = rename::unsynced(self.ws(), &edit, &synced)?
+                .into_iter()
+                .filter(|p| !absent.contains(p))
+                .collect();
+            if missing.is_empty() {
+                break;
             }
-            other => other?,
-        };
+            if round == 3 {
+                return Err(arg_err(format!(
+                    "{} kept naming files it had not been synced with ({}); nothing was written — try again",
+                    srv.spec.id,
+                    missing
+                        .iter()
+                        .map(|p| agent_tier::workspace::display_path(self.ws(), p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            for p in missing {
+                match rename::read_bytes(self.ws(), &p)? {
+                    Some(bytes) => {
+                        srv.sync(&p, &String::from_utf8_lossy(&bytes), false)
+                            .await?;
+                        synced.insert(p, bytes);
+                    }
+                    None => absent.push(p),
+                }
+            }
+            edit = self.rename_request(&srv, &params).await?;
+        }
         if is_empty(&edit) {
             return Err(arg_err(format!(
                 "{} returned no edit for renaming `{}` at {at}; nothing was written",
                 srv.spec.id, t.symbol
             )));
         }
-        let plan = plan_edit(self.ws(), &edit, enc)?;
+        let plan = rename::plan_edit(self.ws(), &edit, enc, &synced)?;
         apply_all(self.ws(), &plan.changes)?;
         // Tell every running server what changed on disk.
         for s in self.sup.running() {
@@ -1405,59 +1271,6 @@ lists every file and its number of edits."
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn uri(p: &Path) -> String {
-        path_to_uri(p)
-    }
-
-    #[test]
-    fn plan_applies_changes_document_changes_and_file_ops() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().canonicalize().unwrap();
-        let a = ws.join("a.py");
-        let b = ws.join("b.py");
-        std::fs::write(&a, "é = 1\nprint(é, é)\n").unwrap();
-        std::fs::write(&b, "x = 1\n").unwrap();
-        // `changes`, UTF-16 columns after a non-ASCII char; two edits on one line.
-        let edit = json!({"changes": {uri(&a): [
-            {"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 7}}, "newText": "ü"},
-            {"range": {"start": {"line": 1, "character": 9}, "end": {"line": 1, "character": 10}}, "newText": "ü"},
-        ]}});
-        let plan = plan_edit(&ws, &edit, Encoding::Utf16).unwrap();
-        assert_eq!(plan.per_file, vec![("a.py".to_string(), 2)]);
-        apply_all(&ws, &plan.changes).unwrap();
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "é = 1\nprint(ü, ü)\n");
-
-        // `documentChanges`: an edit, a file rename, a create and a delete, all or nothing.
-        let c = ws.join("sub/c.py");
-        let edit = json!({"documentChanges": [
-            {"textDocument": {"uri": uri(&b), "version": null},
-             "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "newText": "y"}]},
-            {"kind": "rename", "oldUri": uri(&b), "newUri": uri(&ws.join("b2.py"))},
-            {"kind": "create", "uri": uri(&c)},
-            {"kind": "delete", "uri": uri(&a)},
-        ]});
-        let plan = plan_edit(&ws, &edit, Encoding::Utf16).unwrap();
-        assert_eq!(
-            plan.renames,
-            vec![("b.py".to_string(), "b2.py".to_string())]
-        );
-        apply_all(&ws, &plan.changes).unwrap();
-        assert!(!a.exists() && !b.exists());
-        assert_eq!(
-            std::fs::read_to_string(ws.join("b2.py")).unwrap(),
-            "y = 1\n"
-        );
-        assert_eq!(std::fs::read_to_string(&c).unwrap(), "");
-
-        // An edit outside the workspace is refused before anything is written.
-        let edit = json!({"changes": {"file:///etc/passwd": []}});
-        let err = plan_edit(&ws, &edit, Encoding::Utf16)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(err.contains("outside the workspace root"), "{err}");
-    }
 
     #[test]
     fn locations_of_every_shape() {
