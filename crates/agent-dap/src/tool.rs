@@ -153,6 +153,34 @@ struct Supervisor {
     session: tokio::sync::Mutex<Option<Arc<Session>>>,
     breakpoints: Mutex<BTreeMap<PathBuf, Vec<u32>>>,
     next_id: AtomicU64,
+    /// Where delve builds a package's binary for the current session, outside the workspace.
+    scratch: Mutex<Option<Scratch>>,
+}
+
+/// A private temporary directory, removed with everything in it when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Scratch> {
+        use std::os::unix::fs::DirBuilderExt;
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "agent-dap-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .recursive(false)
+            .create(&dir)?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 impl DebugTool {
@@ -171,6 +199,7 @@ impl DebugTool {
                 session: tokio::sync::Mutex::new(None),
                 breakpoints: Mutex::new(BTreeMap::new()),
                 next_id: AtomicU64::new(1),
+                scratch: Mutex::new(None),
             }),
         }
     }
@@ -642,12 +671,25 @@ impl Supervisor {
                 }
                 a
             }
-            AdapterId::Delve => json!({
-                "name": "agent-dap", "type": "go", "request": "launch",
-                "mode": if program.is_dir() { "debug" } else { "exec" },
-                "program": p, "args": prog_args, "cwd": cwd_s, "env": env,
-                "outputMode": "remote", "stopOnEntry": false,
-            }),
+            AdapterId::Delve => {
+                let mut a = json!({
+                    "name": "agent-dap", "type": "go", "request": "launch",
+                    "mode": if program.is_dir() { "debug" } else { "exec" },
+                    "program": p, "args": prog_args, "cwd": cwd_s, "env": env,
+                    "outputMode": "remote", "stopOnEntry": false,
+                });
+                // Delve builds a package as `__debug_bin…` in the package directory and leaves
+                // it there when it is killed: build it in a private temporary directory instead
+                // (on the host only; behind a sandbox prefix that directory may not exist).
+                if program.is_dir()
+                    && self.prefix.is_empty()
+                    && let Ok(scratch) = Scratch::new()
+                {
+                    a["output"] = json!(scratch.0.join("__debug_bin").display().to_string());
+                    *lock(&self.scratch) = Some(scratch);
+                }
+                a
+            }
             AdapterId::Dart => json!({
                 "name": "agent-dap", "type": "dart", "request": "launch",
                 "program": p, "args": prog_args, "cwd": cwd_s, "env": env,

@@ -82,8 +82,20 @@ async fn go_package_under_delve() {
     );
     let q = f.ok(json!({"op": "evaluate", "expression": "q"})).await;
     assert!(q.text.contains("X: 3"), "{}", q.text);
+    // Delve built the package outside the workspace: no `__debug_bin…` beside the sources, during
+    // the session or after it (a killed delve used to leave it there).
+    let debug_bins = |root: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("__debug_bin"))
+            .collect()
+    };
+    assert_eq!(debug_bins(f.root()), Vec::<String>::new());
     f.ok(json!({"op": "continue"})).await;
     f.finish().await;
+    assert_eq!(debug_bins(f.root()), Vec::<String>::new());
 }
 
 /// `attach` to a headless delve server (`dlv exec --headless --listen`), which speaks DAP.
