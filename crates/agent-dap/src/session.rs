@@ -405,9 +405,8 @@ impl Session {
         self.kill_debuggee(state.debuggee_pid);
         if let Some(child) = &self.child {
             // The adapter, and everything that descends from it or carries its tag: a debuggee
-            // in its own group or session (delve, lldb) included.
-            child.kill();
-            let _ = child.wait(Duration::from_secs(5)).await;
+            // in its own group or session (delve, lldb) included: SIGTERM, a grace, SIGKILL.
+            child.terminate(Duration::from_millis(500)).await;
         }
     }
 

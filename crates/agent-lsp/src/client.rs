@@ -652,7 +652,7 @@ impl Server {
         items
     }
 
-    /// Ask the server to shut down, then kill its group.
+    /// Ask the server to shut down, then end its group (grace, then SIGKILL) and what it started.
     pub async fn shutdown(&self) {
         if self.exited().is_none() {
             let _ = self
@@ -663,7 +663,8 @@ impl Server {
                 .wait_until(|sh| sh.exited.is_some(), Duration::from_millis(500))
                 .await;
         }
-        self.kill();
+        // Then SIGTERM, a grace, SIGKILL, and everything the server started.
+        self.child.terminate(Duration::from_millis(500)).await;
     }
 
     fn on_request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
