@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
-  agent-tools serve  [--root DIR] [--surface full|plan|read-only] [--vibe] [--conversation ID] [--sandbox-prefix CMD] [--approval TIERS]
+  agent-tools serve  [--root DIR] [--surface full|plan|read-only] [--vibe] [--conversation ID] [--sandbox-prefix CMD] [--approval TIERS] [--listen ADDR [--token-file PATH]]
   agent-tools call   TOOL [ARGS_JSON] [--root DIR] [--surface S] [--json]
   agent-tools tools  [--root DIR] [--surface S] [--json] [--vibe]
   agent-tools doctor [--root DIR] [--json]
@@ -17,6 +17,9 @@ pub const USAGE: &str = "usage:
 default: one per process, since one process serves one run.
 --approval write,exec: calls of those tiers ask the operator first (the terminal card, or MCP
 elicitation under `serve`); with nobody attached they fail closed. Default: none.
+--listen 127.0.0.1:PORT: serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio; every
+request needs `Authorization: Bearer TOKEN`, the token read from --token-file PATH or
+AGENT_TOOLS_TOKEN, else generated and written 0600 to a file whose path is printed on stderr.
 
 exit status of `call`: 0 success, 1 the tool reported an error, 2 usage error";
 
@@ -44,6 +47,10 @@ pub struct Common {
     pub sandbox_prefix: Vec<String>,
     /// Tiers that need the operator's approval before a call runs.
     pub approval: Vec<Tier>,
+    /// `serve` over Streamable HTTP on this address instead of stdio.
+    pub listen: Option<std::net::SocketAddr>,
+    /// Where the HTTP bearer token is read from.
+    pub token_file: Option<PathBuf>,
 }
 
 impl Common {
@@ -88,6 +95,8 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         conversation: None,
         sandbox_prefix: Vec::new(),
         approval: Vec::new(),
+        listen: None,
+        token_file: None,
     };
     let mut positional = Vec::new();
     let mut it = rest.iter();
@@ -112,10 +121,12 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             "--approval" => {
                 common.approval = parse_tiers(&value("--approval")?)?;
             }
+            "--listen" => common.listen = Some(crate::http::parse_listen(&value("--listen")?)?),
+            "--token-file" => common.token_file = Some(PathBuf::from(value("--token-file")?)),
             "-h" | "--help" => return Ok(Command::Help),
             flag if flag.starts_with("--") => {
                 return Err(format!(
-                    "unknown option `{flag}`; valid options: --root, --surface, --json, --vibe, --conversation, --sandbox-prefix, --approval"
+                    "unknown option `{flag}`; valid options: --root, --surface, --json, --vibe, --conversation, --sandbox-prefix, --approval, --listen, --token-file"
                 ));
             }
             _ => positional.push(a.clone()),
@@ -253,15 +264,21 @@ pub async fn run(cmd: Command) -> ExitCode {
         }
         Command::Serve(common) => {
             let surface = common.surface;
-            let res = crate::mcp::serve(surface, |peer| {
+            let make_registry = |peer| {
                 let registry = host::build(&common.host());
                 #[cfg(feature = "ask")]
                 crate::repl::attach_elicitation_ask(&registry, peer);
                 #[cfg(not(feature = "ask"))]
                 let _ = peer;
                 registry
-            })
-            .await;
+            };
+            let res = match common.listen {
+                Some(addr) => {
+                    crate::http::serve(surface, addr, common.token_file.clone(), make_registry)
+                        .await
+                }
+                None => crate::mcp::serve(surface, make_registry).await,
+            };
             match res {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

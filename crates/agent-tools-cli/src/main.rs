@@ -9,9 +9,11 @@
 
 mod cli;
 mod host;
+mod http;
 mod lifecycle;
 mod mcp;
 mod repl;
+mod stdio;
 
 use std::process::ExitCode;
 

@@ -1,72 +1,86 @@
-//! `agent-tools serve`: the run's tools over MCP's stdio transport (newline-delimited JSON-RPC
-//! 2.0): `initialize`, `ping`, `tools/list`, `tools/call`, `notifications/cancelled`, progress
-//! notifications, and server-initiated `elicitation/create` requests (used by `ask_user` when the
-//! client declared the capability).
+//! `agent-tools serve`: the run's tools over MCP, on the official Rust SDK (`rmcp`).
+//!
+//! This module is the `ServerHandler` over our [`Registry`]: `tools/list` (input schema,
+//! annotations from each tool's hints, the tier in `_meta`), `tools/call` (text, PNG images,
+//! `structuredContent`, `isError`), progress notifications when the client sent a
+//! `progressToken`, cancellation (the call's future is dropped, which aborts the tool and frees
+//! its resource lock) and elicitation for `ask_user` and approvals. `rmcp` does the protocol:
+//! JSON-RPC framing, `initialize` with every revision it knows, `ping`, request ids, errors.
+//! The transports are in [`crate::stdio`] (stdio) and [`crate::http`] (Streamable HTTP).
 
 use agent_tools::tier::{Registry, Surface, ToolInfo, ToolOutput};
 use base64::Engine;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use std::time::Duration;
 
-/// The protocol revisions this server speaks, newest first.
-const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+/// How often a running call with a progress token reports that it is still running, so that
+/// clients with a request timeout keep it alive and the person sees what is happening.
+const HEARTBEAT: Duration = Duration::from_secs(5);
 
-/// The client side of the connection as seen from the server: lets tools send requests to the
-/// client (elicitation) and notifications.
-#[derive(Clone)]
+/// The client side as the tools see it: the connected client most recently heard from, through
+/// which `ask_user` and approvals send `elicitation/create`. Over stdio that is the one client;
+/// over Streamable HTTP it is the session that made the latest tool call (or initialized last).
+#[derive(Clone, Default)]
 pub struct Peer {
-    out: mpsc::UnboundedSender<Value>,
-    pending: Arc<Mutex<HashMap<i64, oneshot::Sender<Value>>>>,
-    next_id: Arc<AtomicI64>,
-    client_caps: Arc<Mutex<Value>>,
+    current: Arc<Mutex<Option<rmcp::Peer<RoleServer>>>>,
 }
 
 impl Peer {
-    fn new(out: mpsc::UnboundedSender<Value>) -> Self {
-        Peer {
-            out,
-            pending: Arc::default(),
-            next_id: Arc::new(AtomicI64::new(1)),
-            client_caps: Arc::new(Mutex::new(Value::Null)),
-        }
+    fn set(&self, peer: rmcp::Peer<RoleServer>) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(peer);
+    }
+
+    fn get(&self) -> Option<rmcp::Peer<RoleServer>> {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Whether the client declared a capability (e.g. `elicitation`) in `initialize`.
     pub fn client_has(&self, capability: &str) -> bool {
-        self.client_caps
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(capability)
-            .is_some()
+        let Some(info) = self.get().and_then(|p| p.peer_info()) else {
+            return false;
+        };
+        serde_json::to_value(&info.capabilities)
+            .ok()
+            .and_then(|caps| caps.get(capability).cloned())
+            .is_some_and(|v| !v.is_null())
     }
 
-    /// Send a request to the client and wait for its response (no timeout here: the caller
-    /// bounds the wait).
+    /// Send a request to the client and wait for its result (no timeout here: the caller bounds
+    /// the wait). Only `elicitation/create` is sent by the tools.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, tx);
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let resp = rx
-            .await
-            .map_err(|_| "the client disconnected before answering".to_string())?;
-        if let Some(err) = resp.get("error") {
-            return Err(format!(
-                "the client answered `{method}` with an error: {err}"
-            ));
+        if method != "elicitation/create" {
+            return Err(format!("agent-tools does not send `{method}` to clients"));
         }
-        Ok(resp.get("result").cloned().unwrap_or(Value::Null))
-    }
-
-    fn send(&self, msg: Value) {
-        let _ = self.out.send(msg);
+        let peer = self
+            .get()
+            .ok_or("no MCP client is connected, so nobody can answer")?;
+        let mut params = params;
+        if let Some(obj) = params.as_object_mut() {
+            obj.entry("mode").or_insert_with(|| json!("form"));
+        }
+        let params: ElicitRequestParams = serde_json::from_value(params)
+            .map_err(|e| format!("the elicitation request is not one MCP accepts: {e}"))?;
+        let result = peer
+            .create_elicitation(params)
+            .await
+            .map_err(|e| format!("the client answered `{method}` with an error: {e}"))?;
+        // `{"action": "accept" | "decline" | "cancel", "content"?: {…}}`, as the client sent it.
+        let mut v = serde_json::to_value(&result).map_err(|e| e.to_string())?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.remove("_meta");
+        }
+        Ok(v)
     }
 }
 
@@ -121,286 +135,227 @@ pub fn instructions(registry: &Registry, surface: Surface) -> String {
     lines.join("\n")
 }
 
-/// A tool as MCP lists it: annotations from the tool's declared hints, the tier in `_meta`.
-pub fn tool_json(info: &ToolInfo) -> Value {
-    json!({
-        "name": info.name,
-        "description": info.description,
-        "inputSchema": info.input_schema,
-        "annotations": {
-            "readOnlyHint": info.hints.read_only,
-            "destructiveHint": info.hints.destructive,
-            "idempotentHint": info.hints.idempotent,
-            "openWorldHint": info.hints.open_world,
-        },
-        "_meta": { "tier": info.tier, "parallelSafe": info.parallel_safe },
-    })
+/// A tool as MCP lists it: annotations from the tool's declared hints, the tier in `_meta`. No
+/// output schema: no tool's structured content has one fixed shape declared beside it.
+pub fn tool(info: &ToolInfo) -> Tool {
+    let schema = match &info.input_schema {
+        Value::Object(o) => o.clone(),
+        _ => json!({"type": "object"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let mut meta = serde_json::Map::new();
+    meta.insert("tier".into(), json!(info.tier));
+    meta.insert("parallelSafe".into(), json!(info.parallel_safe));
+    Tool::new(
+        info.name.clone(),
+        info.description.clone(),
+        Arc::new(schema),
+    )
+    .with_annotations(
+        ToolAnnotations::new()
+            .read_only(info.hints.read_only)
+            .destructive(info.hints.destructive)
+            .idempotent(info.hints.idempotent)
+            .open_world(info.hints.open_world),
+    )
+    .with_meta(MetaObject::from(meta))
 }
 
-/// A tool result as MCP `CallToolResult`.
-pub fn result_json(out: &ToolOutput) -> Value {
-    let mut content = vec![json!({"type": "text", "text": out.text})];
+/// [`tool`] as JSON (for `agent-tools tools --json`).
+pub fn tool_json(info: &ToolInfo) -> Value {
+    serde_json::to_value(tool(info)).unwrap_or(Value::Null)
+}
+
+/// A tool result as MCP `CallToolResult`: the text, each image as PNG base64, the structured
+/// value (an object as is, anything else wrapped as `{"value": …}`), and the error flag.
+pub fn call_result(out: &ToolOutput) -> CallToolResult {
+    let mut content = vec![ContentBlock::text(out.text.clone())];
     for img in &out.images {
-        content.push(json!({
-            "type": "image",
-            "data": base64::engine::general_purpose::STANDARD.encode(&img.data),
-            "mimeType": img.mime_type,
-        }));
+        content.push(ContentBlock::image(
+            base64::engine::general_purpose::STANDARD.encode(&img.data),
+            img.mime_type.clone(),
+        ));
     }
-    let mut v = json!({"content": content, "isError": out.is_error});
-    if let Some(s) = &out.structured {
-        // MCP wants an object; wrap anything else.
-        v["structuredContent"] = if s.is_object() {
+    let mut result = if out.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.is_error = Some(out.is_error);
+    result.structured_content = out.structured.as_ref().map(|s| {
+        if s.is_object() {
             s.clone()
         } else {
             json!({ "value": s })
-        };
+        }
+    });
+    result
+}
+
+/// [`call_result`] as the JSON a client of the 2025 revisions receives (for `call --json`).
+pub fn result_json(out: &ToolOutput) -> Value {
+    let mut v = serde_json::to_value(call_result(out)).unwrap_or(Value::Null);
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("resultType");
     }
     v
 }
 
-/// Serve until stdin closes. `make_registry` receives the peer so that families that talk to the
-/// client (elicitation) can be attached to it.
+/// The server: one run's registry seen through one surface. Cheap to clone; every clone (one
+/// per Streamable HTTP session) serves the same registry.
+#[derive(Clone)]
+pub struct Host {
+    registry: Registry,
+    surface: Surface,
+    peer: Peer,
+    /// How many `tools/call` are running (the stdio transport waits for them at end of input).
+    in_flight: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+/// Counts one running call while it lives.
+struct InFlight(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl Host {
+    pub fn new(registry: Registry, surface: Surface, peer: Peer) -> Self {
+        Host {
+            registry,
+            surface,
+            peer,
+            in_flight: Arc::new(tokio::sync::watch::channel(0).0),
+        }
+    }
+
+    /// Watches the number of calls running.
+    pub fn in_flight(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.in_flight.subscribe()
+    }
+
+    /// Run one call; report progress if asked; give up (dropping the call, which aborts the
+    /// tool and frees its lock) when the client cancels.
+    async fn run_call(
+        &self,
+        name: &str,
+        args: Value,
+        progress: Option<ProgressToken>,
+        cx: &RequestContext<RoleServer>,
+    ) -> Option<ToolOutput> {
+        let notify = |step: f64, total: Option<f64>, message: String| {
+            let peer = cx.peer.clone();
+            let token = progress.clone();
+            async move {
+                if let Some(token) = token {
+                    let mut p = ProgressNotificationParam::new(token, step).with_message(message);
+                    p.total = total;
+                    let _ = peer.notify_progress(p).await;
+                }
+            }
+        };
+        notify(0.0, None, format!("calling {name}")).await;
+        let call = self.registry.call(name, args, self.surface);
+        tokio::pin!(call);
+        let started = tokio::time::Instant::now();
+        let mut beat = tokio::time::interval_at(started + HEARTBEAT, HEARTBEAT);
+        let mut steps = 0.0;
+        let out = loop {
+            tokio::select! {
+                out = &mut call => break out,
+                _ = cx.ct.cancelled() => return None,
+                _ = beat.tick(), if progress.is_some() => {
+                    steps += 1.0;
+                    let secs = started.elapsed().as_secs();
+                    notify(steps, None, format!("{name} still running ({secs} s)")).await;
+                }
+            }
+        };
+        notify(steps + 1.0, Some(steps + 1.0), format!("{name} done")).await;
+        Some(out)
+    }
+}
+
+impl ServerHandler for Host {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "agent-tools",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(instructions(&self.registry, self.surface))
+    }
+
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.peer.set(context.peer.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self.registry.list(self.surface).iter().map(tool).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.registry
+            .list(self.surface)
+            .iter()
+            .find(|t| t.name == name)
+            .map(tool)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.in_flight.send_modify(|n| *n += 1);
+        let _counted = InFlight(self.in_flight.clone());
+        if context.peer.peer_info().is_some() {
+            self.peer.set(context.peer.clone());
+        }
+        let progress = context.meta.get_progress_token();
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        match self.run_call(&request.name, args, progress, &context).await {
+            Some(out) => Ok(call_result(&out).into()),
+            // The client cancelled: rmcp drops the reply; the call's future is gone.
+            None => Err(ErrorData::internal_error("the call was cancelled", None)),
+        }
+    }
+}
+
+/// Serve over stdio until stdin closes. `make_registry` receives the peer so that families that
+/// talk to the client (elicitation) can be attached to it.
 pub async fn serve(
     surface: Surface,
     make_registry: impl FnOnce(Peer) -> Registry,
 ) -> anyhow::Result<()> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
-    let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
-        while let Some(msg) = rx.recv().await {
-            let mut line = msg.to_string();
-            line.push('\n');
-            if stdout.write_all(line.as_bytes()).await.is_err() {
-                break;
-            }
-            let _ = stdout.flush().await;
-        }
-    });
-    let peer = Peer::new(tx);
+    let peer = Peer::default();
     let registry = make_registry(peer.clone());
-    let in_flight: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
-
-    let mut stdin = BufReader::new(tokio::io::stdin());
-    loop {
-        let line = match read_message_line(&mut stdin, MAX_MESSAGE).await? {
-            Line::Eof => break,
-            Line::TooLong(n) => {
-                peer.send(json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32700, "message": format!(
-                        "parse error: a message of more than {n} bytes was discarded (the limit is {MAX_MESSAGE} bytes per line)")}}));
-                continue;
-            }
-            Line::Bytes(bytes) => bytes,
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        // Bytes, not text: invalid UTF-8 is a parse error reply, never the end of the host.
-        let msg: Value = match serde_json::from_slice(&line) {
-            Ok(v) => v,
-            Err(e) => {
-                peer.send(json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32700, "message": format!("parse error: {e}")}}));
-                continue;
-            }
-        };
-        let id = msg.get("id").cloned();
-        let method = msg
-            .get("method")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let Some(method) = method else {
-            // A response to one of our requests.
-            if let Some(id) = id.as_ref().and_then(Value::as_i64) {
-                let waiter = peer
-                    .pending
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
-                if let Some(w) = waiter {
-                    let _ = w.send(msg);
-                }
-            }
-            continue;
-        };
-        let params = msg.get("params").cloned().unwrap_or(Value::Null);
-        let reply = |result: Result<Value, (i64, String)>| {
-            let Some(id) = id.clone() else { return };
-            peer.send(match result {
-                Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-                Err((code, message)) => {
-                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-                }
-            });
-        };
-        match method.as_str() {
-            "initialize" => {
-                *peer.client_caps.lock().unwrap_or_else(|e| e.into_inner()) =
-                    params.get("capabilities").cloned().unwrap_or(Value::Null);
-                let asked = params.get("protocolVersion").and_then(Value::as_str);
-                let version = asked
-                    .filter(|v| PROTOCOL_VERSIONS.contains(v))
-                    .unwrap_or(PROTOCOL_VERSIONS[0]);
-                reply(Ok(json!({
-                    "protocolVersion": version,
-                    "capabilities": { "tools": { "listChanged": false } },
-                    "serverInfo": { "name": "agent-tools", "version": env!("CARGO_PKG_VERSION") },
-                    "instructions": instructions(&registry, surface),
-                })));
-            }
-            "ping" => reply(Ok(json!({}))),
-            "tools/list" => {
-                let tools: Vec<Value> = registry.list(surface).iter().map(tool_json).collect();
-                reply(Ok(json!({ "tools": tools })));
-            }
-            "tools/call" => {
-                let Some(id) = id.clone() else { continue };
-                let name = params
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
-                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
-                let progress = params
-                    .get("_meta")
-                    .and_then(|m| m.get("progressToken"))
-                    .cloned();
-                let registry = registry.clone();
-                let peer2 = peer.clone();
-                let flights = in_flight.clone();
-                let key = id.to_string();
-                let key2 = key.clone();
-                // Hold the table while spawning, so that a call which finishes at once removes
-                // its entry only after it was inserted (no stale entries).
-                let mut table = in_flight.lock().unwrap_or_else(|e| e.into_inner());
-                let task = tokio::spawn(async move {
-                    if let Some(token) = &progress {
-                        peer2.send(json!({"jsonrpc": "2.0", "method": "notifications/progress",
-                            "params": {"progressToken": token, "progress": 0, "message": format!("calling {name}")}}));
-                    }
-                    let out = registry.call(&name, args, surface).await;
-                    if let Some(token) = &progress {
-                        peer2.send(json!({"jsonrpc": "2.0", "method": "notifications/progress",
-                            "params": {"progressToken": token, "progress": 1, "total": 1}}));
-                    }
-                    flights
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&key2);
-                    peer2.send(json!({"jsonrpc": "2.0", "id": id, "result": result_json(&out)}));
-                });
-                table.insert(key, task.abort_handle());
-                drop(table);
-            }
-            "notifications/cancelled" => {
-                if let Some(req) = params.get("requestId") {
-                    let handle = in_flight
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&req.to_string());
-                    if let Some(h) = handle {
-                        // Aborting drops the call's future, which aborts the tool's task.
-                        h.abort();
-                    }
-                }
-            }
-            m if m.starts_with("notifications/") => {}
-            other => reply(Err((
-                -32601,
-                format!("method `{other}` is not supported by agent-tools"),
-            ))),
-        }
-    }
-    drop(peer);
-    drop(registry);
-    writer.abort();
+    let host = Host::new(registry, surface, peer);
+    let transport = crate::stdio::Stdio::start(host.in_flight());
+    let running = match rmcp::serve_server(host, transport).await {
+        Ok(r) => r,
+        // Input ended before an `initialize`: nothing to serve.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(anyhow::anyhow!("{e}")),
+    };
+    running
+        .waiting()
+        .await
+        .map_err(|e| anyhow::anyhow!("the MCP service stopped: {e}"))?;
     Ok(())
-}
-
-/// The largest message line `serve` reads; a longer line is discarded up to its newline and
-/// answered with a parse error (the host keeps serving).
-const MAX_MESSAGE: usize = 64 * 1024 * 1024;
-
-/// One line of stdin, read as bytes.
-#[derive(Debug, PartialEq)]
-enum Line {
-    Bytes(Vec<u8>),
-    /// A line longer than the limit, discarded; the number of bytes seen.
-    TooLong(usize),
-    Eof,
-}
-
-/// Read one `\n`-terminated line of at most `max` bytes without ever holding more than `max`
-/// bytes of it: the rest of a longer line is skipped as it arrives.
-async fn read_message_line(
-    reader: &mut (impl AsyncBufRead + Unpin),
-    max: usize,
-) -> std::io::Result<Line> {
-    let mut line = Vec::new();
-    let mut seen = 0usize;
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(match (seen, line.is_empty()) {
-                (0, _) => Line::Eof,
-                (n, true) if n > max => Line::TooLong(n),
-                _ => Line::Bytes(line),
-            });
-        }
-        let (chunk, done) = match memchr_newline(buf) {
-            Some(i) => (&buf[..=i], true),
-            None => (buf, false),
-        };
-        let n = chunk.len();
-        seen += n;
-        if seen <= max {
-            line.extend_from_slice(chunk);
-        } else {
-            line = Vec::new();
-        }
-        reader.consume(n);
-        if done {
-            return Ok(if seen > max {
-                Line::TooLong(seen)
-            } else {
-                Line::Bytes(line)
-            });
-        }
-    }
-}
-
-fn memchr_newline(buf: &[u8]) -> Option<usize> {
-    buf.iter().position(|&b| b == b'\n')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    async fn lines(input: &[u8], max: usize) -> Vec<Line> {
-        let mut r = BufReader::with_capacity(4, input);
-        let mut out = Vec::new();
-        loop {
-            let l = read_message_line(&mut r, max).await.unwrap();
-            if l == Line::Eof {
-                return out;
-            }
-            out.push(l);
-        }
-    }
-
-    #[tokio::test]
-    async fn lines_are_bytes_and_bounded() {
-        let got = lines(b"ab\n\xff\xfe\n0123456789\nxy", 5).await;
-        assert_eq!(
-            got,
-            vec![
-                Line::Bytes(b"ab\n".to_vec()),
-                Line::Bytes(b"\xff\xfe\n".to_vec()),
-                Line::TooLong(11),
-                Line::Bytes(b"xy".to_vec()),
-            ]
-        );
-    }
 }

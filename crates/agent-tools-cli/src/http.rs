@@ -1,0 +1,247 @@
+//! `agent-tools serve --listen ADDR`: the run's tools over MCP's Streamable HTTP transport
+//! (`rmcp`'s `StreamableHttpService` on a `hyper` HTTP/1 server), at `http://ADDR/mcp`.
+//!
+//! Every request must carry `Authorization: Bearer <token>` (401 otherwise: no token, no tools);
+//! a browser `Origin` that is not loopback is refused (403) before anything else, and `rmcp`
+//! checks the `Host` header against loopback names (DNS rebinding) unless the host was asked to
+//! listen on another address. Every session serves the same run: one registry, one set of
+//! language servers, kernels and debug sessions.
+
+use crate::mcp::{Host, Peer};
+use agent_tools::tier::{Registry, Surface};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The environment variable that carries the bearer token when `--token-file` is not given.
+pub const TOKEN_ENV: &str = "AGENT_TOOLS_TOKEN";
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+/// `--listen` as an address: `HOST:PORT`, or a bare port on loopback.
+pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    Err(format!(
+        "`--listen` = `{text}` is not an address; give 127.0.0.1:PORT (or a port, which binds loopback)"
+    ))
+}
+
+/// The bearer token: `--token-file`, else `AGENT_TOOLS_TOKEN`, else a fresh random one written
+/// 0600 to a file in a private temp directory, whose path is printed on stderr.
+pub fn token(token_file: Option<&Path>) -> anyhow::Result<String> {
+    if let Some(path) = token_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("`--token-file` = `{}`: {e}", path.display()))?;
+        let token = text.trim().to_string();
+        anyhow::ensure!(
+            !token.is_empty(),
+            "`--token-file` = `{}` is empty",
+            path.display()
+        );
+        return Ok(token);
+    }
+    if let Some(token) = std::env::var(TOKEN_ENV)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+    {
+        return Ok(token.trim().to_string());
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let path = write_token_file(&token)?;
+    eprintln!(
+        "agent-tools serve: bearer token written to {}",
+        path.display()
+    );
+    Ok(token)
+}
+
+fn write_token_file(token: &str) -> anyhow::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let dir = std::env::temp_dir().join(format!("agent-tools-{}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("token");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+    writeln!(f, "{token}")?;
+    Ok(path)
+}
+
+/// Whether an `Origin` names a loopback host (`localhost`, `127.0.0.0/8`, `[::1]`).
+fn loopback_origin(origin: &str) -> bool {
+    let Some((_, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Equal without an early exit on the first differing byte.
+fn same_token(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+fn refusal(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut resp = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *resp.status_mut() = status;
+    if status == StatusCode::UNAUTHORIZED {
+        resp.headers_mut().insert(
+            hyper::header::WWW_AUTHENTICATE,
+            hyper::header::HeaderValue::from_static("Bearer"),
+        );
+    }
+    resp
+}
+
+/// The answer to a request that may not reach the tools, if it may not.
+fn gate(req: &Request<Incoming>, token: &str) -> Option<Response<Body>> {
+    if let Some(origin) = req.headers().get(hyper::header::ORIGIN) {
+        let ok = origin.to_str().is_ok_and(loopback_origin);
+        if !ok {
+            return Some(refusal(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this host serves loopback origins only\n",
+            ));
+        }
+    }
+    let given = req
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    if !given.is_some_and(|g| same_token(g.as_bytes(), token.as_bytes())) {
+        return Some(refusal(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: send Authorization: Bearer <token> (--token-file or AGENT_TOOLS_TOKEN)\n",
+        ));
+    }
+    if req.uri().path() != "/mcp" {
+        return Some(refusal(
+            StatusCode::NOT_FOUND,
+            "Not Found: the endpoint is /mcp\n",
+        ));
+    }
+    None
+}
+
+/// Serve over Streamable HTTP on `addr` until the listener fails.
+pub async fn serve(
+    surface: Surface,
+    addr: SocketAddr,
+    token_file: Option<PathBuf>,
+    make_registry: impl FnOnce(Peer) -> Registry,
+) -> anyhow::Result<()> {
+    let token: Arc<str> = token(token_file.as_deref())?.into();
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr()?;
+    let peer = Peer::default();
+    let host = Host::new(make_registry(peer.clone()), surface, peer);
+    let mut config = StreamableHttpServerConfig::default();
+    if !addr.ip().is_loopback() {
+        // Asked to listen beyond loopback: any Host name may reach it; the token still gates.
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(host.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    eprintln!("agent-tools serve: listening on http://{local}/mcp");
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let service = service.clone();
+        let token = token.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |req: Request<Incoming>| {
+                let mut service = service.clone();
+                let refused = gate(&req, &token);
+                async move {
+                    match refused {
+                        Some(resp) => Ok::<_, Infallible>(resp),
+                        None => tower_call(&mut service, req).await,
+                    }
+                }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, handler)
+                .await;
+        });
+    }
+}
+
+async fn tower_call(
+    service: &mut StreamableHttpService<Host, LocalSessionManager>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    use tower_service::Service;
+    service.call(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_and_listen_addresses() {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://[::1]:8443",
+        ] {
+            assert!(loopback_origin(ok), "{ok}");
+        }
+        for bad in [
+            "https://evil.example",
+            "null",
+            "http://10.0.0.2:80",
+            "http://localhost.evil.example",
+        ] {
+            assert!(!loopback_origin(bad), "{bad}");
+        }
+        assert_eq!(parse_listen("8080").unwrap().to_string(), "127.0.0.1:8080");
+        assert_eq!(parse_listen("0.0.0.0:9").unwrap().to_string(), "0.0.0.0:9");
+        assert!(
+            parse_listen("localhost:x")
+                .unwrap_err()
+                .contains("--listen")
+        );
+        assert!(
+            same_token(b"abc", b"abc") && !same_token(b"abc", b"abd") && !same_token(b"ab", b"abc")
+        );
+    }
+}
