@@ -451,6 +451,25 @@ fn read_file(path: &Path, warnings: &mut Vec<String>) -> Option<ConfigFile> {
     }
 }
 
+/// What rust-analyzer is told for a project that is not trusted: no build scripts, no proc
+/// macros, no `cargo check` on save (each runs the project's code).
+static UNTRUSTED_RUST_ANALYZER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+    json!({"cargo": {"buildScripts": {"enable": false}}, "procMacro": {"enable": false},
+           "checkOnSave": false})
+});
+
+/// Deep-merge `patch` into `base` (objects merge key by key; anything else replaces).
+fn merge(base: &mut Value, patch: Value) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, v) in p {
+                merge(b.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (b, p) => *b = p,
+    }
+}
+
 /// Whether `root` is one of `trusted` or below one of them (compared canonically).
 fn trusts(trusted: &[PathBuf], root: &Path) -> bool {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -520,6 +539,11 @@ impl LspConfig {
             "LspConfig",
             &mut warnings,
         );
+        if !trusted && let Some(ra) = servers.get_mut("rust-analyzer") {
+            // rust-analyzer compiles and runs the project's build scripts and proc macros when
+            // it loads, and `cargo check` (build scripts again) on save.
+            merge(&mut ra.init_options, UNTRUSTED_RUST_ANALYZER.clone());
+        }
         let ms = |v: Option<u64>, d: u64| Duration::from_millis(v.unwrap_or(d));
         Resolved {
             servers,

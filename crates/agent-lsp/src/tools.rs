@@ -846,6 +846,9 @@ impl State {
                 Ok(path) => {
                     out.push(format!("servers for `{f}` (in order of preference):"));
                     for c in self.sup.candidates(&path) {
+                        if !self.sup.cfg.trusted && c.root.is_some() {
+                            ignored_bins.extend(untrusted_note(&c.spec.id));
+                        }
                         if let Some(p) = &c.ignored {
                             ignored_bins.push(format!(
                                 "{} for {}",
@@ -897,6 +900,9 @@ impl State {
                 let roots = checker::marker_dirs(ws, &markers);
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
                 let binary = resolve_command(spec, base, ws, self.sup.cfg.trusted);
+                if !self.sup.cfg.trusted && !roots.is_empty() {
+                    ignored_bins.extend(untrusted_note(&spec.id));
+                }
                 if !self.sup.cfg.trusted
                     && let Some(p) = project_binary(spec, base, ws)
                 {
@@ -1007,6 +1013,14 @@ impl State {
         }
         Ok(ToolOutput::text(out.join("\n")))
     }
+}
+
+/// What a server is not allowed to do for a project that is not trusted, when it is something.
+fn untrusted_note(id: &str) -> Option<String> {
+    (id == "rust-analyzer").then(|| {
+        "rust-analyzer's build scripts, proc macros and check on save (they run the project's code)"
+            .to_string()
+    })
 }
 
 /// The note under an answer some of whose locations lead out of the root through a symlink.

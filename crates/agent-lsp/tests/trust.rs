@@ -19,13 +19,22 @@ fn exe(path: &Path, body: &str) {
 
 /// A registry on `root` reading the config files, with `user` as the user's own file.
 fn attach(root: &Path, user: &Path, prefix: Vec<String>) -> Registry {
+    attach_with(root, user, prefix, config("python", "pyright"))
+}
+
+fn attach_with(
+    root: &Path,
+    user: &Path,
+    prefix: Vec<String>,
+    mut cfg: agent_lsp::LspConfig,
+) -> Registry {
     let reg = Registry::new(RunInfo {
         root: root.to_path_buf(),
         sandbox_prefix: prefix,
         ..Default::default()
     });
-    let mut cfg = config("python", "pyright");
     cfg.skip_config_files = false;
+    cfg.trust_project = false;
     cfg.user_config = Some(user.to_path_buf());
     agent_lsp::attach(&reg, cfg);
     reg
@@ -209,4 +218,56 @@ async fn the_project_checker_is_an_exec_call_launched_through_the_sandbox() {
     let logged =
         std::fs::read_to_string(&log).expect("the checker was not launched through the prefix");
     assert!(logged.contains("pyright"), "{logged}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_analyzer_runs_no_build_script_of_an_untrusted_project() {
+    require("rust-analyzer");
+    let fx = fixture("rust", config("rust", "rust-analyzer"));
+    let marker = fx.root.join("build-script-ran");
+    std::fs::write(
+        fx.root.join("build.rs"),
+        format!(
+            "fn main() {{\n    std::fs::write({:?}, \"ran\").unwrap();\n}}\n",
+            marker
+        ),
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let user = home.path().join("lsp.json");
+    std::fs::write(&user, "{}").unwrap();
+    let hover =
+        json!({"operation": "hover", "file": "src/lib.rs", "line": 28, "symbol": "make_greeter"});
+
+    let reg = attach_with(&fx.root, &user, Vec::new(), config("rust", "rust-analyzer"));
+    let out = reg.call("lsp", hover.clone(), Surface::ReadOnly).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("make_greeter"), "{}", out.text);
+    let out = reg
+        .call("lsp", json!({"operation": "status"}), Surface::ReadOnly)
+        .await;
+    assert!(
+        out.text
+            .contains("- rust-analyzer's build scripts, proc macros and check on save"),
+        "{}",
+        out.text
+    );
+    drop(reg);
+    assert!(!marker.exists(), "an untrusted project's build script ran");
+
+    // Trusted: rust-analyzer runs it (so the check above could have seen it).
+    std::fs::write(&user, json!({"trusted_projects": [fx.root]}).to_string()).unwrap();
+    let reg = attach_with(&fx.root, &user, Vec::new(), config("rust", "rust-analyzer"));
+    let out = reg.call("lsp", hover, Surface::ReadOnly).await;
+    assert!(!out.is_error, "{}", out.text);
+    for _ in 0..120 {
+        if marker.exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(
+        marker.exists(),
+        "a trusted project's build script did not run"
+    );
 }

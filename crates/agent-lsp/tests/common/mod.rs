@@ -42,6 +42,8 @@ pub fn config(language: &str, server: &str) -> LspConfig {
     // Generous bounds: CI runs everything on 2 loaded cores.
     let mut cfg = LspConfig {
         skip_config_files: true,
+        // The fixtures are ours: their build scripts may run (tests/trust.rs turns this off).
+        trust_project: true,
         write_diagnostics_timeout_ms: Some(60_000),
         request_timeout_ms: Some(60_000),
         ready_timeout_ms: Some(120_000),
