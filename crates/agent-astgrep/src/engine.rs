@@ -16,13 +16,25 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// What to search: the confined target, whether it is one file, and the grammar.
+/// What to search: the confined target, whether it is one file, the grammar, and the glob a
+/// file's path (relative to the root) must match when `path` was a glob.
 #[derive(Debug, Clone)]
 pub struct Scope {
     pub root: PathBuf,
     pub target: PathBuf,
     pub single_file: bool,
     pub lang: Lang,
+    pub glob: Option<globset::GlobMatcher>,
+}
+
+impl Scope {
+    /// Whether the walk takes this file (the glob, when there is one, admits it).
+    pub fn admits(&self, path: &Path) -> bool {
+        match &self.glob {
+            None => true,
+            Some(g) => g.is_match(path.strip_prefix(&self.root).unwrap_or(path)),
+        }
+    }
 }
 
 /// Resolve `path` and `language` arguments into a scope.
@@ -33,6 +45,21 @@ pub fn scope(
 ) -> Result<Scope, AstGrepError> {
     let given = path.unwrap_or(".");
     let given = if given.trim().is_empty() { "." } else { given };
+    let (given, glob) = if crate::scopes::is_glob(given) {
+        let (base, pattern) = crate::scopes::split_glob(given);
+        let glob = globset::GlobBuilder::new(&pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| AstGrepError::BadGlob {
+                glob: given.to_string(),
+                detail: e.kind().to_string(),
+            })?
+            .compile_matcher();
+        (base, Some((glob, pattern)))
+    } else {
+        (given.to_string(), None)
+    };
+    let given = given.as_str();
     let target = confine_existing(root, "path", given)?;
     let root = root.canonicalize().map_err(|e| AstGrepError::Walk {
         path: root.display().to_string(),
@@ -49,8 +76,12 @@ pub fn scope(
         }
         _ => None,
     };
-    let single_file = target.is_file();
-    let lang = match (lang, single_file) {
+    let single_file = target.is_file() && glob.is_none();
+    // A glob ending in an extension (`**/*.py`) names its language.
+    let from_glob = glob
+        .as_ref()
+        .and_then(|(_, p)| Lang::from_file(Path::new(p)));
+    let lang = match (lang.or(from_glob), single_file) {
         (Some(l), _) => l,
         (None, true) => Lang::from_file(&target).ok_or_else(|| AstGrepError::CannotInfer {
             path: given.to_string(),
@@ -68,6 +99,7 @@ pub fn scope(
         target,
         single_file,
         lang,
+        glob: glob.map(|(g, _)| g),
     })
 }
 
@@ -226,7 +258,10 @@ fn walk<T: Send>(
                 let Ok(entry) = entry else {
                     return ignore::WalkState::Continue;
                 };
-                if entry.file_type().is_some_and(|t| t.is_file()) && lang.owns(entry.path()) {
+                if entry.file_type().is_some_and(|t| t.is_file())
+                    && lang.owns(entry.path())
+                    && scope.admits(entry.path())
+                {
                     let len = entry.metadata().ok().map(|m| m.len());
                     visit(entry.path(), len);
                 }

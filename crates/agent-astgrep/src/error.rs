@@ -13,6 +13,34 @@ pub enum AstGrepError {
     NeedLanguage { path: String, valid: String },
 
     #[error(
+        "no file of a bundled language is under `{path}`; give `path` to a file or directory with code, or `language`, one of: {valid}"
+    )]
+    NoLanguagePresent { path: String, valid: String },
+
+    #[error(
+        "`pattern` `{pattern}` does not parse in any language present here ({tried}); the first error: {first}"
+    )]
+    NoLanguageAccepts {
+        pattern: String,
+        tried: String,
+        first: String,
+    },
+
+    #[error(
+        "`pattern` parses in several languages present here ({langs}); a rewrite never guesses: pass `language`"
+    )]
+    AmbiguousLanguage { langs: String },
+
+    #[error("{inner}\n{hint}")]
+    Hinted {
+        inner: Box<AstGrepError>,
+        hint: String,
+    },
+
+    #[error("`path` `{glob}` is not a valid glob: {detail}")]
+    BadGlob { glob: String, detail: String },
+
+    #[error(
         "cannot infer the language of `{path}` from its extension; pass `language`, one of: {valid}"
     )]
     CannotInfer { path: String, valid: String },

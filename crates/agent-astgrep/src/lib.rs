@@ -30,8 +30,10 @@
 
 mod engine;
 mod error;
+mod grep;
 mod lang;
 mod pattern;
+mod scopes;
 
 pub use error::AstGrepError;
 pub use lang::Lang;
@@ -90,7 +92,7 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
     registry.register(ResolveTool(shared));
 }
 
-struct Shared {
+pub(crate) struct Shared {
     root: PathBuf,
     config: AstGrepConfig,
     edits: Mutex<Edits>,
@@ -131,14 +133,15 @@ pub struct AstGrepArgs {
     /// nodes (possibly empty), `$_` one node without binding it. A metavariable used twice must
     /// match the same code both times. Example: `if ($X != null) $X.dispose()`.
     pub pattern: String,
-    /// File or directory to search, relative to the workspace root; default the whole
-    /// workspace. `.gitignore` is honoured.
+    /// File, directory or glob (`src/**/*.py`) to search, relative to the workspace root;
+    /// default the whole workspace. `.gitignore` is honoured.
     #[serde(default)]
     pub path: Option<String>,
     /// Grammar id: bash, c, c_sharp (cs), cpp, css, dart, go, html, java, javascript (js), json,
     /// kotlin, lua, php, python (py), ruby, rust (rs), swift, toml, tsx, typescript (ts), yaml
-    /// (yml). Inferred from the extension when `path` is one file; required for a directory.
-    #[serde(default)]
+    /// (yml). Inferred from a file's or a glob's extension; without it a directory is searched
+    /// in every bundled language present there whose grammar accepts the pattern.
+    #[serde(default, alias = "lang")]
     pub language: Option<String>,
     /// At most this many matches are listed (default 50); the result says how many more matched.
     #[serde(default)]
@@ -158,7 +161,8 @@ pub struct AstEditArgs {
     /// File or directory to rewrite, relative to the workspace root; default the whole workspace.
     #[serde(default)]
     pub path: Option<String>,
-    /// Grammar id (as for `ast_grep`); inferred when `path` is one file, required for a directory.
+    /// Grammar id (as for `ast_grep`); inferred from a file's or a glob's extension; over a
+    /// directory, the one language present whose grammar accepts the pattern (several: pass it).
     #[serde(default)]
     pub language: Option<String>,
 }
@@ -210,7 +214,7 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| AstGrepError::Internal(format!("search task failed: {e}")))?
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("{n} {one}")
     } else {
@@ -227,7 +231,7 @@ fn mib(bytes: u64) -> String {
 }
 
 /// The footer line: how many files were searched and skipped.
-fn walk_summary(stats: &engine::Stats, lang: Lang, config: &AstGrepConfig) -> String {
+pub(crate) fn walk_summary(stats: &engine::Stats, lang: Lang, config: &AstGrepConfig) -> String {
     let mut s = format!(
         "searched {} {} file{}",
         stats.files_searched,
@@ -295,91 +299,9 @@ impl Tool for AstGrepTool {
 
     async fn call(&self, args: AstGrepArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
-        let out = blocking(&self.0.config, move |b| grep(&shared, args, b)).await?;
+        let out = blocking(&self.0.config, move |b| grep::grep(&shared, args, b)).await?;
         Ok(out)
     }
-}
-
-fn grep(shared: &Shared, args: AstGrepArgs, budget: &Budget) -> Result<ToolOutput, AstGrepError> {
-    let config = &shared.config;
-    let scope = engine::scope(&shared.root, args.path.as_deref(), args.language.as_deref())?;
-    let compiled = pattern::compile(scope.lang, &args.pattern)?;
-    let result = engine::search(&scope, &compiled, config, budget);
-    let max = args.max_results.unwrap_or(50);
-    let total = result.matches.len();
-    let shown = total.min(max);
-    let more = total - shown;
-    let pattern_line = args.pattern.trim().replace('\n', "⏎");
-
-    let mut text = String::new();
-    if total == 0 {
-        let _ = writeln!(
-            text,
-            "no matches for `{pattern_line}` ({}, parsed as {})",
-            scope.lang.id(),
-            compiled.context
-        );
-    } else {
-        let _ = writeln!(
-            text,
-            "{} in {} for `{pattern_line}` ({}, parsed as {})",
-            plural(total, "match", "matches"),
-            plural(result.files_matched, "file", "files"),
-            scope.lang.id(),
-            compiled.context
-        );
-    }
-    for m in result.matches.iter().take(shown) {
-        let _ = writeln!(text, "\n{}:{}:{}", m.file, m.line, m.column);
-        let width = (m.line + m.lines.len()).to_string().len();
-        for (i, l) in m.lines.iter().enumerate() {
-            let _ = writeln!(text, "  {:>width$} | {l}", m.line + i);
-        }
-        if m.more_lines > 0 {
-            let _ = writeln!(text, "  {:>width$} | … {} more lines", "", m.more_lines);
-        }
-        for (name, value) in &m.captures {
-            let value = if value.is_empty() {
-                "(nothing)".to_string()
-            } else if value.contains('\n') {
-                let first = value.lines().next().unwrap_or_default();
-                format!("{first} … ({} lines)", value.lines().count())
-            } else {
-                value.clone()
-            };
-            let _ = writeln!(text, "  ${name} = {value}");
-        }
-    }
-    if more > 0 {
-        let _ = writeln!(
-            text,
-            "\n… {more} more {} not shown (max_results {max}); narrow `path` or raise `max_results`",
-            if more == 1 { "match" } else { "matches" }
-        );
-    }
-    let _ = write!(
-        text,
-        "\n{}",
-        walk_summary(&result.stats, scope.lang, config)
-    );
-    if result.stats.stopped_early {
-        let _ = write!(
-            text,
-            "\nstopped early at the time limit of {} s: the results are partial; narrow `path`",
-            config.time_limit_secs
-        );
-    }
-    let structured = json!({
-        "language": scope.lang.id(),
-        "context": compiled.context,
-        "total": total,
-        "shown": shown,
-        "more": more,
-        "files_matched": result.files_matched,
-        "matches": result.matches.iter().take(shown).collect::<Vec<_>>(),
-        "stats": result.stats,
-    });
-    Ok(ToolOutput::text(text).with_structured(structured))
 }
 
 struct AstEditTool(Arc<Shared>);
@@ -449,8 +371,25 @@ fn bounded_diff(files: &[engine::FileRewrite], max_lines: usize) -> String {
 
 fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutput, AstGrepError> {
     let config = &shared.config;
-    let scope = engine::scope(&shared.root, args.path.as_deref(), args.language.as_deref())?;
-    let compiled = pattern::compile(scope.lang, &args.pattern)?;
+    let (mut scopes, _) = scopes::compiled_scopes(
+        &shared.root,
+        args.path.as_deref(),
+        args.language.as_deref(),
+        &args.pattern,
+    )?;
+    // A rewrite never guesses the language: several that accept the pattern are a refusal.
+    if scopes.len() > 1 {
+        return Err(AstGrepError::AmbiguousLanguage {
+            langs: scopes
+                .iter()
+                .map(|(s, _)| s.lang.id())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    let Some((scope, compiled)) = scopes.pop() else {
+        return Err(AstGrepError::EmptyPattern);
+    };
     let fixer = match TemplateFix::try_new(&args.rewrite, &scope.lang) {
         Ok(f) => f,
         Err(e) => match e {},

@@ -451,3 +451,30 @@ async fn the_proposal_diff_is_bounded_and_searches_run_side_by_side() {
     … diff truncated: 19 more lines (accepting applies all of it)
     "#);
 }
+
+/// `ast_edit` over a directory without `language`: the one language present whose grammar
+/// accepts the pattern is used; several are a refusal naming them (a rewrite never guesses).
+#[tokio::test]
+async fn ast_edit_without_language_uses_the_only_candidate_or_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.py", "print(1)\n");
+    let r = registry(dir.path(), AstGrepConfig::default());
+    let args = json!({"pattern": "print($X)", "rewrite": "log($X)"});
+    let out = r.call("ast_edit", args.clone(), Surface::Full).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("print(1)") && out.text.contains("log(1)"),
+        "{}",
+        out.text
+    );
+    write(dir.path(), "b.js", "print(2)\n");
+    let out = r.call("ast_edit", args, Surface::Full).await;
+    assert!(out.is_error);
+    assert!(
+        out.text
+            .contains("several languages present here (javascript, python)")
+            && out.text.contains("pass `language`"),
+        "{}",
+        out.text
+    );
+}

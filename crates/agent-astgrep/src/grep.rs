@@ -1,0 +1,139 @@
+//! `ast_grep`: one search over one or several languages, rendered.
+
+use crate::engine::{self, Budget};
+use crate::error::AstGrepError;
+use crate::{AstGrepArgs, Shared, plural, scopes, walk_summary};
+use agent_tier::ToolOutput;
+use serde_json::json;
+use std::fmt::Write as _;
+
+pub(crate) fn grep(
+    shared: &Shared,
+    args: AstGrepArgs,
+    budget: &Budget,
+) -> Result<ToolOutput, AstGrepError> {
+    let config = &shared.config;
+    let (scopes, rejected) = scopes::compiled_scopes(
+        &shared.root,
+        args.path.as_deref(),
+        args.language.as_deref(),
+        &args.pattern,
+    )?;
+    let runs: Vec<_> = scopes
+        .iter()
+        .map(|(scope, compiled)| {
+            (
+                scope.lang,
+                compiled.context.clone(),
+                engine::search(scope, compiled, config, budget),
+            )
+        })
+        .collect();
+    let mut matches: Vec<engine::Match> = Vec::new();
+    let mut files_matched = 0;
+    let mut stopped_early = false;
+    for (_, _, r) in &runs {
+        matches.extend(r.matches.iter().cloned());
+        files_matched += r.files_matched;
+        stopped_early |= r.stats.stopped_early;
+    }
+    // Several languages: one order over all of them (each run is already in this order).
+    if runs.len() > 1 {
+        matches.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    }
+    let max = args.max_results.unwrap_or(50);
+    let total = matches.len();
+    let shown = total.min(max);
+    let more = total - shown;
+    let pattern_line = args.pattern.trim().replace('\n', "⏎");
+    // `python, parsed as expression` — or for several languages, each with its context.
+    let parsed = runs
+        .iter()
+        .map(|(l, c, _)| format!("{}, parsed as {c}", l.id()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let rejected_note = if rejected.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; does not parse as: {}",
+            rejected
+                .iter()
+                .map(|(l, _)| l.id())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+
+    let mut text = String::new();
+    if total == 0 {
+        let _ = writeln!(
+            text,
+            "no matches for `{pattern_line}` ({parsed}{rejected_note})"
+        );
+    } else {
+        let _ = writeln!(
+            text,
+            "{} in {} for `{pattern_line}` ({parsed}{rejected_note})",
+            plural(total, "match", "matches"),
+            plural(files_matched, "file", "files"),
+        );
+    }
+    for m in matches.iter().take(shown) {
+        let _ = writeln!(text, "\n{}:{}:{}", m.file, m.line, m.column);
+        let width = (m.line + m.lines.len()).to_string().len();
+        for (i, l) in m.lines.iter().enumerate() {
+            let _ = writeln!(text, "  {:>width$} | {l}", m.line + i);
+        }
+        if m.more_lines > 0 {
+            let _ = writeln!(text, "  {:>width$} | … {} more lines", "", m.more_lines);
+        }
+        for (name, value) in &m.captures {
+            let value = if value.is_empty() {
+                "(nothing)".to_string()
+            } else if value.contains('\n') {
+                let first = value.lines().next().unwrap_or_default();
+                format!("{first} … ({} lines)", value.lines().count())
+            } else {
+                value.clone()
+            };
+            let _ = writeln!(text, "  ${name} = {value}");
+        }
+    }
+    if more > 0 {
+        let _ = writeln!(
+            text,
+            "\n… {more} more {} not shown (max_results {max}); narrow `path` or raise `max_results`",
+            if more == 1 { "match" } else { "matches" }
+        );
+    }
+    let summaries: Vec<String> = runs
+        .iter()
+        .map(|(l, _, r)| walk_summary(&r.stats, *l, config))
+        .collect();
+    let _ = write!(text, "\n{}", summaries.join("\n"));
+    if stopped_early {
+        let _ = write!(
+            text,
+            "\nstopped early at the time limit of {} s: the results are partial; narrow `path`",
+            config.time_limit_secs
+        );
+    }
+    if total == 0
+        && let Some(note) = scopes::lowercase_metavariables(&args.pattern)
+    {
+        let _ = write!(text, "\n{note}");
+    }
+    let languages: Vec<&str> = runs.iter().map(|(l, _, _)| l.id()).collect();
+    let structured = json!({
+        "language": languages.join(", "),
+        "context": runs.iter().map(|(_, c, _)| c.as_str()).collect::<Vec<_>>().join("; "),
+        "total": total,
+        "shown": shown,
+        "more": more,
+        "files_matched": files_matched,
+        "matches": matches.iter().take(shown).collect::<Vec<_>>(),
+        "stats": if runs.len() == 1 { json!(runs[0].2.stats) } else { json!(runs.iter().map(|(l, _, r)| json!({"language": l.id(), "stats": r.stats})).collect::<Vec<_>>()) },
+    });
+    Ok(ToolOutput::text(text).with_structured(structured))
+}
