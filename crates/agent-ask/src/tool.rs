@@ -20,11 +20,11 @@ pub struct AskUserArgs {
     /// Optional: why you ask, and what the answer decides.
     #[serde(default)]
     pub context: Option<String>,
-    /// The choices, each `{label, description?}`; labels must be unique. May be empty only when
-    /// `allow_free_text` is true.
+    /// The choices, each `{label, description?}`; labels must be unique. Without options the
+    /// answer is typed text.
     #[serde(default)]
     pub options: Vec<CardOption>,
-    /// Whether a typed answer is accepted (required when there are no options).
+    /// Whether a typed answer is accepted besides the options (always, when there are none).
     #[serde(default)]
     pub allow_free_text: bool,
     /// Whether several options may be chosen (needs options).
@@ -72,8 +72,9 @@ impl AskUser {
             kind: CardKind::Question,
             question: args.question,
             context: args.context,
+            // A bare question takes a typed answer: nothing else could answer it.
+            allow_free_text: args.allow_free_text || args.options.is_empty(),
             options: args.options,
-            allow_free_text: args.allow_free_text,
             multi_select: args.multi_select,
             timeout: Some(self.timeout),
             space: Some(self.space.clone()),

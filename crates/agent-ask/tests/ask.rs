@@ -86,7 +86,6 @@ fn ask_user_is_read_tier_and_its_schema_is_generated() {
 #[tokio::test]
 async fn invalid_combinations_are_argument_errors() {
     let cases = vec![
-        ("no options and no free text", json!({"question": "Go?"})),
         (
             "duplicate labels",
             json!({"question": "Go?", "options": [{"label": "yes"}, {"label": "Yes"}]}),
@@ -121,6 +120,19 @@ async fn invalid_combinations_are_argument_errors() {
         "no card is shown for invalid arguments"
     );
     insta::assert_snapshot!("argument_errors", report);
+}
+
+/// A bare question (no options, free text not set) is asked and takes a typed answer.
+#[tokio::test]
+async fn a_bare_question_takes_a_typed_answer() {
+    let port = Arc::new(ScriptedPort::with([AskOutcome::Answer(Answer::text(
+        "use postgres",
+    ))]));
+    let registry = registry_with(port.clone(), Duration::from_secs(300));
+    let out = ask(&registry, json!({"question": "Which database?"})).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("use postgres"), "{}", out.text);
+    assert!(port.shown()[0].allow_free_text);
 }
 
 async fn check(outcome: AskOutcome, args: Value) -> (ToolOutput, Vec<Card>) {

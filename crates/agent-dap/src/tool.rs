@@ -95,6 +95,7 @@ impl Op {
 #[serde(deny_unknown_fields)]
 pub struct DebugArgs {
     /// The operation.
+    #[serde(alias = "operation")]
     pub op: Op,
     /// breakpoints: the source file, relative to the workspace root.
     #[serde(default)]

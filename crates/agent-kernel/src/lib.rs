@@ -135,6 +135,7 @@ pub struct EvalArgs {
     /// calls; the last expression is echoed as in a notebook.
     pub code: String,
     /// Required: 5–10 words saying what the cell does; used as its label in the transcript.
+    #[serde(alias = "label")]
     pub description: String,
     /// `python` (default) or `javascript`.
     #[serde(default)]
@@ -170,16 +171,21 @@ const DESCRIPTION: &str = "Run a Python or JavaScript cell in a persistent inter
 - A cell that prints nothing for the inactivity budget is interrupted (then killed if it ignores that); print progress from long loops. A pending tool() call pauses the budget.
 - description is required: 5–10 words saying what the cell does.";
 
-fn check_description(d: &str) -> Result<(), KernelError> {
+/// An empty description is an error (the cell needs a label); one outside 5–10 words runs, with
+/// a note that says the rule.
+fn check_description(d: &str) -> Result<Option<String>, KernelError> {
     let count = d.split_whitespace().count();
-    if (5..=10).contains(&count) {
-        Ok(())
-    } else {
-        Err(KernelError::Description {
+    if count == 0 {
+        return Err(KernelError::Description {
             count,
             given: d.to_string(),
-        })
+        });
     }
+    Ok((!(5..=10).contains(&count)).then(|| {
+        format!(
+            "note: `description` has {count} word(s); 5–10 make a good transcript label, such as \"load the sales csv and plot revenue\""
+        )
+    }))
 }
 
 impl Tool for EvalTool {
@@ -206,7 +212,7 @@ impl Tool for EvalTool {
     }
 
     async fn call(&self, args: EvalArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        check_description(&args.description)?;
+        let label_note = check_description(&args.description)?;
         let state = &self.state;
         let lang = match args.language {
             Language::Python => Lang::Python,
@@ -214,6 +220,9 @@ impl Tool for EvalTool {
         };
         let name = lang.as_str();
         let mut out = Collector::new(name, state.config.output_cap);
+        if let Some(n) = label_note {
+            out.note(n);
+        }
         out.budget = state.config.inactivity_budget;
         out.grace = state.config.interrupt_grace;
 

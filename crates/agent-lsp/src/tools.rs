@@ -95,9 +95,10 @@ impl Operation {
 #[serde(deny_unknown_fields)]
 pub struct LspArgs {
     /// The operation.
+    #[serde(alias = "op")]
     pub operation: Operation,
     /// The file, relative to the workspace root; `"*"` with `diagnostics` runs the project checker.
-    #[serde(default)]
+    #[serde(default, alias = "path")]
     pub file: Option<String>,
     /// 1-based line number of the symbol (navigation operations).
     #[serde(default)]
@@ -118,6 +119,7 @@ pub struct LspArgs {
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
     /// Where the symbol is, relative to the workspace root.
+    #[serde(alias = "path")]
     pub file: String,
     /// 1-based line number.
     pub line: u32,
@@ -846,8 +848,10 @@ impl State {
                 Ok(path) => {
                     out.push(format!("servers for `{f}` (in order of preference):"));
                     for c in self.sup.candidates(&path) {
-                        if !self.sup.cfg.trusted && c.root.is_some() {
-                            ignored_bins.extend(untrusted_note(&c.spec.id));
+                        if !self.sup.cfg.trusted
+                            && let Some(r) = &c.root
+                        {
+                            ignored_bins.extend(untrusted_note(&c.spec.id, r, ws));
                         }
                         if let Some(p) = &c.ignored {
                             ignored_bins.push(format!(
@@ -900,8 +904,10 @@ impl State {
                 let roots = checker::marker_dirs(ws, &markers);
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
                 let binary = resolve_command(spec, base, ws, self.sup.cfg.trusted);
-                if !self.sup.cfg.trusted && !roots.is_empty() {
-                    ignored_bins.extend(untrusted_note(&spec.id));
+                if !self.sup.cfg.trusted
+                    && let Some(r) = roots.first()
+                {
+                    ignored_bins.extend(untrusted_note(&spec.id, r, ws));
                 }
                 if !self.sup.cfg.trusted
                     && let Some(p) = project_binary(spec, base, ws)
@@ -1016,11 +1022,24 @@ impl State {
 }
 
 /// What a server is not allowed to do for a project that is not trusted, when it is something.
-fn untrusted_note(id: &str) -> Option<String> {
-    (id == "rust-analyzer").then(|| {
-        "rust-analyzer's build scripts, proc macros and check on save (they run the project's code)"
-            .to_string()
-    })
+fn untrusted_note(id: &str, root: &Path, ws: &Path) -> Option<String> {
+    match id {
+        "rust-analyzer" => Some(
+            "rust-analyzer's build scripts, proc macros and check on save (they run the project's code)"
+                .to_string(),
+        ),
+        "typescript-language-server" => [root, ws]
+            .into_iter()
+            .map(|d| d.join("node_modules/typescript"))
+            .find(|d| d.is_dir())
+            .map(|d| {
+                format!(
+                    "{} for typescript-language-server (it loads the TypeScript installed beside it)",
+                    agent_tier::workspace::display_path(ws, &d)
+                )
+            }),
+        _ => None,
+    }
 }
 
 /// The note under an answer some of whose locations lead out of the root through a symlink.

@@ -47,3 +47,63 @@ fn instructions_route_and_annotations_follow_effects() {
     assert!(h("eval", "openWorldHint") && h("debug", "openWorldHint"));
     assert!(h("write", "destructiveHint") && !h("write", "readOnlyHint"));
 }
+
+/// The first calls a model naturally makes, each as it would write it: every one succeeds, or
+/// fails for a reason that is not the spelling of its arguments.
+#[test]
+fn natural_first_calls_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "print(1)\nx = 2\n").unwrap();
+    std::fs::write(dir.path().join("b.js"), "print(3);\n").unwrap();
+    let call = |tool: &str, args: Value| {
+        let out = std::process::Command::new(common::BIN)
+            .args(["call", tool, &args.to_string(), "--root"])
+            .arg(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let cases = [
+        ("read", json!({"file": "a.py", "offset": 2}), "2| x = 2"),
+        ("lsp", json!({"op": "status"}), ""),
+        ("lsp", json!({"operation": "status", "path": "a.py"}), ""),
+        ("debug", json!({"operation": "adapters"}), "debugpy"),
+        // A directory without `language`: every language present that accepts the pattern.
+        (
+            "ast_grep",
+            json!({"pattern": "print($X)"}),
+            "2 matches in 2 files",
+        ),
+        (
+            "ast_grep",
+            json!({"pattern": "print($X)", "path": "*.py"}),
+            "1 match in 1 file",
+        ),
+        (
+            "eval",
+            json!({"code": "1 + 1", "label": "add two numbers"}),
+            "`description` has 3 word(s)",
+        ),
+        (
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 2\n+x = 3\n*** End Patch\n"}),
+            "patched 1 file(s): a.py",
+        ),
+    ];
+    for (tool, args, expect) in cases {
+        let (code, text) = call(tool, args.clone());
+        assert_eq!(code, Some(0), "{tool} {args}: {text}");
+        assert!(text.contains(expect), "{tool} {args}: {text}");
+    }
+    // A bare question is a valid call: with nobody at a terminal it fails closed, not on its
+    // arguments.
+    let (code, text) = call("ask_user", json!({"question": "Which database?"}));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(!text.contains("invalid arguments"), "{text}");
+}

@@ -111,16 +111,22 @@ async fn python_errors_are_short_and_point_at_the_cell() {
     // the kernel survives errors, with its state
     ok(&kit.py("x").await, "5");
 
-    let out = kit
-        .call(json!({"code": "1", "description": "too short"}))
-        .await;
-    assert!(out.is_error);
-    insta::assert_snapshot!("description_too_short", out.text);
+    // A label outside 5–10 words runs, with a note; an empty one is refused.
+    let out = kit.call(json!({"code": "1", "label": "too short"})).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("`description` has 2 word(s)"),
+        "{}",
+        out.text
+    );
     let out = kit
         .call(json!({"code": "1", "description": "one two three four five six seven eight nine ten eleven"}))
         .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("has 11 word(s)"), "{}", out.text);
+    let out = kit.call(json!({"code": "1", "description": "  "})).await;
     assert!(out.is_error);
-    assert!(out.text.contains("but it has 11"), "{}", out.text);
+    insta::assert_snapshot!("description_too_short", out.text);
     let out = kit
         .call(json!({"code": "1", "description": "run a test cell for the kernel", "language": "ruby"}))
         .await;
