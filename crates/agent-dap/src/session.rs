@@ -216,6 +216,9 @@ pub(crate) struct Session {
     child: Option<Child>,
     owns_reported_pids: bool,
     watcher: Mutex<Option<tokio::task::AbortHandle>>,
+    /// `disconnect` when the run ends (the host exiting on a signal): a program we attached to
+    /// runs on, one we launched is terminated.
+    farewell: Mutex<Option<agent_proc::Farewell>>,
 }
 
 impl Session {
@@ -265,7 +268,17 @@ impl Session {
             child: started.child,
             owns_reported_pids: started.owns_reported_pids,
             watcher: Mutex::new(None),
+            farewell: Mutex::new(None),
         });
+        let polite = Arc::downgrade(&session);
+        *lock(&session.farewell) = Some(agent_proc::on_shutdown(move || {
+            let polite = polite.clone();
+            async move {
+                if let Some(s) = polite.upgrade() {
+                    s.end("the host is exiting".into(), true).await;
+                }
+            }
+        }));
         let weak = Arc::downgrade(&session);
         let mut rx = session.shared.state.subscribe();
         let watcher = tokio::spawn(async move {

@@ -91,6 +91,8 @@ pub struct Server {
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
     /// The server process; dropping it ends the server and everything it started.
     child: agent_proc::Child,
+    /// `shutdown` and `exit` when the run ends (the host exiting on a signal).
+    farewell: OnceLock<agent_proc::Farewell>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -176,7 +178,17 @@ impl Server {
             tick,
             docs: tokio::sync::Mutex::new(HashMap::new()),
             child,
+            farewell: OnceLock::new(),
         });
+        let weak = Arc::downgrade(&server);
+        let _ = server.farewell.set(agent_proc::on_shutdown(move || {
+            let weak = weak.clone();
+            async move {
+                if let Some(server) = weak.upgrade() {
+                    server.shutdown().await;
+                }
+            }
+        }));
 
         let uri = path_to_uri(&root);
         let name = root

@@ -15,8 +15,8 @@
 //!   which side of the boundary a program name is resolved, and whether a pid a child reports
 //!   is one of ours ([`Launcher::owns_reported_pids`]).
 //! - [`describe_exit`]: the one wording of an exit status.
-//! - The run as a whole: [`shutdown`] ends every live child of the run (SIGTERM, grace, SIGKILL,
-//!   then the run's sweep), and [`reaper`] is the small process that sweeps the run after a host
+//! - The run as a whole: [`shutdown`] runs the polite exits registered with [`on_shutdown`], then
+//!   ends every live child of the run (SIGTERM, grace, SIGKILL, then the run's sweep), and [`reaper`] is the small process that sweeps the run after a host
 //!   that died without running any code of ours.
 //!
 //! It never speaks a protocol (the caller does the polite exit: LSP `shutdown`, DAP
@@ -31,7 +31,7 @@ mod spawner;
 pub mod sweep;
 mod tail;
 
-pub use child::{Child, Command, Output, RunError, shutdown};
+pub use child::{Child, Command, Farewell, Output, RunError, on_shutdown, shutdown};
 pub use exit::describe_exit;
 pub use launcher::Launcher;
 pub use tail::Tail;

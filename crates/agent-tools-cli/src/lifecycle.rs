@@ -1,10 +1,11 @@
 //! The host's life and end: the reaper it starts, the signals that end it, and ending every
 //! process of the run before it exits.
 //!
-//! On SIGTERM, SIGINT or SIGHUP the command in progress is abandoned, every child of the run is
-//! sent SIGTERM (debug adapters, language servers, kernels, workers), given a grace to exit,
-//! SIGKILLed, and whatever escaped from them (a new session, a double fork) is swept by the
-//! run's tag; then the host exits with 128 + the signal. A normal end does the same sweep. A
+//! On SIGTERM, SIGINT or SIGHUP the command in progress is abandoned, the families' polite exits
+//! run (debug sessions disconnect, language servers shut down), then every child of the run is
+//! sent SIGTERM (adapters, servers, kernels, workers), given a grace to exit, SIGKILLed, and
+//! whatever escaped from them (a new session, a double fork) is swept by the run's tag; then the
+//! host exits with 128 + the signal. A normal end does the same sweep. A
 //! SIGKILLed host runs none of this: its direct children die of their parent-death signal and
 //! the reaper sweeps the rest.
 
