@@ -72,9 +72,12 @@ impl CallContext {
     /// Call another tool from inside this one (a kernel cell's `tool()` bridge, a worker). The
     /// nested call takes the same path as a model call, on this call's surface.
     pub async fn nested_call(&self, origin: Origin, name: &str, args: Value) -> ToolOutput {
+        use tracing::Instrument;
+        let span = tracing::info_span!("tool_call", tool = name, surface = %self.surface, origin = ?origin);
         match self
             .registry
             .try_call(name, args, self.surface, origin, self.held.clone())
+            .instrument(span)
             .await
         {
             Ok(out) => out,
@@ -437,13 +440,28 @@ impl Registry {
         surface: Surface,
         origin: Origin,
     ) -> ToolOutput {
-        match self
+        use tracing::Instrument;
+        let span = tracing::info_span!("tool_call", tool = name, %surface, origin = ?origin);
+        let started = std::time::Instant::now();
+        let out = match self
             .try_call(name, args, surface, origin, Arc::default())
+            .instrument(span.clone())
             .await
         {
             Ok(out) => out,
-            Err(e) => ToolOutput::error(e.to_string()),
-        }
+            Err(e) => {
+                span.in_scope(|| tracing::info!(error = %e, "call refused or failed"));
+                ToolOutput::error(e.to_string())
+            }
+        };
+        span.in_scope(|| {
+            tracing::debug!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                is_error = out.is_error,
+                "call done"
+            )
+        });
+        out
     }
 
     async fn try_call(
