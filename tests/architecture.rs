@@ -16,8 +16,8 @@ const FAMILIES: &[&str] = &[
     "agent-ask",
     "agent-vibe",
 ];
-/// The floors a family may depend on: the registry floor and the process layer.
-const FLOORS: &[&str] = &["agent-tier", "agent-proc"];
+/// The floors a family may depend on: the registry floor, the process layer and the wire layer.
+const FLOORS: &[&str] = &["agent-tier", "agent-proc", "agent-rpc"];
 /// Crates that speak a protocol or parse code; the floor knows none of them.
 const PROTOCOL_CRATES: &[&str] = &["lsp-types", "lsp-server", "tree-sitter", "ast-grep-core"];
 
