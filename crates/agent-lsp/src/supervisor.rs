@@ -256,6 +256,47 @@ pub fn resolve_command(
     None
 }
 
+/// For a project that is not trusted, what a server loads must come from the host too:
+/// typescript-language-server prefers the workspace's own `node_modules/typescript` unless
+/// `tsserver.path` is given, so it is given the TypeScript installed beside the server.
+fn host_only(spec: Arc<ServerSpec>, bin: &Path, trusted: bool) -> Arc<ServerSpec> {
+    if trusted
+        || spec.id != "typescript-language-server"
+        || spec.init_options.pointer("/tsserver/path").is_some()
+    {
+        return spec;
+    }
+    // `<modules>/.bin/typescript-language-server` → `<modules>/typescript-language-server/lib/cli.mjs`
+    let Some(pkg) = bin
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+    else {
+        return spec;
+    };
+    let found = [
+        pkg.join("node_modules/typescript/lib/tsserver.js"),
+        pkg.join("../typescript/lib/tsserver.js"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .and_then(|p| p.canonicalize().ok());
+    let Some(tsserver) = found else {
+        return spec;
+    };
+    let mut spec = (*spec).clone();
+    if !spec.init_options.is_object() {
+        spec.init_options = serde_json::json!({});
+    }
+    match spec.init_options.get_mut("tsserver") {
+        Some(serde_json::Value::Object(o)) => {
+            o.insert("path".into(), serde_json::json!(tsserver));
+        }
+        _ => spec.init_options["tsserver"] = serde_json::json!({"path": tsserver}),
+    }
+    Arc::new(spec)
+}
+
 impl Supervisor {
     /// The sandbox prefix every child of this family is launched through.
     pub fn prefix(&self) -> &[String] {
@@ -347,8 +388,9 @@ impl Supervisor {
         }
         for c in &cands {
             if let (Some(root), Some((bin, args))) = (&c.root, &c.binary) {
+                let spec = host_only(c.spec.clone(), bin, self.cfg.trusted);
                 return self
-                    .get_or_start(c.spec.clone(), root.clone(), bin.clone(), args.clone())
+                    .get_or_start(spec, root.clone(), bin.clone(), args.clone())
                     .await;
             }
         }

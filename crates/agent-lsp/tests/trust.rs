@@ -271,3 +271,76 @@ async fn rust_analyzer_runs_no_build_script_of_an_untrusted_project() {
         "a trusted project's build script did not run"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_server_loads_no_typescript_of_an_untrusted_project() {
+    require("typescript-language-server");
+    let fx = fixture("ts", config("typescript", "typescript-language-server"));
+    let marker = fx.root.join("workspace-tsserver-ran");
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("typescript-language-server"))
+        .find(|p| p.is_file())
+        .unwrap()
+        .canonicalize()
+        .unwrap();
+    // <modules>/typescript-language-server/lib/cli.mjs → <modules>/typescript/lib/tsserver.js
+    let real_ts = real
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("../typescript/lib/tsserver.js");
+    assert!(real_ts.is_file(), "{}", real_ts.display());
+    // The project's own `typescript`: leaves a mark, then is the real one.
+    let ts = fx.root.join("node_modules/typescript");
+    std::fs::create_dir_all(ts.join("lib")).unwrap();
+    std::fs::write(
+        ts.join("package.json"),
+        r#"{"name": "typescript", "version": "6.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ts.join("lib/tsserver.js"),
+        format!(
+            "require('fs').writeFileSync({:?}, 'ran');\nmodule.exports = require({:?});\n",
+            marker,
+            real_ts.canonicalize().unwrap()
+        ),
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let user = home.path().join("lsp.json");
+    std::fs::write(&user, "{}").unwrap();
+    let hover =
+        json!({"operation": "hover", "file": "src/main.ts", "line": 4, "symbol": "makeGreeter"});
+    let cfg = || config("typescript", "typescript-language-server");
+
+    let reg = attach_with(&fx.root, &user, Vec::new(), cfg());
+    let out = reg.call("lsp", hover.clone(), Surface::ReadOnly).await;
+    assert!(
+        !out.is_error && out.text.contains("makeGreeter"),
+        "{}",
+        out.text
+    );
+    let out = reg
+        .call("lsp", json!({"operation": "status"}), Surface::ReadOnly)
+        .await;
+    assert!(
+        out.text
+            .contains("- node_modules/typescript for typescript-language-server"),
+        "{}",
+        out.text
+    );
+    drop(reg);
+    assert!(!marker.exists(), "an untrusted project's typescript ran");
+
+    // Trusted: the project's typescript is the one loaded (so the check above could see it).
+    std::fs::write(&user, json!({"trusted_projects": [fx.root]}).to_string()).unwrap();
+    let reg = attach_with(&fx.root, &user, Vec::new(), cfg());
+    let out = reg.call("lsp", hover, Surface::ReadOnly).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        marker.exists(),
+        "a trusted project's typescript was not loaded"
+    );
+}
