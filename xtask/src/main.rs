@@ -41,12 +41,16 @@ const PIP_PACKAGES: &[&str] = &[
     "matplotlib",
     "jupyter_client",
     "ipykernel",
+    // the official MCP Python SDK: a real client of `agent-tools serve` (tests/clients)
+    "mcp",
 ];
 const NPM_PACKAGES: &[&str] = &[
     "pyright",
     "typescript-language-server",
     "typescript@6",
     "@ast-grep/cli@0.51",
+    // the official MCP TypeScript SDK: a real client of `agent-tools serve` (tests/clients)
+    "@modelcontextprotocol/sdk",
 ];
 
 fn main() -> Result<()> {

@@ -190,10 +190,17 @@ pub async fn serve(
                 let mut service = service.clone();
                 let refused = gate(&req, &token);
                 async move {
-                    match refused {
-                        Some(resp) => Ok::<_, Infallible>(resp),
-                        None => tower_call(&mut service, req).await,
+                    if let Some(resp) = refused {
+                        return Ok::<_, Infallible>(resp);
                     }
+                    let delete = req.method() == hyper::Method::DELETE;
+                    let mut resp = tower_call(&mut service, req).await?;
+                    // The session is gone when DELETE returns: say 200, which every SDK takes
+                    // as success (the Python SDK logs 202 as a failed termination).
+                    if delete && resp.status() == StatusCode::ACCEPTED {
+                        *resp.status_mut() = StatusCode::OK;
+                    }
+                    Ok(resp)
                 }
             });
             let io = hyper_util::rt::TokioIo::new(stream);
