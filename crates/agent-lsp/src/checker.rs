@@ -218,7 +218,9 @@ fn parse_go(root: &Path, _stdout: &str, stderr: &str) -> Vec<Finding> {
         .collect()
 }
 
-async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>, String> {
+/// The findings of one checker, and how many were left out because they are in files out of the
+/// root through a symlink (their lines and messages would quote a file `read` refuses).
+async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<(Vec<Diag>, usize), String> {
     let ws = &sup.root;
     let spec = crate::config::ServerSpec {
         id: c.name.to_string(),
@@ -272,7 +274,13 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>
         ));
     }
     let mut cache: std::collections::HashMap<PathBuf, Vec<String>> = Default::default();
-    Ok(findings
+    let all = findings.len();
+    let findings: Vec<Finding> = findings
+        .into_iter()
+        .filter(|f| !crate::render::escapes(ws, &f.0))
+        .collect();
+    let withheld = all - findings.len();
+    let diags = findings
         .into_iter()
         .map(|(path, line, col, severity, code, message)| {
             let lines = cache.entry(path.clone()).or_insert_with(|| {
@@ -306,7 +314,8 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<Vec<Diag>
                 source: c.name.to_string(),
             }
         })
-        .collect())
+        .collect();
+    Ok((diags, withheld))
 }
 
 /// Run every project checker whose marker is found, per root.
@@ -321,7 +330,7 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
                 if d.is_empty() { ".".to_string() } else { d }
             };
             match run_one(sup, c, &root).await {
-                Ok(diags) => {
+                Ok((diags, withheld)) => {
                     let errors = diags.iter().filter(|d| d.severity == "error").count();
                     text.push(format!(
                         "{} in {shown_root}: {errors} error(s), {} warning(s)",
@@ -329,6 +338,11 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
                         diags.len() - errors
                     ));
                     text.extend(diags.iter().map(Diag::render));
+                    if withheld > 0 {
+                        text.push(format!(
+                            "({withheld} finding(s) in files outside the workspace root through a symlink not shown)"
+                        ));
+                    }
                     results
                         .push(json!({"checker": c.name, "root": shown_root, "diagnostics": diags}));
                 }
