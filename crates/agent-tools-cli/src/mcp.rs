@@ -210,17 +210,6 @@ pub struct Host {
     registry: Registry,
     surface: Surface,
     peer: Peer,
-    /// How many `tools/call` are running (the stdio transport waits for them at end of input).
-    in_flight: Arc<tokio::sync::watch::Sender<usize>>,
-}
-
-/// Counts one running call while it lives.
-struct InFlight(Arc<tokio::sync::watch::Sender<usize>>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
-    }
 }
 
 impl Host {
@@ -229,13 +218,7 @@ impl Host {
             registry,
             surface,
             peer,
-            in_flight: Arc::new(tokio::sync::watch::channel(0).0),
         }
-    }
-
-    /// Watches the number of calls running.
-    pub fn in_flight(&self) -> tokio::sync::watch::Receiver<usize> {
-        self.in_flight.subscribe()
     }
 
     /// Run one call; report progress if asked; give up (dropping the call, which aborts the
@@ -322,8 +305,6 @@ impl ServerHandler for Host {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.in_flight.send_modify(|n| *n += 1);
-        let _counted = InFlight(self.in_flight.clone());
         if context.peer.peer_info().is_some() {
             self.peer.set(context.peer.clone());
         }
@@ -346,7 +327,7 @@ pub async fn serve(
     let peer = Peer::default();
     let registry = make_registry(peer.clone());
     let host = Host::new(registry, surface, peer);
-    let transport = crate::stdio::Stdio::start(host.in_flight());
+    let transport = crate::stdio::Stdio::start();
     let running = match rmcp::serve_server(host, transport).await {
         Ok(r) => r,
         // Input ended before an `initialize`: nothing to serve.

@@ -13,10 +13,11 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{Mutex, mpsc, watch};
+use tokio::sync::{Mutex, mpsc};
 
 /// The largest message line read; a longer line is discarded up to its newline and answered
 /// with a parse error (the host keeps serving).
@@ -31,20 +32,21 @@ type Out = Arc<Mutex<tokio::io::Stdout>>;
 pub struct Stdio {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     out: Out,
-    in_flight: watch::Receiver<usize>,
+    /// The client's requests not answered yet (their ids as JSON), which end of input waits for.
+    pending: HashSet<String>,
     eof_deadline: Option<tokio::time::Instant>,
 }
 
 impl Stdio {
-    /// Start reading stdin. `in_flight` counts the calls running, which end of input waits for.
-    pub fn start(in_flight: watch::Receiver<usize>) -> Stdio {
+    /// Start reading stdin.
+    pub fn start() -> Stdio {
         let out: Out = Arc::new(Mutex::new(tokio::io::stdout()));
         let (tx, incoming) = mpsc::channel(64);
         tokio::spawn(read_stdin(tx, out.clone()));
         Stdio {
             incoming,
             out,
-            in_flight,
+            pending: HashSet::new(),
             eof_deadline: None,
         }
     }
@@ -128,26 +130,57 @@ impl Transport<RoleServer> for Stdio {
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let answered = match &item {
+            ServerJsonRpcMessage::Response(r) => Some(&r.id),
+            ServerJsonRpcMessage::Error(e) => e.id.as_ref(),
+            _ => None,
+        };
+        if let Some(id) = answered {
+            self.pending.remove(&id_key(id));
+        }
         let out = self.out.clone();
         async move { write_line(&out, &item).await }
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         if self.eof_deadline.is_none() {
-            if let Some(msg) = self.incoming.recv().await {
-                return Some(msg);
+            let msg = self.incoming.recv().await;
+            match &msg {
+                Some(ClientJsonRpcMessage::Request(r)) => {
+                    self.pending.insert(id_key(&r.id));
+                }
+                Some(ClientJsonRpcMessage::Notification(n)) => {
+                    if let rmcp::model::ClientNotification::CancelledNotification(c) =
+                        &n.notification
+                        && let Some(id) = &c.params.request_id
+                    {
+                        self.pending.remove(&id_key(id));
+                    }
+                }
+                Some(_) => {}
+                None => self.eof_deadline = Some(tokio::time::Instant::now() + DRAIN),
             }
-            self.eof_deadline = Some(tokio::time::Instant::now() + DRAIN);
+            if msg.is_some() {
+                return msg;
+            }
         }
-        // End of input: the service keeps writing while the calls still running finish.
-        let deadline = self.eof_deadline?;
-        let _ = tokio::time::timeout_at(deadline, self.in_flight.wait_for(|n| *n == 0)).await;
+        // End of input: the service keeps writing while the requests still running finish.
+        // Each reply written calls `send` (which forgets its id) and then `receive` again.
+        if !self.pending.is_empty()
+            && let Some(deadline) = self.eof_deadline
+        {
+            tokio::time::sleep_until(deadline).await;
+        }
         None
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.out.lock().await.flush().await
     }
+}
+
+fn id_key(id: &rmcp::model::RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
 }
 
 /// One line of stdin, read as bytes.
