@@ -514,6 +514,15 @@ impl Server {
         self.docs.lock().await.contains_key(path)
     }
 
+    /// The diagnostics last published for every document, as they stand now.
+    pub fn published(&self) -> HashMap<PathBuf, Vec<Value>> {
+        lock(&self.shared)
+            .diagnostics
+            .iter()
+            .map(|(p, d)| (p.clone(), d.items.clone()))
+            .collect()
+    }
+
     /// The documents the server has open.
     pub async fn open_paths(&self) -> Vec<PathBuf> {
         self.docs.lock().await.keys().cloned().collect()

@@ -15,8 +15,8 @@ use crate::tools::State;
 use agent_tier::workspace::confine;
 use agent_tier::{BoxFuture, CallContext, ToolOutput, Wrapper};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -32,6 +32,8 @@ pub struct Report {
     pub new: Vec<Diag>,
     /// In the written content, with no baseline to compare against.
     pub unchecked: Vec<Diag>,
+    /// New in files the call did not change, published after it (may be related).
+    pub elsewhere: Vec<Diag>,
     /// Left out by the budget: (file, how many).
     pub left_out: BTreeMap<String, usize>,
     pub notes: Vec<String>,
@@ -53,6 +55,16 @@ impl State {
     ) -> Report {
         let deadline = Instant::now() + self.sup.cfg.write_timeout;
         let mut report = Report::default();
+        // What every running server had published before it heard of this change.
+        let before_all: Vec<(Arc<Server>, HashMap<PathBuf, Vec<Value>>)> = self
+            .sup
+            .running()
+            .into_iter()
+            .map(|s| {
+                let p = s.published();
+                (s, p)
+            })
+            .collect();
         for f in files {
             let Ok(path) = confine(self.ws(), "changed_files", f) else {
                 continue;
@@ -97,7 +109,9 @@ impl State {
                 }
             }
         }
+        report.elsewhere = self.elsewhere(files, &before_all);
         report.new = self.unseen(std::mem::take(&mut report.new));
+        report.elsewhere = self.unseen(std::mem::take(&mut report.elsewhere));
         report.unchecked = self.unseen(std::mem::take(&mut report.unchecked));
         let mut budget = IN_ALL;
         report.new = cap(
@@ -110,7 +124,46 @@ impl State {
             &mut budget,
             &mut report.left_out,
         );
+        report.elsewhere = cap(
+            std::mem::take(&mut report.elsewhere),
+            &mut budget,
+            &mut report.left_out,
+        );
         report
+    }
+
+    /// Errors and warnings published, since `before`, for files the call did not change.
+    fn elsewhere(
+        &self,
+        changed: &[String],
+        before: &[(Arc<Server>, HashMap<PathBuf, Vec<Value>>)],
+    ) -> Vec<Diag> {
+        let changed: HashSet<PathBuf> = changed
+            .iter()
+            .filter_map(|f| confine(self.ws(), "changed_files", f).ok())
+            .collect();
+        let mut out = Vec::new();
+        for (srv, old) in before {
+            let mut r = Renderer::new(self.ws(), srv.encoding());
+            for (path, items) in srv.published() {
+                if changed.contains(&path) || !path.starts_with(self.ws()) {
+                    continue;
+                }
+                // Only files whose state before the write is known: a first publish for a file
+                // cannot tell what is new in it.
+                let Some(prev) = old.get(&path) else {
+                    continue;
+                };
+                let was: HashSet<Key> = prev.iter().map(|d| r.diag(&path, d).key()).collect();
+                out.extend(
+                    items
+                        .iter()
+                        .map(|d| r.diag(&path, d))
+                        .filter(|d| keep(d) && !was.contains(&d.key())),
+                );
+            }
+        }
+        out
     }
 
     /// The servers covering `path`: its preferred server (started if needed, bounded) and every
@@ -217,6 +270,9 @@ impl Wrapper for WriteDiagnostics {
                 if !report.unchecked.is_empty() {
                     o.insert("diagnostics_unchecked".into(), json!(report.unchecked));
                 }
+                if !report.elsewhere.is_empty() {
+                    o.insert("diagnostics_elsewhere".into(), json!(report.elsewhere));
+                }
             }
             output
         })
@@ -231,6 +287,12 @@ fn render(report: &Report) -> String {
             "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run; checked against the file's previous content):\n",
         );
         text.push_str(&lines(&report.new));
+    }
+    if !report.elsewhere.is_empty() {
+        text.push_str(
+            "\n\nProblems that appeared in other files since the write (they may be related; the write did not change these files):\n",
+        );
+        text.push_str(&lines(&report.elsewhere));
     }
     if !report.unchecked.is_empty() {
         text.push_str(

@@ -58,3 +58,31 @@ async fn the_budget_caps_and_counts() {
         "{text}"
     );
 }
+
+/// A change that breaks a caller in another open file (gopls publishes for it): the caller's new
+/// error is listed separately, as possibly related — never as a problem of the written file.
+/// (Servers that answer diagnostics only when asked — pull, like pyright — publish nothing for
+/// other files, so nothing is listed for them.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn problems_in_other_files_are_listed_apart() {
+    require("gopls");
+    require("go");
+    let fx = fixture("go", config("go", "gopls"));
+    // Open main.go (its diagnostics are known: none).
+    let main = fx.read("main.go");
+    let out = fx.write("main.go", &format!("{main}\n")).await;
+    assert!(!out.is_error, "{}", out.text);
+    // `again` returns a Greeter: once MakeGreeter returns an int, main.go breaks.
+    let lib = fx.read("lib.go").replace(
+        "func MakeGreeter() Greeter {\n\treturn Greeter{Name: \"x\"}\n}",
+        "func MakeGreeter() int {\n\treturn 1\n}",
+    );
+    let out = fx.write("lib.go", &lib).await;
+    let text = fx.red(&out.text);
+    assert!(
+        text.contains("Problems that appeared in other files since the write"),
+        "{text}"
+    );
+    assert!(text.contains("main.go:"), "{text}");
+    assert!(!text.contains("lib.go:"), "{text}");
+}
