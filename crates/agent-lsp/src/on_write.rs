@@ -40,6 +40,8 @@ pub struct Report {
 }
 
 type Key = (String, String, String);
+/// What each running server had published, per document, before a change.
+type Published = Vec<(Arc<Server>, HashMap<PathBuf, Vec<Value>>)>;
 
 fn keep(d: &Diag) -> bool {
     d.severity == "error" || d.severity == "warning"
@@ -56,7 +58,7 @@ impl State {
         let deadline = Instant::now() + self.sup.cfg.write_timeout;
         let mut report = Report::default();
         // What every running server had published before it heard of this change.
-        let before_all: Vec<(Arc<Server>, HashMap<PathBuf, Vec<Value>>)> = self
+        let before_all: Published = self
             .sup
             .running()
             .into_iter()
@@ -133,11 +135,7 @@ impl State {
     }
 
     /// Errors and warnings published, since `before`, for files the call did not change.
-    fn elsewhere(
-        &self,
-        changed: &[String],
-        before: &[(Arc<Server>, HashMap<PathBuf, Vec<Value>>)],
-    ) -> Vec<Diag> {
+    fn elsewhere(&self, changed: &[String], before: &Published) -> Vec<Diag> {
         let changed: HashSet<PathBuf> = changed
             .iter()
             .filter_map(|f| confine(self.ws(), "changed_files", f).ok())
