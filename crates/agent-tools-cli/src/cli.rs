@@ -6,22 +6,9 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub const USAGE: &str = "usage:
-  agent-tools serve  [--root DIR] [--surface full|plan|read-only] [--vibe] [--conversation ID] [--sandbox-prefix CMD] [--approval TIERS] [--listen ADDR [--token-file PATH]]
-  agent-tools call   TOOL [ARGS_JSON] [--root DIR] [--surface S] [--json]
-  agent-tools tools  [--root DIR] [--surface S] [--json] [--vibe]
-  agent-tools doctor [--root DIR] [--json]
-  agent-tools repl   [--root DIR] [--surface S] [--vibe] [--approval TIERS]
-
---conversation ID: the conversation this run belongs to (the debug session is keyed by it);
-default: one per process, since one process serves one run.
---approval write,exec: calls of those tiers ask the operator first (the terminal card, or MCP
-elicitation under `serve`); with nobody attached they fail closed. Default: none.
---listen 127.0.0.1:PORT: serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio; every
-request needs `Authorization: Bearer TOKEN`, the token read from --token-file PATH or
-AGENT_TOOLS_TOKEN, else generated and written 0600 to a file whose path is printed on stderr.
-
-exit status of `call`: 0 success, 1 the tool reported an error, 2 usage error";
+/// Printed after a usage error.
+pub const USAGE: &str =
+    "run `agent-tools --help`, or `agent-tools SUBCOMMAND --help`, for the flags and examples";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -34,7 +21,8 @@ pub enum Command {
     Tools(Common),
     Doctor(Common),
     Repl(Common),
-    Help,
+    /// `--help` or `--version`: the text to print.
+    Help(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,132 +53,9 @@ impl Common {
     }
 }
 
-/// `write,exec` → tiers; `none` → no tier.
-fn parse_tiers(text: &str) -> Result<Vec<Tier>, String> {
-    if text == "none" {
-        return Ok(Vec::new());
-    }
-    text.split(',')
-        .map(|t| match t.trim() {
-            "read" => Ok(Tier::Read),
-            "write" => Ok(Tier::Write),
-            "exec" => Ok(Tier::Exec),
-            other => Err(format!(
-                "`--approval` names an unknown tier `{other}`; valid: a comma-separated list of read, write, exec, or none"
-            )),
-        })
-        .collect()
-}
-
+/// Parse the arguments after the program name (see [`crate::args`]).
 pub fn parse(args: &[String]) -> Result<Command, String> {
-    let Some((sub, rest)) = args.split_first() else {
-        return Ok(Command::Help);
-    };
-    let mut common = Common {
-        root: std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-        surface: Surface::Full,
-        json: false,
-        vibe: false,
-        conversation: None,
-        sandbox_prefix: Vec::new(),
-        approval: Vec::new(),
-        listen: None,
-        token_file: None,
-    };
-    let mut positional = Vec::new();
-    let mut it = rest.iter();
-    while let Some(a) = it.next() {
-        let mut value = |flag: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("`{flag}` needs a value"))
-        };
-        match a.as_str() {
-            "--root" => common.root = PathBuf::from(value("--root")?),
-            "--surface" => common.surface = value("--surface")?.parse()?,
-            "--json" => common.json = true,
-            "--vibe" => common.vibe = true,
-            "--conversation" => common.conversation = Some(value("--conversation")?),
-            "--sandbox-prefix" => {
-                common.sandbox_prefix = value("--sandbox-prefix")?
-                    .split_whitespace()
-                    .map(str::to_string)
-                    .collect()
-            }
-            "--approval" => {
-                common.approval = parse_tiers(&value("--approval")?)?;
-            }
-            "--listen" => common.listen = Some(crate::http::parse_listen(&value("--listen")?)?),
-            "--token-file" => common.token_file = Some(PathBuf::from(value("--token-file")?)),
-            "-h" | "--help" => return Ok(Command::Help),
-            flag if flag.starts_with("--") => {
-                return Err(format!(
-                    "unknown option `{flag}`; valid options: --root, --surface, --json, --vibe, --conversation, --sandbox-prefix, --approval, --listen, --token-file"
-                ));
-            }
-            _ => positional.push(a.clone()),
-        }
-    }
-    // A host started inside a worker keeps the gate of the call that spawned the worker: the
-    // variable can only narrow `--surface`, never widen it; an unreadable value refuses to start.
-    if let Some(gate) = std::env::var_os(Surface::ENV) {
-        let text = gate.to_string_lossy();
-        let gate: Surface = text.parse().map_err(|e| {
-            format!(
-                "`{}` = `{text}` is not a surface ({e}); the host does not guess its gate",
-                Surface::ENV
-            )
-        })?;
-        common.surface = common.surface.narrowest(gate);
-    }
-    if !common.root.is_dir() {
-        return Err(format!(
-            "`--root` = `{}` is not a directory",
-            common.root.display()
-        ));
-    }
-    common.root = common
-        .root
-        .canonicalize()
-        .map_err(|e| format!("`--root` = `{}`: {e}", common.root.display()))?;
-    let no_positional = |name: &str, positional: &[String]| {
-        if positional.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "`{name}` takes no positional argument (got `{}`)",
-                positional.join(" ")
-            ))
-        }
-    };
-    match sub.as_str() {
-        "serve" => no_positional("serve", &positional).map(|_| Command::Serve(common)),
-        "tools" => no_positional("tools", &positional).map(|_| Command::Tools(common)),
-        "doctor" => no_positional("doctor", &positional).map(|_| Command::Doctor(common)),
-        "repl" => no_positional("repl", &positional).map(|_| Command::Repl(common)),
-        "call" => {
-            let mut pos = positional.into_iter();
-            let tool = pos
-                .next()
-                .ok_or("`call` needs a tool name: agent-tools call TOOL [ARGS_JSON]")?;
-            let args = match pos.next() {
-                Some(text) => serde_json::from_str(&text)
-                    .map_err(|e| format!("`ARGS_JSON` is not valid JSON ({e}); give an object such as '{{\"path\": \"src/lib.rs\"}}'"))?,
-                None => Value::Object(Default::default()),
-            };
-            if let Some(extra) = pos.next() {
-                return Err(format!(
-                    "`call` takes TOOL and ARGS_JSON only; unexpected `{extra}`"
-                ));
-            }
-            Ok(Command::Call { common, tool, args })
-        }
-        "help" | "-h" | "--help" => Ok(Command::Help),
-        other => Err(format!(
-            "unknown command `{other}`; valid commands: serve, call, tools, doctor, repl"
-        )),
-    }
+    crate::args::parse(args)
 }
 
 /// The registry for terminal commands (`call`, `tools`, `repl`): ask through the terminal card.
@@ -203,8 +68,8 @@ pub fn terminal_registry(common: &Common) -> Registry {
 
 pub async fn run(cmd: Command) -> ExitCode {
     match cmd {
-        Command::Help => {
-            println!("{USAGE}");
+        Command::Help(text) => {
+            print!("{text}");
             ExitCode::SUCCESS
         }
         Command::Doctor(common) => {
@@ -311,6 +176,8 @@ mod tests {
                 parse_err(&["tools", "--colour"]),
                 parse_err(&["serve", "--root"]),
                 parse_err(&["serve", "--approval", "write,admin"]),
+                parse_err(&["doctor", "--surface", "plan"]),
+                parse_err(&["serve", "--listen", "localhost:x"]),
             ]
             .join("\n")
         );

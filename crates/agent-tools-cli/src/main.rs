@@ -7,6 +7,7 @@
 //!
 //! It never implements a family's tool, and never serves more than one run per process.
 
+mod args;
 mod cli;
 mod host;
 mod http;
@@ -40,7 +41,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    if !matches!(cmd, cli::Command::Help) {
+    if !matches!(cmd, cli::Command::Help(_)) {
         lifecycle::start_reaper();
     }
     let code = rt.block_on(lifecycle::run(cli::run(cmd)));

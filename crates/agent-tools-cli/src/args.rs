@@ -1,0 +1,386 @@
+//! The command line, declared with `clap` (derive): each subcommand takes only its own flags,
+//! `--help` shows examples, `--version`; an unknown flag is an error naming the valid ones.
+
+use crate::cli::{Command, Common};
+use agent_tools::{Surface, Tier};
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  agent-tools serve --root ~/src/app                      # MCP over stdio (what a harness starts)
+  agent-tools serve --listen 127.0.0.1:8765 --token-file ~/.agent-tools-token
+  agent-tools tools --surface plan
+  agent-tools call read '{\"path\": \"src/lib.rs\"}'
+  agent-tools doctor --json
+  agent-tools repl --root tests/examples/demo < tests/examples/demo.calls";
+
+const SERVE_EXAMPLES: &str = "\
+Examples:
+  agent-tools serve --root . --surface plan
+  agent-tools serve --sandbox-prefix \"docker exec -i box\" --approval write,exec
+  AGENT_TOOLS_TOKEN=s3cret agent-tools serve --listen 127.0.0.1:8765   # http://127.0.0.1:8765/mcp";
+
+const CALL_EXAMPLES: &str = "\
+Examples:
+  agent-tools call read '{\"path\": \"README.md\", \"offset\": 40}'
+  agent-tools call ast_grep '{\"pattern\": \"fn $NAME($$$A)\", \"language\": \"rust\"}' --json
+
+Exit status: 0 success, 1 the tool reported an error, 2 usage error.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "agent-tools",
+    version,
+    about = "The built-in tools of a coding-agent run: a per-run MCP tool host and its terminal commands",
+    after_help = EXAMPLES
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Serve the run's tools over MCP: stdio, or Streamable HTTP with --listen
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve {
+        #[command(flatten)]
+        run: RunArgs,
+        /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio (a bare port binds
+        /// loopback); every request needs `Authorization: Bearer TOKEN`
+        #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_listen)]
+        listen: Option<std::net::SocketAddr>,
+        /// File holding the bearer token (else AGENT_TOOLS_TOKEN; else one is generated, written
+        /// 0600, and its path printed on stderr)
+        #[arg(long, value_name = "PATH", requires = "listen")]
+        token_file: Option<PathBuf>,
+    },
+    /// Call one tool and print its result
+    #[command(after_help = CALL_EXAMPLES)]
+    Call {
+        /// The tool's name (see `agent-tools tools`)
+        tool: String,
+        /// Its arguments, a JSON object (default `{}`)
+        args_json: Option<String>,
+        #[command(flatten)]
+        run: RunArgs,
+        /// Print the MCP result as JSON (images included)
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the tools a surface sees
+    Tools {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        surface: SurfaceArg,
+        /// Print the tools as MCP lists them, as JSON
+        #[arg(long)]
+        json: bool,
+        /// Include the background-worker tools
+        #[arg(long)]
+        vibe: bool,
+    },
+    /// Say which language servers, debug adapters and kernels this checkout can use
+    Doctor {
+        #[command(flatten)]
+        root: RootArg,
+        /// Print the entries as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// An interactive console: `TOOL {json}` per line
+    Repl {
+        #[command(flatten)]
+        run: RunArgs,
+    },
+}
+
+#[derive(Args, Debug)]
+struct RootArg {
+    /// The workspace root the tools are confined to (default: the current directory)
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct SurfaceArg {
+    /// Which tiers the caller sees: full (read, write, exec), plan (read), read-only (read)
+    #[arg(long, value_name = "SURFACE", default_value = "full", value_parser = parse_surface)]
+    surface: Surface,
+}
+
+/// How one run is set up (serve, call, repl).
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    root: RootArg,
+    #[command(flatten)]
+    surface: SurfaceArg,
+    /// Attach the background workers (vibe_* tools)
+    #[arg(long)]
+    vibe: bool,
+    /// The conversation this run belongs to (debug sessions are keyed by it; default: one per
+    /// process)
+    #[arg(long, value_name = "ID")]
+    conversation: Option<String>,
+    /// Start kernels and workers through this command, split with shell rules
+    /// (e.g. "docker exec -i box")
+    #[arg(long, value_name = "CMD", value_parser = parse_prefix)]
+    sandbox_prefix: Option<Words>,
+    /// Calls of these tiers ask the operator first (terminal card, or MCP elicitation under
+    /// serve); with nobody attached they fail closed: a comma-separated list of read, write,
+    /// exec, or none
+    #[arg(long, value_name = "TIERS", value_parser = parse_tiers)]
+    approval: Option<Tiers>,
+}
+
+fn parse_surface(text: &str) -> Result<Surface, String> {
+    text.parse()
+}
+
+/// A command line split with shell rules (one value, not a repeated flag).
+#[derive(Debug, Clone)]
+struct Words(Vec<String>);
+
+/// A list of tiers (one value, not a repeated flag).
+#[derive(Debug, Clone)]
+struct Tiers(Vec<Tier>);
+
+fn parse_prefix(text: &str) -> Result<Words, String> {
+    shell_words::split(text)
+        .map(Words)
+        .map_err(|e| format!("not a shell command line ({e})"))
+}
+
+/// `write,exec` → tiers; `none` → no tier.
+fn parse_tiers(text: &str) -> Result<Tiers, String> {
+    if text == "none" {
+        return Ok(Tiers(Vec::new()));
+    }
+    text.split(',')
+        .map(|t| match t.trim() {
+            "read" => Ok(Tier::Read),
+            "write" => Ok(Tier::Write),
+            "exec" => Ok(Tier::Exec),
+            other => Err(format!(
+                "unknown tier `{other}`; valid: a comma-separated list of read, write, exec, or none"
+            )),
+        })
+        .collect::<Result<_, _>>()
+        .map(Tiers)
+}
+
+fn common(root: RootArg, surface: Surface) -> Common {
+    Common {
+        root: root.root.unwrap_or_default(),
+        surface,
+        json: false,
+        vibe: false,
+        conversation: None,
+        sandbox_prefix: Vec::new(),
+        approval: Vec::new(),
+        listen: None,
+        token_file: None,
+    }
+}
+
+fn run_common(run: RunArgs) -> Common {
+    Common {
+        vibe: run.vibe,
+        conversation: run.conversation,
+        sandbox_prefix: run.sandbox_prefix.map(|w| w.0).unwrap_or_default(),
+        approval: run.approval.map(|t| t.0).unwrap_or_default(),
+        ..common(run.root, run.surface.surface)
+    }
+}
+
+/// clap's message without its closing hint (the caller prints where help is).
+fn rendered(e: &clap::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .filter(|l| !l.starts_with("For more information, try"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_end()
+        .to_string()
+}
+
+/// `valid options for `tools`: --root, --surface, …` for the subcommand named in `args`.
+fn valid_options(args: &[String]) -> String {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let sub = args.first().and_then(|name| cli.find_subcommand(name));
+    let (name, cmd) = match sub {
+        Some(sub) => (sub.get_name().to_string(), sub),
+        None => ("agent-tools".to_string(), &cli),
+    };
+    let flags: Vec<String> = cmd
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    format!("valid options for `{name}`: {}, --help", flags.join(", "))
+}
+
+/// Parse the arguments after the program name. `Ok(Command::Help(text))` for `--help` and
+/// `--version`; `Err` is the usage error, already rendered.
+pub fn parse(args: &[String]) -> Result<Command, String> {
+    let argv = std::iter::once("agent-tools".to_string()).chain(args.iter().cloned());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            return match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    Ok(Command::Help(e.to_string()))
+                }
+                ErrorKind::UnknownArgument => {
+                    Err(format!("{}\n{}", rendered(&e), valid_options(args)))
+                }
+                ErrorKind::InvalidSubcommand => {
+                    use clap::CommandFactory;
+                    let names: Vec<String> = Cli::command()
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_string())
+                        .collect();
+                    Err(format!(
+                        "{}\nvalid commands: {}",
+                        rendered(&e),
+                        names.join(", ")
+                    ))
+                }
+                _ => Err(rendered(&e)),
+            };
+        }
+    };
+    let mut cmd = match cli.command {
+        Sub::Serve {
+            run,
+            listen,
+            token_file,
+        } => Command::Serve(Common {
+            listen,
+            token_file,
+            ..run_common(run)
+        }),
+        Sub::Call {
+            tool,
+            args_json,
+            run,
+            json,
+        } => {
+            let args = match args_json {
+                Some(text) => serde_json::from_str(&text).map_err(|e| {
+                    format!("`ARGS_JSON` is not valid JSON ({e}); give an object such as '{{\"path\": \"src/lib.rs\"}}'")
+                })?,
+                None => Value::Object(Default::default()),
+            };
+            Command::Call {
+                common: Common {
+                    json,
+                    ..run_common(run)
+                },
+                tool,
+                args,
+            }
+        }
+        Sub::Tools {
+            root,
+            surface,
+            json,
+            vibe,
+        } => Command::Tools(Common {
+            json,
+            vibe,
+            ..common(root, surface.surface)
+        }),
+        Sub::Doctor { root, json } => Command::Doctor(Common {
+            json,
+            ..common(root, Surface::Full)
+        }),
+        Sub::Repl { run } => Command::Repl(run_common(run)),
+    };
+    let c = match &mut cmd {
+        Command::Serve(c) | Command::Tools(c) | Command::Doctor(c) | Command::Repl(c) => c,
+        Command::Call { common, .. } => common,
+        Command::Help(_) => return Ok(cmd),
+    };
+    finish(c)?;
+    Ok(cmd)
+}
+
+/// The root resolved, and the surface narrowed by the worker's gate.
+fn finish(common: &mut Common) -> Result<(), String> {
+    if common.root.as_os_str().is_empty() {
+        common.root = std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?;
+    }
+    // A host started inside a worker keeps the gate of the call that spawned the worker: the
+    // variable can only narrow `--surface`, never widen it; an unreadable value refuses to start.
+    if let Some(gate) = std::env::var_os(Surface::ENV) {
+        let text = gate.to_string_lossy();
+        let gate: Surface = text.parse().map_err(|e| {
+            format!(
+                "`{}` = `{text}` is not a surface ({e}); the host does not guess its gate",
+                Surface::ENV
+            )
+        })?;
+        common.surface = common.surface.narrowest(gate);
+    }
+    if !common.root.is_dir() {
+        return Err(format!(
+            "`--root` = `{}` is not a directory",
+            common.root.display()
+        ));
+    }
+    common.root = common
+        .root
+        .canonicalize()
+        .map_err(|e| format!("`--root` = `{}`: {e}", common.root.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Command {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&args).unwrap()
+    }
+
+    #[test]
+    fn each_subcommand_its_own_flags_and_shell_rules_for_the_prefix() {
+        let Command::Serve(c) = parsed(&[
+            "serve",
+            "--sandbox-prefix",
+            "docker exec -i 'my box' --env A=\"x y\"",
+            "--approval",
+            "write,exec",
+        ]) else {
+            panic!("not serve")
+        };
+        assert_eq!(
+            c.sandbox_prefix,
+            ["docker", "exec", "-i", "my box", "--env", "A=x y"]
+        );
+        assert_eq!(c.approval, [Tier::Write, Tier::Exec]);
+        let refused = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            parse(&args).unwrap_err()
+        };
+        assert!(refused(&["tools", "--listen", "8080"]).contains("valid options for `tools`"));
+        assert!(refused(&["doctor", "--surface", "plan"]).contains("valid options for `doctor`"));
+        assert!(refused(&["call", "read", "--token-file", "t"]).contains("--token-file"));
+        assert!(
+            matches!(parsed(&["--version"]), Command::Help(v) if v.contains(env!("CARGO_PKG_VERSION")))
+        );
+        assert!(
+            matches!(parsed(&["serve", "--help"]), Command::Help(h) if h.contains("Examples:"))
+        );
+    }
+}
