@@ -37,9 +37,22 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     ))
 }
 
+/// A token file the host generated: removed with its directory when the host ends (a normal exit
+/// or an ending signal; a SIGKILL leaves it, 0600 in a 0700 directory).
+struct Generated(PathBuf);
+
+impl Drop for Generated {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
 /// The bearer token: `--token-file`, else `AGENT_TOOLS_TOKEN`, else a fresh random one written
 /// 0600 to a file in a private temp directory, whose path is printed on stderr.
-pub fn token(token_file: Option<&Path>) -> anyhow::Result<String> {
+fn token(token_file: Option<&Path>) -> anyhow::Result<(String, Option<Generated>)> {
     if let Some(path) = token_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow::anyhow!("`--token-file` = `{}`: {e}", path.display()))?;
@@ -49,13 +62,13 @@ pub fn token(token_file: Option<&Path>) -> anyhow::Result<String> {
             "`--token-file` = `{}` is empty",
             path.display()
         );
-        return Ok(token);
+        return Ok((token, None));
     }
     if let Some(token) = std::env::var(TOKEN_ENV)
         .ok()
         .filter(|t| !t.trim().is_empty())
     {
-        return Ok(token.trim().to_string());
+        return Ok((token.trim().to_string(), None));
     }
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
@@ -65,7 +78,7 @@ pub fn token(token_file: Option<&Path>) -> anyhow::Result<String> {
         "agent-tools serve: bearer token written to {}",
         path.display()
     );
-    Ok(token)
+    Ok((token, Some(Generated(path))))
 }
 
 fn write_token_file(token: &str) -> anyhow::Result<PathBuf> {
@@ -163,7 +176,8 @@ pub async fn serve(
     token_file: Option<PathBuf>,
     make_registry: impl FnOnce(Peer) -> Registry,
 ) -> anyhow::Result<()> {
-    let token: Arc<str> = token(token_file.as_deref())?.into();
+    let (token, _generated) = token(token_file.as_deref())?;
+    let token: Arc<str> = token.into();
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;

@@ -220,4 +220,14 @@ fn a_generated_token_is_written_0600_where_stderr_says() {
     let bearer = format!("Bearer {token}");
     assert_eq!(raw_status(&server.url, &[("Authorization", &bearer)]), 200);
     assert_eq!(raw_status(&server.url, &[]), 401);
+    // An ending signal removes the generated token with its directory.
+    let mut server = server;
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    server.child.wait().unwrap();
+    assert!(!Path::new(&path).exists(), "{path} outlived the host");
+    assert!(!Path::new(&path).parent().unwrap().exists());
 }
