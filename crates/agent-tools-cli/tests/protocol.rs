@@ -1,6 +1,7 @@
 //! Every protocol revision `rmcp` knows is negotiated: each `initialize` revision is answered
 //! with itself, an unknown one with a revision the host speaks, and the 2026-07-28 revision
-//! (no `initialize`; each request carries its version and capabilities in `_meta`) is served too.
+//! (no `initialize`; each request carries its version and capabilities in `_meta`) is served too;
+//! approvals reach the operator through elicitation.
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
 
@@ -72,5 +73,38 @@ fn the_stateless_revision_is_served_per_request() {
             json!({"name": "ask_user", "arguments": {"question": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}, "_meta": meta}),
         );
         assert_eq!(ask["result"]["isError"], true, "{ask}");
+    }
+}
+
+/// `--approval write` under `serve`: the operator is asked through MCP elicitation; approve runs
+/// the call, decline refuses it and nothing is written.
+#[cfg(feature = "ask")]
+#[test]
+fn approvals_go_through_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Client::start(dir.path(), &["--approval", "write"]);
+    c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    for (id, answer, file) in [(2, "decline", "no.txt"), (3, "approve", "yes.txt")] {
+        c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "write", "arguments": {"path": file, "content": "x"}}}));
+        let req = c.until_method("elicitation/create");
+        assert!(
+            req["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`write`"),
+            "{req}"
+        );
+        c.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "accept", "content": {"choice": answer}}}));
+        let (resp, _) = c.until(id);
+        assert_eq!(resp["result"]["isError"], answer == "decline", "{resp}");
+        assert_eq!(
+            dir.path().join(file).exists(),
+            answer == "approve",
+            "{resp}"
+        );
     }
 }
