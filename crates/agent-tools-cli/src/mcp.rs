@@ -33,6 +33,8 @@ pub struct Peer {
     current: Arc<Mutex<Option<rmcp::Peer<RoleServer>>>>,
 }
 
+// Without the ask family nothing asks the client.
+#[cfg_attr(not(feature = "ask"), allow(dead_code))]
 impl Peer {
     fn set(&self, peer: rmcp::Peer<RoleServer>) {
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(peer);
