@@ -21,6 +21,8 @@ const APT_PROBES: &[(&str, &str)] = &[
 /// The crates published on their own (`cargo package --list` must succeed for each).
 const PUBLISHED: &[&str] = &[
     "agent-tier",
+    "agent-proc",
+    "agent-rpc",
     "agent-files",
     "agent-lsp",
     "agent-astgrep",
