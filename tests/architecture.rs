@@ -170,12 +170,13 @@ fn tool_names(src: &str) -> Vec<String> {
         if t.starts_with("impl") {
             in_tool_impl = t.contains("Tool for ");
         }
-        if in_tool_impl && t.starts_with("fn name(&self) -> &str") {
-            if let Some(next) = lines.next() {
-                let lit = next.trim();
-                if lit.starts_with('"') && lit.ends_with('"') {
-                    names.push(lit.trim_matches('"').to_string());
-                }
+        if in_tool_impl
+            && t.starts_with("fn name(&self) -> &str")
+            && let Some(next) = lines.next()
+        {
+            let lit = next.trim();
+            if lit.starts_with('"') && lit.ends_with('"') {
+                names.push(lit.trim_matches('"').to_string());
             }
         }
     }
