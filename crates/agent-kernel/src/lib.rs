@@ -305,18 +305,28 @@ mod tests {
 
     #[test]
     fn description_word_counts() {
+        // (description, accepted, with a note)
         let cases = [
-            ("", false),
-            ("plot it", false),
-            ("load the data and plot", true),
-            ("one two three four five six seven eight nine ten", true),
+            ("", false, false),
+            ("plot it", true, true),
+            ("load the data and plot", true, false),
             (
-                "one two three four five six seven eight nine ten eleven",
+                "one two three four five six seven eight nine ten",
+                true,
                 false,
             ),
+            (
+                "one two three four five six seven eight nine ten eleven",
+                true,
+                true,
+            ),
         ];
-        for (d, ok) in cases {
-            assert_eq!(check_description(d).is_ok(), ok, "{d:?}");
+        for (d, ok, noted) in cases {
+            let got = check_description(d);
+            assert_eq!(got.is_ok(), ok, "{d:?}");
+            if let Ok(note) = got {
+                assert_eq!(note.is_some(), noted, "{d:?}");
+            }
         }
     }
 }
