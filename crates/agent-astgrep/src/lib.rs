@@ -145,6 +145,7 @@ pub struct AstGrepArgs {
     pub language: Option<String>,
     /// At most this many matches are listed (default 50); the result says how many more matched.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub max_results: Option<usize>,
 }
 

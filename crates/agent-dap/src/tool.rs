@@ -102,6 +102,7 @@ pub struct DebugArgs {
     pub file: Option<String>,
     /// breakpoints: 1-based line numbers; an empty list clears the file's breakpoints.
     #[serde(default)]
+    #[schemars(inner(range(min = 1)))]
     pub lines: Option<Vec<u32>>,
     /// launch: the program — a .py script, an executable, a Go package directory, a .dart file —
     /// relative to the workspace root.

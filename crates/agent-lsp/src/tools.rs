@@ -102,12 +102,14 @@ pub struct LspArgs {
     pub file: Option<String>,
     /// 1-based line number of the symbol (navigation operations).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub line: Option<u32>,
     /// A substring of that line that names the symbol (navigation operations); never a column.
     #[serde(default)]
     pub symbol: Option<String>,
     /// Which occurrence of `symbol` on the line, 1-based, when it occurs more than once (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
     /// Workspace symbol search text (`symbols` only).
     #[serde(default)]
@@ -122,11 +124,13 @@ pub struct RenameArgs {
     #[serde(alias = "path")]
     pub file: String,
     /// 1-based line number.
+    #[schemars(range(min = 1))]
     pub line: u32,
     /// A substring that identifies the symbol on that line.
     pub symbol: String,
     /// Which occurrence of `symbol` on the line, 1-based, when it occurs more than once (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
     /// The new name.
     pub new_name: String,

@@ -60,6 +60,15 @@ fn object(mut o: Map<String, Value>, defs: &Value, depth: usize) -> Value {
     for key in ["$schema", "title", "format"] {
         o.remove(key);
     }
+    // `minimum: 0` comes from unsigned types and says nothing; a 1-based field says `minimum: 1`
+    // itself.
+    if o.get("minimum").and_then(Value::as_u64) == Some(0) {
+        o.remove("minimum");
+    }
+    // Doc comments wrap at 100 columns: one line of text, paragraphs kept.
+    if let Some(Value::String(d)) = o.get_mut("description") {
+        *d = unwrap_lines(d);
+    }
     if o.get("default") == Some(&Value::Null) {
         o.remove("default");
     }
@@ -101,6 +110,14 @@ fn object(mut o: Map<String, Value>, defs: &Value, depth: usize) -> Value {
     Value::Object(o)
 }
 
+/// Join a doc comment's wrapped lines; blank lines (paragraphs) stay.
+fn unwrap_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|p| p.split('\n').map(str::trim).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// `oneOf: [{const: "a", description: "…"}, …]` → `enum: ["a", …]`, descriptions folded in.
 fn consts_to_enum(o: &mut Map<String, Value>) {
     let Some(Value::Array(alts)) = o.get("oneOf").or_else(|| o.get("anyOf")) else {
@@ -131,8 +148,13 @@ fn consts_to_enum(o: &mut Map<String, Value>) {
     let described: Vec<String> = consts
         .iter()
         .filter_map(|(c, d)| {
-            d.as_ref()
-                .map(|d| format!("{}: {d}", c.as_str().map_or(c.to_string(), str::to_string)))
+            d.as_ref().map(|d| {
+                format!(
+                    "{}: {}",
+                    c.as_str().map_or(c.to_string(), str::to_string),
+                    d.trim_end_matches('.')
+                )
+            })
         })
         .collect();
     if !described.is_empty() {
