@@ -373,6 +373,29 @@ fn codegen(root: &Path, check: bool) -> Result<()> {
             serde_json::to_string_pretty(&t["inputSchema"])?
         ));
     }
+    // What the model reads, measured as characters / 4 (a token estimate) on three surfaces.
+    let size = |args: &[&str]| -> Result<usize> {
+        let out = Command::new(&bin)
+            .args(["tools", "--json", "--root"])
+            .arg(root)
+            .args(args)
+            .output()?;
+        // As it goes over the wire: compact JSON.
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        Ok(v.to_string().chars().count() / 4)
+    };
+    let (full_vibe, full, plan) = (
+        size(&["--vibe"])?,
+        size(&[])?,
+        size(&["--vibe", "--surface", "plan"])?,
+    );
+    let report = format!(
+        "Size of the tool list a model reads (characters / 4): full surface with vibe {full_vibe} \
+         tokens (goal ≤ 4,500 with the instructions), without vibe {full}, plan surface with vibe \
+         {plan}.\n"
+    );
+    print!("{report}");
+    doc = doc.replacen("\n\n| tool |", &format!("\n\n{report}\n| tool |"), 1);
     let path = root.join("docs/tools.md");
     if check {
         let current = std::fs::read_to_string(&path).unwrap_or_default();
