@@ -100,7 +100,18 @@ const CHECKERS: &[Checker] = &[
         args: &["vet", "./..."],
         parse: parse_go,
     },
+    Checker {
+        name: "dart analyze",
+        markers: &["pubspec.yaml"],
+        programs: &["dart"],
+        args: &["analyze", "--format=machine"],
+        parse: parse_dart,
+    },
 ];
+
+/// At most this many findings are listed per file, and in all; errors first.
+const PER_FILE: usize = 10;
+const IN_ALL: usize = 30;
 
 fn parse_cargo(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -218,6 +229,40 @@ fn parse_go(root: &Path, _stdout: &str, stderr: &str) -> Vec<Finding> {
         .collect()
 }
 
+fn parse_dart(root: &Path, stdout: &str, stderr: &str) -> Vec<Finding> {
+    // `ERROR|COMPILE_TIME_ERROR|UNDEFINED_IDENTIFIER|/abs/lib/main.dart|3|12|5|Undefined name 'x'.`
+    // (the machine format goes to stderr; some versions print it on stdout)
+    stderr
+        .lines()
+        .chain(stdout.lines())
+        .filter_map(|l| {
+            let f: Vec<&str> = l.splitn(8, '|').collect();
+            if f.len() < 8 {
+                return None;
+            }
+            let severity = match f[0] {
+                "ERROR" => "error",
+                "WARNING" => "warning",
+                "INFO" => "info",
+                _ => return None,
+            };
+            let file = Path::new(f[3]);
+            Some((
+                if file.is_absolute() {
+                    file.to_path_buf()
+                } else {
+                    root.join(file)
+                },
+                f[4].parse().ok()?,
+                f[5].parse().ok()?,
+                severity.to_string(),
+                f[2].to_ascii_lowercase(),
+                f[7].replace("\\|", "|"),
+            ))
+        })
+        .collect()
+}
+
 /// The findings of one checker, and how many were left out because they are in files out of the
 /// root through a symlink (their lines and messages would quote a file `read` refuses).
 async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<(Vec<Diag>, usize), String> {
@@ -323,21 +368,45 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
     let ws = &sup.root;
     let mut text = Vec::new();
     let mut results = Vec::new();
+    let mut budget = IN_ALL;
+    let mut left_out = 0usize;
     for c in CHECKERS {
         for root in marker_dirs(ws, c.markers) {
             let shown_root = {
                 let d = agent_tier::workspace::display_path(ws, &root);
                 if d.is_empty() { ".".to_string() } else { d }
             };
+            let started = std::time::Instant::now();
             match run_one(sup, c, &root).await {
-                Ok((diags, withheld)) => {
+                Ok((mut diags, withheld)) => {
                     let errors = diags.iter().filter(|d| d.severity == "error").count();
                     text.push(format!(
-                        "{} in {shown_root}: {errors} error(s), {} warning(s)",
+                        "{} in {shown_root} (ran in {:.1} s): {errors} error(s), {} warning(s)",
                         c.name,
+                        started.elapsed().as_secs_f64(),
                         diags.len() - errors
                     ));
-                    text.extend(diags.iter().map(Diag::render));
+                    // Errors first, each file at most PER_FILE, the whole answer at most IN_ALL.
+                    diags.sort_by_key(|d| (d.severity != "error", d.loc.path.clone(), d.loc.line));
+                    diags.dedup_by_key(|d| {
+                        (
+                            d.loc.path.clone(),
+                            d.loc.line,
+                            d.loc.column,
+                            d.message.clone(),
+                        )
+                    });
+                    let mut per_file: std::collections::HashMap<String, usize> = Default::default();
+                    for d in &diags {
+                        let n = per_file.entry(d.loc.path.clone()).or_default();
+                        if *n < PER_FILE && budget > 0 {
+                            *n += 1;
+                            budget -= 1;
+                            text.push(d.render());
+                        } else {
+                            left_out += 1;
+                        }
+                    }
                     if withheld > 0 {
                         text.push(format!(
                             "({withheld} finding(s) in files outside the workspace root through a symlink not shown)"
@@ -352,6 +421,11 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
                 }
             }
         }
+    }
+    if left_out > 0 {
+        text.push(format!(
+            "({left_out} more finding(s) not shown: at most {PER_FILE} per file and {IN_ALL} in all, errors first; `structured.checkers` has every one, and `diagnostics` of one file shows its own)"
+        ));
     }
     if text.is_empty() {
         text.push(format!(

@@ -313,13 +313,15 @@ async fn project_checkers_per_root() {
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{text}");
     for want in [
-        "cargo check in rs: 1 error(s)",
+        "cargo check in rs (ran in ",
+        "): 1 error(s), 0 warning(s)\nrs/src/extra.rs",
         "rs/src/extra.rs:2:5: error[E0308]: mismatched types\n    \"text\"",
-        "pyright in py: 1 error(s), 0 warning(s)",
+        "pyright in py (ran in ",
         "py/bad.py:1:14: error[reportAssignmentType]:",
-        "tsc in web: 1 error(s), 0 warning(s)",
+        "tsc in web (ran in ",
         "web/src/extra.ts:1:14: error[TS2322]: Type 'string' is not assignable to type 'number'.",
-        "go vet in svc: 1 error(s), 0 warning(s)",
+        "go vet in svc (ran in ",
+        "): 1 error(s), 0 warning(s)\nsvc/extra.go",
         "svc/extra.go:6:2: error: fmt.Printf format %d has arg \"text\" of wrong type string",
     ] {
         assert!(text.contains(want), "expected `{want}` in:\n{text}");
