@@ -54,7 +54,7 @@ pub fn marker_dirs(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
 }
 
 /// (file, 1-based line, 1-based column, severity, code, message)
-type Finding = (PathBuf, u32, u32, String, String, String);
+pub(crate) type Finding = (PathBuf, u32, u32, String, String, String);
 
 struct Checker {
     name: &'static str,
@@ -318,6 +318,12 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<(Vec<Diag
             crate::client::tail_lines(stderr, 10)
         ));
     }
+    Ok(to_diags(ws, c.name, findings))
+}
+
+/// Findings as diagnostics with their lines quoted, leaving out (and counting) those in files
+/// out of the root through a symlink (their lines would quote a file `read` refuses).
+fn to_diags(ws: &Path, source: &str, findings: Vec<Finding>) -> (Vec<Diag>, usize) {
     let mut cache: std::collections::HashMap<PathBuf, Vec<String>> = Default::default();
     let all = findings.len();
     let findings: Vec<Finding> = findings
@@ -356,34 +362,62 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<(Vec<Diag
                 severity,
                 code,
                 message,
-                source: c.name.to_string(),
+                source: source.to_string(),
             }
         })
         .collect();
-    Ok((diags, withheld))
+    (diags, withheld)
 }
 
 /// Run every project checker whose marker is found, per root.
+/// What one checker run came to: its diagnostics and how many were withheld, or why it failed.
+type CheckResult = Result<(Vec<Diag>, usize), String>;
+
 pub async fn run_all(sup: &Supervisor) -> ToolOutput {
     let ws = &sup.root;
     let mut text = Vec::new();
     let mut results = Vec::new();
     let mut budget = IN_ALL;
     let mut left_out = 0usize;
+    let mut notes = Vec::new();
+    // Every checker for every root it applies to: the fixed ones, then each C/C++ database.
+    let mut runs: Vec<(String, PathBuf, std::time::Duration, CheckResult)> = Vec::new();
     for c in CHECKERS {
         for root in marker_dirs(ws, c.markers) {
+            let started = std::time::Instant::now();
+            let r = run_one(sup, c, &root).await;
+            runs.push((c.name.to_string(), root, started.elapsed(), r));
+        }
+    }
+    for dir in crate::checker_c::databases(ws) {
+        let started = std::time::Instant::now();
+        let r = crate::checker_c::run(sup, &dir)
+            .await
+            .map(|(findings, skipped)| {
+                let (diags, withheld) = to_diags(ws, "compile_commands.json", findings);
+                if skipped > 0 {
+                    notes.push(format!(
+                        "compile_commands.json in {}: {skipped} translation unit(s) beyond the first {} not checked",
+                        agent_tier::workspace::display_path(ws, &dir),
+                        crate::checker_c::MAX_UNITS
+                    ));
+                }
+                (diags, withheld)
+            });
+        runs.push(("C/C++ -fsyntax-only".into(), dir, started.elapsed(), r));
+    }
+    for (name, root, elapsed, result) in runs {
+        {
             let shown_root = {
                 let d = agent_tier::workspace::display_path(ws, &root);
                 if d.is_empty() { ".".to_string() } else { d }
             };
-            let started = std::time::Instant::now();
-            match run_one(sup, c, &root).await {
+            match result {
                 Ok((mut diags, withheld)) => {
                     let errors = diags.iter().filter(|d| d.severity == "error").count();
                     text.push(format!(
-                        "{} in {shown_root} (ran in {:.1} s): {errors} error(s), {} warning(s)",
-                        c.name,
-                        started.elapsed().as_secs_f64(),
+                        "{name} in {shown_root} (ran in {:.1} s): {errors} error(s), {} warning(s)",
+                        elapsed.as_secs_f64(),
                         diags.len() - errors
                     ));
                     // Errors first, each file at most PER_FILE, the whole answer at most IN_ALL.
@@ -413,15 +447,16 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
                         ));
                     }
                     results
-                        .push(json!({"checker": c.name, "root": shown_root, "diagnostics": diags}));
+                        .push(json!({"checker": name, "root": shown_root, "diagnostics": diags}));
                 }
                 Err(e) => {
-                    text.push(format!("{} in {shown_root}: {e}", c.name));
-                    results.push(json!({"checker": c.name, "root": shown_root, "error": e}));
+                    text.push(format!("{name} in {shown_root}: {e}"));
+                    results.push(json!({"checker": name, "root": shown_root, "error": e}));
                 }
             }
         }
     }
+    text.extend(notes);
     if left_out > 0 {
         text.push(format!(
             "({left_out} more finding(s) not shown: at most {PER_FILE} per file and {IN_ALL} in all, errors first; `structured.checkers` has every one, and `diagnostics` of one file shows its own)"
@@ -433,6 +468,7 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
             CHECKERS
                 .iter()
                 .map(|c| format!("{} ({})", c.name, c.markers.join("/")))
+                .chain(["C/C++ (compile_commands.json)".to_string()])
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -42,6 +42,7 @@
 
 mod address;
 mod checker;
+mod checker_c;
 mod client;
 pub mod config;
 mod discover;

@@ -212,7 +212,7 @@ async fn the_project_checker_is_an_exec_call_launched_through_the_sandbox() {
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{text}");
     assert!(
-        text.contains("pyright in .: 1 error(s), 0 warning(s)"),
+        text.contains("pyright in . (ran in ") && text.contains("): 1 error(s), 0 warning(s)"),
         "{text}"
     );
     let logged =
