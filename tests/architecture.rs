@@ -235,6 +235,42 @@ fn no_tool_name_appears_in_another_crates_logic() {
     }
 }
 
+/// The wire layer knows no family (and no tool), and it is the only Content-Length framing: no
+/// other crate reads or writes the header itself.
+#[test]
+fn the_wire_layer_is_the_only_framing_and_depends_on_no_agent_crate() {
+    let meta = metadata();
+    for (dep, kind) in deps(package(&meta, "agent-rpc")) {
+        assert!(
+            !dep.starts_with("agent-"),
+            "agent-rpc depends on {dep} ({kind})"
+        );
+    }
+    let framing = |src: &str| {
+        let s = src.to_ascii_lowercase();
+        s.contains("\"content-length") || s.contains("content-length: {")
+    };
+    let mut offenders = Vec::new();
+    for krate in FAMILIES
+        .iter()
+        .chain(&["agent-tier", "agent-proc", "agent-tools-cli"])
+    {
+        for (path, src) in crate_sources(krate) {
+            if framing(&src) {
+                offenders.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "only agent-rpc may frame messages with Content-Length; these do it themselves: {offenders:#?}"
+    );
+    assert!(
+        crate_sources("agent-rpc").iter().any(|(_, s)| framing(s)),
+        "the check no longer sees agent-rpc's own framing"
+    );
+}
+
 #[test]
 fn the_process_layer_depends_on_no_agent_crate_and_no_protocol() {
     let meta = metadata();

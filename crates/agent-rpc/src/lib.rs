@@ -1,3 +1,5 @@
+//! # agent-rpc — the wire layer
+//!
 //! The one wire layer of agent-tools: how the families talk to the programs they drive over a
 //! byte stream framed with `Content-Length` headers (language servers, debug adapters).
 //!

@@ -321,3 +321,16 @@ async fn dropping_the_connection_closes_the_writer_after_queued_frames() {
     let log = Arc::clone(&log);
     assert!(log.closed().is_empty(), "no one is left to tell");
 }
+
+/// Writing to a peer that is gone fails the call with a write error (not a hang), and a request
+/// after the reader saw the end fails at once.
+#[tokio::test]
+async fn writing_to_a_gone_peer_is_an_error() {
+    let (conn, peer, log) = pair(JsonRpc, 1 << 16);
+    drop(peer);
+    eventually(|| !log.closed().is_empty()).await;
+    let err = conn.notify("exit", Value::Null).await.unwrap_err();
+    assert!(matches!(err, ConnectionError::Write(_)), "{err}");
+    let err = conn.request("late", json!({})).await.unwrap_err();
+    assert_eq!(err, ConnectionError::Ended("end of stream".into()));
+}
