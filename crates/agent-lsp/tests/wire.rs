@@ -48,9 +48,7 @@ async fn broken_frames_are_errors_and_the_server_is_replaced() {
         fx.read("lib/main.dart") + "\nvoid huge() {}\nvoid garbage() {}\n",
     )
     .unwrap();
-    let hover = |line: u32, symbol: &str| {
-        json!({"operation": "hover", "file": "lib/main.dart", "line": line, "symbol": symbol})
-    };
+    let hover = |line: u32, symbol: &str| json!({"operation": "hover", "file": "lib/main.dart", "line": line, "symbol": symbol});
     check(&fx, &ok(hover(8, "makeGreeter"), &["fake hover"])).await;
 
     // `Content-Length: 1099511627776`: the old reader did `vec![0u8; len]` and the host aborted.
@@ -66,7 +64,10 @@ async fn broken_frames_are_errors_and_the_server_is_replaced() {
         "{}",
         out.text
     );
-    assert!(gone(pid).await, "the server that broke the framing was stopped");
+    assert!(
+        gone(pid).await,
+        "the server that broke the framing was stopped"
+    );
 
     // A body that is not JSON: the old reader turned it into a `null` result ("no hover").
     check(&fx, &ok(hover(8, "makeGreeter"), &["fake hover"])).await;
