@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+mod bench_kernel;
+
 const APT_PACKAGES: &[&str] = &["clangd-19", "lldb-19", "golang-go", "gopls", "delve"];
 /// (binary that proves the package is there, package)
 const APT_PROBES: &[(&str, &str)] = &[
@@ -298,7 +300,9 @@ fn lint(root: &Path) -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    for feature in ["files", "lsp", "astgrep", "dap", "kernel", "ask", "vibe", "full"] {
+    for feature in [
+        "files", "lsp", "astgrep", "dap", "kernel", "ask", "vibe", "full",
+    ] {
         run(cargo(root).args([
             "check",
             "-q",
@@ -510,6 +514,7 @@ fn bench_host(root: &Path) -> Result<()> {
         times[times.len() * 9 / 10],
         times[times.len() * 99 / 100]
     );
+    bench_kernel::run(&bin, rss_kib)?;
     Ok(())
 }
 
