@@ -9,7 +9,7 @@
 //! place (with no `@@` line to tell them apart) is refused with the line numbers — a write never
 //! acts on a guess.
 
-use crate::patch::{Lines, body, split};
+use crate::patch::{Lines, body, replacement, split};
 
 /// One chunk of an update.
 #[derive(Debug, Clone, PartialEq)]
@@ -252,18 +252,7 @@ pub fn apply(old: &str, chunks: &[Chunk]) -> Result<String, String> {
                 many => many[0],
             }
         };
-        let mut old_i = at;
-        let mut after: Vec<String> = Vec::new();
-        for (k, t) in &c.lines {
-            match k {
-                ' ' => {
-                    after.push(out[old_i].clone());
-                    old_i += 1;
-                }
-                '-' => old_i += 1,
-                _ => after.push(format!("{t}{eol}")),
-            }
-        }
+        let after = replacement(&out, at, &c.lines, eol);
         let added = after.len();
         out.splice(at..at + before.len(), after);
         cursor = at + added;

@@ -210,19 +210,7 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
                 h.old_start
             ));
         };
-        // The new lines: a kept context line keeps its own text and terminator.
-        let mut old_i = at;
-        let mut after: Vec<String> = Vec::new();
-        for (k, t) in &h.lines {
-            match k {
-                ' ' => {
-                    after.push(out[old_i].clone());
-                    old_i += 1;
-                }
-                '-' => old_i += 1,
-                _ => after.push(format!("{t}{eol}")),
-            }
-        }
+        let mut after = replacement(&out, at, &h.lines, eol);
         // A hunk that reaches the end of the file decides how the file ends: with a line
         // terminator unless the patch marks `\ No newline at end of file` on its new side.
         if at + before.len() == out.len()
@@ -247,6 +235,29 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
         }
     }
     Ok(out.concat())
+}
+
+/// The lines that replace a hunk or chunk matched at `at`: kept context lines keep their own text
+/// and terminator, added lines take the file's terminator.
+pub(crate) fn replacement(
+    out: &[String],
+    at: usize,
+    lines: &[(char, String)],
+    eol: &str,
+) -> Vec<String> {
+    let mut old_i = at;
+    let mut after = Vec::new();
+    for (k, t) in lines {
+        match k {
+            ' ' => {
+                after.push(out[old_i].clone());
+                old_i += 1;
+            }
+            '-' => old_i += 1,
+            _ => after.push(format!("{t}{eol}")),
+        }
+    }
+    after
 }
 
 /// Check that a deletion's hunks remove the whole file.
