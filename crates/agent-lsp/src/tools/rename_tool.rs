@@ -1,0 +1,139 @@
+//! `lsp_rename`: planned from the disk, applied all-or-nothing, reported per file.
+
+use super::*;
+
+impl State {
+    /// `textDocument/rename`, asked again once if the content was modified meanwhile.
+    pub(super) async fn rename_request(
+        &self,
+        srv: &Server,
+        params: &Value,
+    ) -> Result<Value, LspError> {
+        match srv.request("textDocument/rename", params.clone()).await {
+            Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
+                srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                srv.request("textDocument/rename", params.clone()).await
+            }
+            other => other,
+        }
+    }
+
+    pub async fn rename(&self, a: RenameArgs) -> Result<ToolOutput, LspError> {
+        if a.new_name.trim().is_empty() {
+            return Err(arg_err("`new_name` is empty; give the new identifier"));
+        }
+        let t = self.target(
+            "lsp_rename",
+            Some(&a.file),
+            Some(a.line),
+            Some(&a.symbol),
+            a.occurrence,
+            true,
+        )?;
+        let (srv, _ready) = self.open(&t).await?;
+        // The server plans from what it holds: every document it has open is brought up to the
+        // disk first (a kernel cell, an editor or `git checkout` may have changed it).
+        let mut synced = rename::resync(&srv, self.ws()).await?;
+        let enc = srv.encoding();
+        let position =
+            json!({"line": t.line0, "character": units_of_byte(&t.line_text, t.byte, enc)});
+        let td = json!({"uri": path_to_uri(&t.path)});
+        let at = format!("{}:{}", t.display, t.line0 + 1);
+        let prepare = srv
+            .caps()
+            .pointer("/renameProvider/prepareProvider")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if prepare {
+            let (v, _) = self
+                .ask(
+                    &srv,
+                    "textDocument/prepareRename",
+                    json!({"textDocument": td, "position": position}),
+                )
+                .await?;
+            if v.is_null() {
+                return Err(arg_err(format!(
+                    "{} says `{}` at {at} cannot be renamed (prepareRename returned nothing); check that `symbol` names an identifier defined in the project",
+                    srv.spec.id, t.symbol
+                )));
+            }
+        }
+        let params = json!({"textDocument": td, "position": position, "newName": a.new_name});
+        let mut edit = self.rename_request(&srv, &params).await?;
+        // A file the edit changes that the server read from disk by itself may be stale: open
+        // it with its disk content and ask again, until the edit names only synced files.
+        let mut absent = Vec::new();
+        for round in 0..=3 {
+            let missing: Vec<PathBuf> = rename::unsynced(self.ws(), &edit, &synced)?
+                .into_iter()
+                .filter(|p| !absent.contains(p))
+                .collect();
+            if missing.is_empty() {
+                break;
+            }
+            if round == 3 {
+                return Err(arg_err(format!(
+                    "{} kept naming files it had not been synced with ({}); nothing was written — try again",
+                    srv.spec.id,
+                    missing
+                        .iter()
+                        .map(|p| agent_tier::workspace::display_path(self.ws(), p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            for p in missing {
+                match rename::read_bytes(self.ws(), &p)? {
+                    Some(bytes) => {
+                        srv.sync(&p, &String::from_utf8_lossy(&bytes), false)
+                            .await?;
+                        synced.insert(p, bytes);
+                    }
+                    None => absent.push(p),
+                }
+            }
+            edit = self.rename_request(&srv, &params).await?;
+        }
+        if is_empty(&edit) {
+            return Err(arg_err(format!(
+                "{} returned no edit for renaming `{}` at {at}; nothing was written",
+                srv.spec.id, t.symbol
+            )));
+        }
+        let plan = rename::plan_edit(self.ws(), &edit, enc, &synced)?;
+        apply_all(self.ws(), &plan.changes)?;
+        // Tell every running server what changed on disk.
+        for s in self.sup.running() {
+            for (p, now) in &plan.after {
+                match now {
+                    Some(text) if s.is_open(p).await => {
+                        let _ = s.sync(p, text, true).await;
+                    }
+                    None => s.close(p).await,
+                    _ => {}
+                }
+            }
+        }
+        let total: usize = plan.per_file.iter().map(|(_, n)| n).sum();
+        let mut out = vec![format!(
+            "renamed `{}` to `{}` ({}): {total} edit(s) in {} file(s)",
+            t.symbol,
+            a.new_name,
+            srv.spec.id,
+            plan.per_file.len()
+        )];
+        for (f, n) in &plan.per_file {
+            out.push(format!("- {f}: {n} edit(s)"));
+        }
+        for (o, n) in &plan.renames {
+            out.push(format!("- renamed file {o} → {n}"));
+        }
+        Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
+            "server": srv.spec.id,
+            "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
+            "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
+        }))
+        .with_file_changes(self.ws(), &plan.changes))
+    }
+}

@@ -1,0 +1,152 @@
+//! `symbols`: a file's symbols, or a workspace search that starts the servers it needs.
+
+use super::*;
+
+impl State {
+    pub(super) async fn symbols(
+        &self,
+        file: Option<&str>,
+        query: Option<&str>,
+    ) -> Result<ToolOutput, LspError> {
+        match (file, query) {
+            (Some(file), None) => {
+                let path = confine_existing(self.ws(), "file", file)?;
+                let display = agent_tier::workspace::display_path(self.ws(), &path);
+                let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
+                    path: display.clone(),
+                    source: e,
+                })?;
+                let srv = self.sup.server_for(&path).await?;
+                srv.sync(&path, &text, false).await?;
+                let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                let (v, partial) = self
+                    .ask(
+                        &srv,
+                        "textDocument/documentSymbol",
+                        json!({"textDocument": {"uri": path_to_uri(&path)}}),
+                    )
+                    .await?;
+                let mut r = Renderer::new(self.ws(), srv.encoding());
+                r.preload(&path, &text);
+                let syms = symbols(&mut r, &v, Some(&path));
+                Ok(render_syms(
+                    format!("symbols in `{display}` ({})", srv.spec.id),
+                    syms,
+                    200,
+                    partial || !ready,
+                    &srv.spec.id,
+                ))
+            }
+            (file, Some(query)) => {
+                let servers: Vec<Arc<Server>> = match file {
+                    Some(f) => {
+                        let path = confine_existing(self.ws(), "file", f)?;
+                        let srv = self.sup.server_for(&path).await?;
+                        if let Ok(text) = std::fs::read_to_string(&path) {
+                            srv.sync(&path, &text, false).await?;
+                        }
+                        vec![srv]
+                    }
+                    None => self.sup.running(),
+                };
+                let mut servers: Vec<Arc<Server>> = servers
+                    .into_iter()
+                    .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
+                    .collect();
+                let mut why_none = Vec::new();
+                if servers.is_empty() && file.is_none() {
+                    // Cold: start the servers the workspace calls for (one file per extension,
+                    // at most four servers), then search them all.
+                    for sample in crate::discover::one_file_per_extension(self.ws(), 5000) {
+                        if servers.len() >= 4 {
+                            break;
+                        }
+                        if self.sup.candidates(&sample).is_empty() {
+                            continue;
+                        }
+                        match self.sup.server_for(&sample).await {
+                            Ok(srv) => {
+                                if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
+                                    continue;
+                                }
+                                if let Ok(text) = std::fs::read_to_string(&sample) {
+                                    let _ = srv.sync(&sample, &text, false).await;
+                                }
+                                if srv.supports("workspaceSymbolProvider", "workspace/symbol") {
+                                    servers.push(srv);
+                                } else {
+                                    why_none.push(format!(
+                                        "{} offers no workspace symbol search",
+                                        srv.spec.id
+                                    ));
+                                }
+                            }
+                            Err(e) => why_none.push(e.to_string()),
+                        }
+                    }
+                }
+                if servers.is_empty() {
+                    let why = if why_none.is_empty() {
+                        "no file of the workspace has a configured language server".to_string()
+                    } else {
+                        why_none.join("; ")
+                    };
+                    return Err(arg_err(format!(
+                        "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`"
+                    )));
+                }
+                let mut all = Vec::new();
+                let mut partial = false;
+                let mut ids = Vec::new();
+                for srv in servers {
+                    let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
+                    let (v, p) = self
+                        .ask(&srv, "workspace/symbol", json!({"query": query}))
+                        .await?;
+                    partial |= p || !ready;
+                    let mut r = Renderer::new(self.ws(), srv.encoding());
+                    all.extend(symbols(&mut r, &v, None));
+                    ids.push(srv.spec.id.clone());
+                }
+                let ids = ids.join(", ");
+                Ok(render_syms(
+                    format!("workspace symbols matching `{query}` ({ids})"),
+                    all,
+                    100,
+                    partial,
+                    &ids,
+                ))
+            }
+            (None, None) => Err(arg_err(
+                "`symbols` needs `query` (workspace search) or `file` (that file's symbols)",
+            )),
+        }
+    }
+}
+
+pub(super) fn render_syms(
+    head: String,
+    syms: Vec<Sym>,
+    limit: usize,
+    partial: bool,
+    server: &str,
+) -> ToolOutput {
+    let total = syms.len();
+    let shown: Vec<Sym> = syms.into_iter().take(limit).collect();
+    let mut out = Vec::new();
+    if shown.is_empty() {
+        out.push(format!("no {head}"));
+    } else {
+        out.push(format!("{head}:"));
+        out.extend(shown.iter().map(Sym::render));
+        if total > shown.len() {
+            out.push(format!("(showing {} of {total})", shown.len()));
+        }
+    }
+    if partial {
+        out.push(PARTIAL.to_string());
+    }
+    ToolOutput::text(out.join("\n")).with_structured(json!({
+        "operation": "symbols", "server": server, "symbols": shown, "total": total, "partial": partial,
+    }))
+}
