@@ -30,6 +30,20 @@ pub struct Plan {
     pub renames: Vec<(String, String)>,
     /// (path, new text or None when deleted) after the change.
     pub after: Vec<(PathBuf, Option<String>)>,
+    /// Where each text edit landed, for checking the result with the server afterwards.
+    pub sites: Vec<Site>,
+}
+
+/// One planned text edit: the bytes it replaced in the content the server was given, and where
+/// its new text lies in the file's new content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub path: PathBuf,
+    /// Byte range replaced, in the content before the rename.
+    pub before: (usize, usize),
+    /// Byte offset of the inserted text in the content after the rename.
+    pub at: usize,
+    pub text: String,
 }
 
 fn arg_err(s: impl Into<String>) -> LspError {
@@ -138,13 +152,14 @@ fn byte_offset(bytes: &[u8], line: u32, character: u32, enc: Encoding) -> Option
     }
 }
 
-/// Apply `edits` (LSP `TextEdit`s) to `bytes`.
+/// Apply `edits` (LSP `TextEdit`s) to `bytes`; also returns, per edit in file order, the byte
+/// range it replaced and where its new text starts in the result.
 fn apply_text_edits(
     bytes: &[u8],
     edits: &[Value],
     enc: Encoding,
     shown: &str,
-) -> Result<Vec<u8>, LspError> {
+) -> Result<(Vec<u8>, Vec<((usize, usize), usize, String)>), LspError> {
     let not_utf8 = |line: u32| {
         arg_err(format!(
             "the rename edits `{shown}` at line {} where the file has bytes that are not UTF-8, so the server's positions cannot be placed exactly; nothing was written (convert the file to UTF-8, or rename there by hand)",
@@ -169,6 +184,7 @@ fn apply_text_edits(
     spans.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.cmp(&a.2)));
     let mut out = bytes.to_vec();
     let mut limit = usize::MAX;
+    let mut landed = Vec::with_capacity(spans.len());
     for (s, e, _, new) in spans {
         if e > limit {
             return Err(arg_err(format!(
@@ -177,8 +193,17 @@ fn apply_text_edits(
         }
         out.splice(s..e, new.bytes());
         limit = s;
+        landed.push(((s, e), new));
     }
-    Ok(out)
+    // Walking back up in file order, each edit's new text starts where it was, moved by what the
+    // edits before it added or removed.
+    let mut shift: isize = 0;
+    let mut sites = Vec::with_capacity(landed.len());
+    for ((s, e), new) in landed.into_iter().rev() {
+        sites.push(((s, e), s.saturating_add_signed(shift), new.to_string()));
+        shift += new.len() as isize - (e - s) as isize;
+    }
+    Ok((out, sites))
 }
 
 /// Plan `edit`. A file in `synced` is edited from (and expected to still hold) the bytes the
@@ -194,6 +219,7 @@ pub fn plan_edit(
     let mut order: Vec<PathBuf> = Vec::new();
     let mut counts: BTreeMap<PathBuf, usize> = BTreeMap::new();
     let mut renames = Vec::new();
+    let mut sites: Vec<Site> = Vec::new();
     let mut touch = |p: &PathBuf,
                      orig: &mut HashMap<PathBuf, Option<Vec<u8>>>,
                      cur: &mut HashMap<PathBuf, Option<Vec<u8>>>|
@@ -212,7 +238,8 @@ pub fn plan_edit(
     let text_edits = |p: &PathBuf,
                       edits: &[Value],
                       cur: &mut HashMap<PathBuf, Option<Vec<u8>>>,
-                      counts: &mut BTreeMap<PathBuf, usize>|
+                      counts: &mut BTreeMap<PathBuf, usize>,
+                      sites: &mut Vec<Site>|
      -> Result<(), LspError> {
         let shown = display_path(ws, p);
         let Some(Some(bytes)) = cur.get(p) else {
@@ -220,7 +247,16 @@ pub fn plan_edit(
                 "the server's edit changes `{shown}`, which does not exist; nothing was written"
             )));
         };
-        let new = apply_text_edits(bytes, edits, enc, &shown)?;
+        let (new, landed) = apply_text_edits(bytes, edits, enc, &shown)?;
+        // A second batch for the same file moves the first one's text: only the last batch's
+        // sites are kept (the check then covers fewer edits, and says how many).
+        sites.retain(|s| &s.path != p);
+        sites.extend(landed.into_iter().map(|(before, at, text)| Site {
+            path: p.clone(),
+            before,
+            at,
+            text,
+        }));
         cur.insert(p.clone(), Some(new));
         *counts.entry(p.clone()).or_default() += edits.len();
         Ok(())
@@ -256,6 +292,9 @@ pub fn plan_edit(
                         )));
                     }
                     let content = cur.get(&old).cloned().flatten();
+                    for s in sites.iter_mut().filter(|s| s.path == old) {
+                        s.path = new.clone();
+                    }
                     cur.insert(new.clone(), content);
                     cur.insert(old.clone(), None);
                     renames.push((display_path(ws, &old), display_path(ws, &new)));
@@ -263,6 +302,7 @@ pub fn plan_edit(
                 Some("delete") => {
                     let p = uri(op, "uri")?;
                     touch(&p, &mut orig, &mut cur)?;
+                    sites.retain(|s| s.path != p);
                     cur.insert(p, None);
                 }
                 _ => {
@@ -278,7 +318,7 @@ pub fn plan_edit(
                         .and_then(Value::as_array)
                         .cloned()
                         .unwrap_or_default();
-                    text_edits(&p, &edits, &mut cur, &mut counts)?;
+                    text_edits(&p, &edits, &mut cur, &mut counts, &mut sites)?;
                 }
             }
         }
@@ -287,7 +327,7 @@ pub fn plan_edit(
             let p = to_path(ws, u)?;
             touch(&p, &mut orig, &mut cur)?;
             let edits = edits.as_array().cloned().unwrap_or_default();
-            text_edits(&p, &edits, &mut cur, &mut counts)?;
+            text_edits(&p, &edits, &mut cur, &mut counts, &mut sites)?;
         }
     }
     let mut changes = Vec::new();
@@ -317,6 +357,7 @@ pub fn plan_edit(
         per_file,
         renames,
         after,
+        sites,
     })
 }
 
@@ -350,6 +391,18 @@ mod tests {
         ]}});
         let p = plan(&ws, &edit).unwrap();
         assert_eq!(p.per_file, vec![("a.py".to_string(), 2)]);
+        // Each edit's new text is found where the plan says it landed.
+        let after = p.changes[0].new.clone().unwrap();
+        assert_eq!(p.sites.len(), 2);
+        for site in &p.sites {
+            assert_eq!(&after[site.at..site.at + site.text.len()], "ü".as_bytes());
+        }
+        assert!(p.sites[0].at < p.sites[1].at);
+        assert_eq!(
+            p.sites[1].before,
+            (17, 19),
+            "the second `é` in the old bytes"
+        );
         apply_all(&ws, &p.changes).unwrap();
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "é = 1\nprint(ü, ü)\n");
 

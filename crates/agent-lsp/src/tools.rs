@@ -163,6 +163,7 @@ fn is_empty(v: &Value) -> bool {
 const PARTIAL: &str = "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
 
 mod file_diagnostics;
+mod rename_check;
 mod rename_tool;
 mod status;
 mod symbols;

@@ -245,3 +245,45 @@ async fn rendered_results() {
         .await;
     insta::assert_snapshot!("render_rename", fx.red(&out.text));
 }
+
+/// A rename whose written result the server's own references do not confirm is undone whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rename_not_confirmed_by_references_is_rolled_back() {
+    require("python3");
+    let fx = fixture("dart", fake_config());
+    let before = fx.read("lib/main.dart");
+    // The fake answers references of a `lossy…` name with only the first occurrence.
+    let out = fx
+        .call(
+            "lsp_rename",
+            json!({"file": "lib/main.dart", "line": 5, "symbol": "makeGreeter", "new_name": "lossyGreeter"}),
+        )
+        .await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("rolled back, every file is as it was")
+            && out
+                .text
+                .contains("do not include 1 of the 2 edit(s): lib/main.dart:8"),
+        "{}",
+        out.text
+    );
+    assert_eq!(fx.read("lib/main.dart"), before, "the rename was undone");
+    // The server was told: a rename right after plans from the restored content.
+    let out = fx
+        .call(
+            "lsp_rename",
+            json!({"file": "lib/main.dart", "line": 5, "symbol": "makeGreeter", "new_name": "buildGreeter"}),
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains(
+            "verified: dart's references of `buildGreeter` reach all 2 renamed occurrence(s)"
+        ),
+        "{}",
+        out.text
+    );
+    assert_eq!(out.structured.as_ref().unwrap()["verified"], json!(true));
+    assert_eq!(fx.read("lib/main.dart").matches("buildGreeter").count(), 2);
+}

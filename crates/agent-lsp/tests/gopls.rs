@@ -64,11 +64,16 @@ async fn gopls() {
         "undefinedThingXyz",
     )
     .await;
-    check_rename(
+    let text = check_rename(
         &fx,
         json!({"file": "main.go", "line": 6, "symbol": "MakeGreeter", "new_name": "BuildGreeter"}),
         &["lib.go", "main.go"],
     )
     .await;
+    // gopls also renames the doc comment, which references never list: said, not hidden.
+    assert!(
+        text.contains("1 edit(s) in comments or strings were not checked"),
+        "{text}"
+    );
     assert!(fx.read("lib.go").contains("func BuildGreeter() Greeter {"));
 }

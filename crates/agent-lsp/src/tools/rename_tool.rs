@@ -1,5 +1,6 @@
 //! `lsp_rename`: planned from the disk, applied all-or-nothing, reported per file.
 
+use super::rename_check::Check;
 use super::*;
 
 impl State {
@@ -115,6 +116,51 @@ impl State {
                 }
             }
         }
+        // Check the written rename with the server's own references; undo it when they
+        // contradict the edit.
+        let before = synced
+            .get(&t.path)
+            .cloned()
+            .unwrap_or_else(|| t.text.clone().into_bytes());
+        let check = self
+            .check_rename(&srv, &t, &a.new_name, &plan, &before)
+            .await;
+        let verified = match &check {
+            Check::Failed(why) => {
+                return Err(arg_err(match self.roll_back(&plan).await {
+                    Ok(()) => format!(
+                        "rename `{}` to `{}` rolled back, every file is as it was: {why}. Check the `line` and `symbol`, or rename by hand with `edit`",
+                        t.symbol, a.new_name
+                    ),
+                    Err(e) => format!(
+                        "rename `{}` to `{}` failed its check ({why}) and could NOT be rolled back: {e}; the files listed there hold the renamed text",
+                        t.symbol, a.new_name
+                    ),
+                }));
+            }
+            Check::Verified {
+                covered,
+                unchecked,
+                commentary,
+            } => {
+                let mut skipped = String::new();
+                if *commentary > 0 {
+                    skipped.push_str(&format!(
+                        "; {commentary} edit(s) in comments or strings were not checked (references do not list them)"
+                    ));
+                }
+                if *unchecked > 0 {
+                    skipped.push_str(&format!(
+                        "; {unchecked} edit(s) without the new name in their text were not checked"
+                    ));
+                }
+                format!(
+                    "verified: {}'s references of `{}` reach all {covered} renamed occurrence(s) in code{skipped}",
+                    srv.spec.id, a.new_name
+                )
+            }
+            Check::NotVerified(why) => format!("not verified: {why}"),
+        };
         let total: usize = plan.per_file.iter().map(|(_, n)| n).sum();
         let mut out = vec![format!(
             "renamed `{}` to `{}` ({}): {total} edit(s) in {} file(s)",
@@ -129,10 +175,13 @@ impl State {
         for (o, n) in &plan.renames {
             out.push(format!("- renamed file {o} → {n}"));
         }
+        out.push(verified.clone());
         Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
             "server": srv.spec.id,
             "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
             "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
+            "verified": matches!(check, Check::Verified { .. }),
+            "check": verified,
         }))
         .with_file_changes(self.ws(), &plan.changes))
     }

@@ -255,8 +255,9 @@ pub async fn check_write_ledger(fx: &Fx, file: &str, good: &str, bad: &str, expe
     );
 }
 
-/// Rename through `lsp_rename` and check the result names these files.
-pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) {
+/// Rename through `lsp_rename` and check the result names these files and was verified with
+/// the server's references; returns the rendered result.
+pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) -> String {
     let out = fx.call("lsp_rename", args.clone()).await;
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{args}: {text}");
@@ -270,4 +271,6 @@ pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) {
             "{f} missing in:\n{text}"
         );
     }
+    assert!(text.contains("\nverified: "), "{text}");
+    text
 }

@@ -7,6 +7,8 @@ with UTF-16 columns (the LSP default, so the client's conversion is exercised), 
 progress token, and misbehaves on request:
   - any request on the word `crash`: writes to stderr and exits with code 3 (dies mid-request);
   - hover on the word `hang`: touches `<root>/.hanging` and never answers;
+  - references of a word that starts with `lossy`: only its first occurrence (a server whose
+    rename reaches further than its own references, which the rename check must catch);
   - hover on the word `huge`: announces a frame of 1 TiB (`Content-Length: 1099511627776`) and
     stays alive; on the word `garbage`: answers with a body that is not JSON.
 """
@@ -144,7 +146,7 @@ def handle(msg):
         elif method == "textDocument/hover":
             result = {"contents": {"kind": "markdown", "value": "```dart\n%s\n```\nfake hover for `%s`" % (word, word)}}
         elif method == "textDocument/references":
-            result = [{"uri": uri, "range": r} for r in occ]
+            result = [{"uri": uri, "range": r} for r in (occ[:1] if word.startswith("lossy") else occ)]
         elif method == "textDocument/prepareRename":
             result = next((r for r in occ if r["start"]["line"] == pos["line"]), None)
         elif method == "textDocument/codeAction":
