@@ -152,6 +152,9 @@ fn byte_offset(bytes: &[u8], line: u32, character: u32, enc: Encoding) -> Option
     }
 }
 
+/// Per applied edit: the byte range it replaced, where its new text starts, and that text.
+type Landed = Vec<((usize, usize), usize, String)>;
+
 /// Apply `edits` (LSP `TextEdit`s) to `bytes`; also returns, per edit in file order, the byte
 /// range it replaced and where its new text starts in the result.
 fn apply_text_edits(
@@ -159,7 +162,7 @@ fn apply_text_edits(
     edits: &[Value],
     enc: Encoding,
     shown: &str,
-) -> Result<(Vec<u8>, Vec<((usize, usize), usize, String)>), LspError> {
+) -> Result<(Vec<u8>, Landed), LspError> {
     let not_utf8 = |line: u32| {
         arg_err(format!(
             "the rename edits `{shown}` at line {} where the file has bytes that are not UTF-8, so the server's positions cannot be placed exactly; nothing was written (convert the file to UTF-8, or rename there by hand)",
