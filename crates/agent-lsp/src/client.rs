@@ -25,8 +25,10 @@ pub const REQUEST_CANCELLED: i64 = -32800;
 /// How long a server must be quiet (no progress, no status change, no sync) to count as loaded.
 pub const SETTLE: Duration = Duration::from_millis(300);
 
-/// How long after a fresh (versioned) publish to wait for a further one (a checker run on save
-/// announces itself with work-done progress, which is waited for as well).
+/// How long an unversioned publish must stand before it counts as the answer for the synced
+/// content (typescript-language-server publishes unversioned, in up to three stages debounced
+/// by 50 ms). A versioned publish is the answer at once; work-done progress is waited for in
+/// both cases.
 pub const PUBLISH_SETTLE: Duration = Duration::from_millis(150);
 
 /// Diagnostics for one version of a document.
@@ -37,6 +39,9 @@ pub struct Fresh {
     pub complete: bool,
     /// Pulled (`textDocument/diagnostic`) rather than waited for as a publish.
     pub pulled: bool,
+    /// The server still reported work in progress (indexing, a check run) when we stopped
+    /// waiting: the items are for this content but may be partial.
+    pub busy: bool,
 }
 
 /// One `textDocument/publishDiagnostics` as received.
@@ -402,6 +407,12 @@ impl Server {
 
     /// Whether the server is loaded: no work-done progress in flight, rust-analyzer-style status
     /// quiescent, and nothing happened for [`SETTLE`].
+    /// Work the server reports in progress (`$/progress` not ended, rust-analyzer's quiescent
+    /// flag down).
+    fn working(sh: &Shared) -> bool {
+        !sh.progress.is_empty() || sh.quiescent == Some(false)
+    }
+
     fn idle(sh: &Shared) -> bool {
         sh.progress.is_empty()
             && sh.quiescent != Some(false)
@@ -543,6 +554,7 @@ impl Server {
                         items,
                         complete: true,
                         pulled: true,
+                        busy: Self::working(&lock(&self.shared)),
                     };
                 }
             }
@@ -558,6 +570,7 @@ impl Server {
                     items: Vec::new(),
                     complete: false,
                     pulled: false,
+                    busy: Self::working(&lock(&self.shared)),
                 };
             }
             let registered = lock(&self.shared)
@@ -568,9 +581,10 @@ impl Server {
             }
             break;
         }
-        // More may follow (a checker run on save): wait until quiet and the last publish settled.
-        // Unversioned publishes cannot be told apart from a late one for older content, and
-        // some servers publish in stages (syntax, then semantic): settle longer for those.
+        // A publish that carries the synced version is the answer for this content: nothing is
+        // waited for beyond work the server reports in progress (a check run on save). An
+        // unversioned publish cannot be told apart from a late one for older content, so for
+        // those the last publish must also have settled.
         let settle = deadline
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(10));
@@ -580,12 +594,7 @@ impl Server {
                     sh.progress.is_empty()
                         && sh.quiescent != Some(false)
                         && sh.diagnostics.get(path).is_some_and(|p| {
-                            let quiet = if p.version.is_some() {
-                                PUBLISH_SETTLE
-                            } else {
-                                PUBLISH_SETTLE * 4
-                            };
-                            p.at.elapsed() >= quiet
+                            p.version.is_some() || p.at.elapsed() >= PUBLISH_SETTLE
                         })
                 },
                 settle,
@@ -601,6 +610,7 @@ impl Server {
             items,
             complete: true,
             pulled: false,
+            busy: Self::working(&sh),
         }
     }
 
@@ -632,8 +642,9 @@ impl Server {
         None
     }
 
-    /// A server may push more on save (rust-analyzer's cargo check): once it is quiet, merge
-    /// the pushes made for this content into the pulled items.
+    /// A server may push more on save (rust-analyzer's cargo check): once the work it reports
+    /// in progress has ended (bounded), merge the pushes made for this content into the pulled
+    /// items.
     async fn merge_pushed(
         &self,
         path: &Path,
@@ -644,18 +655,7 @@ impl Server {
         let quiet = deadline
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(10));
-        let _ = self
-            .wait_until(
-                |sh| {
-                    sh.progress.is_empty()
-                        && sh.quiescent != Some(false)
-                        && sh
-                            .last_activity
-                            .is_none_or(|t| t.elapsed() >= PUBLISH_SETTLE)
-                },
-                quiet,
-            )
-            .await;
+        let _ = self.wait_until(|sh| !Self::working(sh), quiet).await;
         let sh = lock(&self.shared);
         if let Some(p) = sh.diagnostics.get(path)
             && p.seq > synced.seq_before

@@ -37,6 +37,9 @@ pub struct Report {
     /// Left out by the budget: (file, how many).
     pub left_out: BTreeMap<String, usize>,
     pub notes: Vec<String>,
+    /// Per server and file that answered, the state of that answer: fresh for the written
+    /// content, or partial (the server was still busy).
+    pub states: Vec<String>,
 }
 
 type Key = (String, String, String);
@@ -88,15 +91,26 @@ impl State {
                     Some(Ok(old)) => self
                         .diags_of(&srv, &path, old, deadline, true)
                         .await
-                        .map(|ds| ds.iter().map(Diag::key).collect()),
+                        .map(|(ds, _)| ds.iter().map(Diag::key).collect()),
                 };
-                let Some(now) = self.diags_of(&srv, &path, &text, deadline, false).await else {
+                let asked = Instant::now();
+                let Some((now, busy)) = self.diags_of(&srv, &path, &text, deadline, false).await
+                else {
                     report.notes.push(format!(
-                        "{} did not report diagnostics for the new content of `{f}` in time; none are shown",
-                        srv.spec.id
+                        "{} did not report diagnostics for the new content of `{f}`: timed out after {} ms; none are shown",
+                        srv.spec.id,
+                        asked.elapsed().as_millis()
                     ));
                     continue;
                 };
+                report.states.push(if busy {
+                    format!(
+                        "{} on `{f}`: partial, the server was still indexing or checking",
+                        srv.spec.id
+                    )
+                } else {
+                    format!("{} on `{f}`: fresh for the written content", srv.spec.id)
+                });
                 match baseline {
                     Some(old) => report
                         .new
@@ -188,7 +202,8 @@ impl State {
     }
 
     /// The errors and warnings `srv` reports for `text` as the content of `path` (synced first;
-    /// a baseline is not saved). `None` when they did not come in time.
+    /// a baseline is not saved), and whether the server was still busy; `None` when they did
+    /// not come in time.
     async fn diags_of(
         &self,
         srv: &Server,
@@ -196,7 +211,7 @@ impl State {
         text: &str,
         deadline: Instant,
         baseline: bool,
-    ) -> Option<Vec<Diag>> {
+    ) -> Option<(Vec<Diag>, bool)> {
         let synced = srv.sync(path, text, !baseline).await.ok()?;
         // A baseline may use at most half of what is left, so the answer about the written
         // content keeps time of its own.
@@ -208,13 +223,14 @@ impl State {
         }
         let mut r = Renderer::new(self.ws(), srv.encoding());
         r.preload(path, text);
-        Some(
+        Some((
             got.items
                 .iter()
                 .map(|d| r.diag(path, d))
                 .filter(keep)
                 .collect(),
-        )
+            got.busy,
+        ))
     }
 }
 
@@ -271,6 +287,9 @@ impl Wrapper for WriteDiagnostics {
                 if !report.elsewhere.is_empty() {
                     o.insert("diagnostics_elsewhere".into(), json!(report.elsewhere));
                 }
+                if !report.states.is_empty() {
+                    o.insert("diagnostics_state".into(), json!(report.states));
+                }
             }
             output
         })
@@ -306,6 +325,16 @@ fn render(report: &Report) -> String {
     for n in &report.notes {
         text.push_str("\n\n");
         text.push_str(n);
+    }
+    // Which answer this is: never silence that could be read as "no problems" when no server
+    // answered, never "fresh" for a busy server.
+    if !report.states.is_empty() {
+        let states = report.states.join("; ");
+        if report.new.is_empty() && report.unchecked.is_empty() && report.elsewhere.is_empty() {
+            text.push_str(&format!("\n\nNo new problems ({states})."));
+        } else {
+            text.push_str(&format!("\n(Diagnostics: {states}.)"));
+        }
     }
     text
 }

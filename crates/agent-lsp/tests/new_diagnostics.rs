@@ -25,6 +25,13 @@ async fn only_what_the_write_introduced_is_new() {
         out.text
     );
     assert!(!out.text.contains("not checked"), "{}", out.text);
+    // Silence is never the answer: the state of the check is said.
+    assert!(
+        out.text
+            .contains("No new problems (pyright on `mod.py`: fresh for the written content)."),
+        "{}",
+        out.text
+    );
 
     // A write that adds one error reports exactly that one.
     let out = fx

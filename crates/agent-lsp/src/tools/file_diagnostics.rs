@@ -32,7 +32,7 @@ impl State {
         let mut out = Vec::new();
         if !fresh {
             out.push(format!(
-                "{} did not report diagnostics for the current content of `{display}` within {} s; try again",
+                "{} did not report diagnostics for the current content of `{display}`: timed out after {} s; try again",
                 srv.spec.id,
                 self.sup.cfg.ready_timeout.as_secs()
             ));
@@ -52,9 +52,15 @@ impl State {
         if minor > 0 {
             out.push(format!("({minor} info/hint diagnostic(s) not shown)"));
         }
+        if fresh && got.busy {
+            out.push(format!(
+                "(partial: {} was still indexing or checking; ask again for a complete answer)",
+                srv.spec.id
+            ));
+        }
         Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
             "operation": "diagnostics", "server": srv.spec.id, "file": display,
-            "complete": fresh, "mode": if got.pulled { "pull" } else { "push" }, "diagnostics": shown,
+            "complete": fresh && !got.busy, "mode": if got.pulled { "pull" } else { "push" }, "diagnostics": shown,
         })))
     }
 }
