@@ -18,14 +18,18 @@
 //! silently, or leaves an adapter or debuggee process behind.
 
 mod adapters;
+mod args;
 mod error;
+mod ops;
 mod session;
+mod state;
+mod supervisor;
 mod tool;
 mod transport;
 
 pub use adapters::AdapterId;
+pub use args::{DebugArgs, DebugCommand, Motion, Op};
 pub use error::DapError;
-pub use tool::{DebugArgs, Op};
 
 use agent_tier::Registry;
 use agent_tier::doctor::DoctorEntry;

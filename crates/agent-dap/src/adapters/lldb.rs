@@ -1,0 +1,99 @@
+//! C, C++ and Rust: `lldb-dap` (or an older `lldb-vscode`) over stdio, with the Rust
+//! toolchain's formatters loaded for a Rust program. Attaches to a gdb-remote server (such as
+//! `lldb-server gdbserver`) through the adapter.
+
+use super::kit::{Adapter, AttachVia, BoxFuture, Launch, LaunchSpec, is_executable};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub(crate) struct Lldb;
+
+impl Adapter for Lldb {
+    fn name(&self) -> &'static str {
+        "lldb"
+    }
+
+    fn markers(&self) -> &'static [&'static str] {
+        &["Cargo.toml", "CMakeLists.txt"]
+    }
+
+    fn install(&self) -> &'static str {
+        "apt install lldb-19"
+    }
+
+    fn binary_names(&self) -> Vec<String> {
+        let mut v = vec!["lldb-dap".to_string()];
+        v.extend((11..=30).rev().map(|n| format!("lldb-dap-{n}")));
+        v.push("lldb-vscode".into());
+        v.extend((6..=18).rev().map(|n| format!("lldb-vscode-{n}")));
+        v
+    }
+
+    /// Any executable the more specific adapters did not claim.
+    fn debugs(&self, program: &Path) -> bool {
+        is_executable(program)
+    }
+
+    fn command_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn launch<'a>(&'a self, spec: &'a LaunchSpec<'a>) -> BoxFuture<'a, Launch> {
+        Box::pin(async move {
+            let mut a = json!({
+                "name": "agent-dap", "type": "lldb-dap", "request": "launch",
+                "program": spec.program.display().to_string(), "args": spec.args,
+                "cwd": spec.cwd.display().to_string(),
+                "env": spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+                "stopOnEntry": false,
+            });
+            if is_rust_binary(spec.program, spec.marker)
+                && let Some(etc) = rust_formatters(spec.prefix, spec.marker).await
+            {
+                a["initCommands"] = json!([
+                    format!(
+                        "command script import \"{}\"",
+                        etc.join("lldb_lookup.py").display()
+                    ),
+                    format!(
+                        "command source -s 1 \"{}\"",
+                        etc.join("lldb_commands").display()
+                    ),
+                ]);
+            }
+            a.into()
+        })
+    }
+
+    fn attach(&self, port: u16) -> Option<(Value, AttachVia)> {
+        let arguments = json!({
+            "name": "agent-dap", "type": "lldb-dap", "request": "attach",
+            "gdb-remote-port": port, "gdb-remote-hostname": "127.0.0.1",
+        });
+        Some((arguments, AttachVia::Adapter))
+    }
+}
+
+/// Whether an executable was built by rustc (std's source paths are in its debug info), or sits
+/// in a Cargo project.
+fn is_rust_binary(program: &Path, marker: &Path) -> bool {
+    let stamp = b"/rustc/";
+    let in_binary = std::fs::read(program)
+        .map(|b| b.windows(stamp.len()).any(|w| w == stamp))
+        .unwrap_or(false);
+    in_binary || marker.join("Cargo.toml").exists()
+}
+
+/// The toolchain's `lib/rustlib/etc`, holding lldb's Rust formatters.
+async fn rust_formatters(prefix: &[String], dir: &Path) -> Option<PathBuf> {
+    let out = agent_proc::Command::new(&agent_proc::Launcher::prefixed(prefix), "rustc")
+        .args(["--print", "sysroot"])
+        .current_dir(dir)
+        .output(Duration::from_secs(20))
+        .await
+        .ok()?;
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let etc = Path::new(&sysroot).join("lib/rustlib/etc");
+    etc.join("lldb_lookup.py").exists().then_some(etc)
+}

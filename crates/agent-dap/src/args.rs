@@ -1,0 +1,401 @@
+//! The arguments of `debug`: the flat object the model fills ([`DebugArgs`], whose schema it
+//! sees), parsed once into a [`DebugCommand`] whose variants hold exactly what each operation
+//! needs. Argument errors name the argument and what would be valid.
+
+use crate::DapError;
+use crate::adapters::AdapterId;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The operation, as the model names it; [`DebugCommand`] says what each one does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum Op {
+    Adapters,
+    Status,
+    Breakpoints,
+    Launch,
+    Attach,
+    Continue,
+    Pause,
+    StepOver,
+    StepIn,
+    StepOut,
+    Threads,
+    Stack,
+    Scopes,
+    Variables,
+    Evaluate,
+    Output,
+    Terminate,
+}
+
+impl Op {
+    /// The name the model writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Adapters => "adapters",
+            Op::Status => "status",
+            Op::Breakpoints => "breakpoints",
+            Op::Launch => "launch",
+            Op::Attach => "attach",
+            Op::Continue => "continue",
+            Op::Pause => "pause",
+            Op::StepOver => "step_over",
+            Op::StepIn => "step_in",
+            Op::StepOut => "step_out",
+            Op::Threads => "threads",
+            Op::Stack => "stack",
+            Op::Scopes => "scopes",
+            Op::Variables => "variables",
+            Op::Evaluate => "evaluate",
+            Op::Output => "output",
+            Op::Terminate => "terminate",
+        }
+    }
+}
+
+/// Arguments of `debug`, flat as the model writes them. Each field's description starts with
+/// the operations that use it; the others ignore it. Behaviour is said once, in the tool's
+/// description.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DebugArgs {
+    /// the operation
+    #[serde(alias = "operation")]
+    pub op: Op,
+    /// breakpoints: source file
+    #[serde(default)]
+    pub file: Option<String>,
+    /// breakpoints: 1-based lines; [] clears
+    #[serde(default)]
+    #[schemars(inner(range(min = 1)))]
+    pub lines: Option<Vec<u32>>,
+    /// launch: .py file, executable, Go package dir or .dart file
+    #[serde(default)]
+    pub program: Option<String>,
+    /// launch: program arguments
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// launch: working dir (default: root)
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// launch: extra environment
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+    /// launch/attach: default inferred
+    #[serde(default)]
+    pub adapter: Option<AdapterId>,
+    /// attach: port on 127.0.0.1
+    #[serde(default)]
+    pub port: Option<u16>,
+    /// continue/pause/step_*/stack: default: last stopped
+    #[serde(default)]
+    pub thread_id: Option<i64>,
+    /// scopes/evaluate: from stack
+    #[serde(default)]
+    pub frame_id: Option<i64>,
+    /// variables: from scopes/variables/evaluate
+    #[serde(default)]
+    pub reference: Option<i64>,
+    /// evaluate: expression
+    #[serde(default)]
+    pub expression: Option<String>,
+    /// output: from this cursor (0 = start)
+    #[serde(default)]
+    pub cursor: Option<u64>,
+}
+
+/// How a resumed (or paused) debuggee moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Motion {
+    /// Run to the next stop.
+    Continue,
+    /// Stop where it is.
+    Pause,
+    /// Step over one line.
+    StepOver,
+    /// Step into the call on this line.
+    StepIn,
+    /// Run until the current function returns.
+    StepOut,
+}
+
+impl Motion {
+    /// The operation's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Motion::Continue => "continue",
+            Motion::Pause => "pause",
+            Motion::StepOver => "step_over",
+            Motion::StepIn => "step_in",
+            Motion::StepOut => "step_out",
+        }
+    }
+
+    /// The DAP request that makes the move.
+    pub fn request(self) -> &'static str {
+        match self {
+            Motion::Continue => "continue",
+            Motion::Pause => "pause",
+            Motion::StepOver => "next",
+            Motion::StepIn => "stepIn",
+            Motion::StepOut => "stepOut",
+        }
+    }
+}
+
+/// One `debug` call, parsed: each variant holds exactly its operation's arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DebugCommand {
+    /// Which adapters are usable here, and why not.
+    Adapters,
+    /// Whether a session is running, and where it is stopped.
+    Status,
+    /// Replace a file's breakpoints (an empty `lines` clears them); allowed before launch.
+    Breakpoints {
+        /// Relative to the workspace root.
+        file: String,
+        /// 1-based, none zero.
+        lines: Vec<u32>,
+    },
+    /// Start `program`, stopping at the breakpoints.
+    Launch {
+        program: String,
+        args: Vec<String>,
+        cwd: Option<String>,
+        env: BTreeMap<String, String>,
+        /// Default: inferred from the program.
+        adapter: Option<AdapterId>,
+    },
+    /// Attach to a debuggee listening on 127.0.0.1:`port`.
+    Attach {
+        /// Never 0.
+        port: u16,
+        /// Default: the first usable of debugpy, delve, lldb.
+        adapter: Option<AdapterId>,
+    },
+    /// Continue, pause or step a thread (default: the thread that last stopped).
+    Move {
+        motion: Motion,
+        thread_id: Option<i64>,
+    },
+    /// Thread ids and names.
+    Threads,
+    /// The stack frames of a thread (default: the thread that last stopped).
+    Stack { thread_id: Option<i64> },
+    /// The scopes of a frame, each with a reference.
+    Scopes { frame_id: i64 },
+    /// The children of a reference.
+    Variables { reference: i64 },
+    /// Evaluate an expression in a frame (default: the top frame).
+    Evaluate {
+        expression: String,
+        frame_id: Option<i64>,
+    },
+    /// The debuggee's output from `cursor` (default: where the last `output` stopped).
+    Output { cursor: Option<u64> },
+    /// End the session.
+    Terminate,
+}
+
+/// An argument error of `op`.
+fn invalid(op: Op, arg: &'static str, detail: impl Into<String>) -> DapError {
+    DapError::Argument {
+        op: op.name(),
+        arg,
+        detail: detail.into(),
+    }
+}
+
+/// A required argument, or an error saying what it should be.
+fn need<T>(op: Op, arg: &'static str, v: Option<T>, what: &str) -> Result<T, DapError> {
+    v.ok_or_else(|| invalid(op, arg, what))
+}
+
+impl DebugCommand {
+    /// Parse the flat arguments: required ones present, values in range. Arguments another
+    /// operation uses are ignored.
+    pub fn parse(a: DebugArgs) -> Result<DebugCommand, DapError> {
+        let op = a.op;
+        let moving = |motion| DebugCommand::Move {
+            motion,
+            thread_id: a.thread_id,
+        };
+        Ok(match op {
+            Op::Adapters => DebugCommand::Adapters,
+            Op::Status => DebugCommand::Status,
+            Op::Breakpoints => {
+                let file = need(
+                    op,
+                    "file",
+                    a.file,
+                    "the source file, relative to the workspace root",
+                )?;
+                let lines = need(
+                    op,
+                    "lines",
+                    a.lines,
+                    "a list of 1-based line numbers ([] clears the file)",
+                )?;
+                if let Some(bad) = lines.iter().find(|l| **l == 0) {
+                    return Err(invalid(
+                        op,
+                        "lines",
+                        format!("line {bad} is invalid; lines are 1-based"),
+                    ));
+                }
+                DebugCommand::Breakpoints { file, lines }
+            }
+            Op::Launch => DebugCommand::Launch {
+                program: need(
+                    op,
+                    "program",
+                    a.program,
+                    "a .py script, an executable, a Go package directory or a .dart file, relative to the workspace root",
+                )?,
+                args: a.args.unwrap_or_default(),
+                cwd: a.cwd,
+                env: a.env.unwrap_or_default(),
+                adapter: a.adapter,
+            },
+            Op::Attach => {
+                let port = need(op, "port", a.port, "the port on 127.0.0.1 to attach to")?;
+                if port == 0 {
+                    return Err(invalid(
+                        op,
+                        "port",
+                        "port 0 is not a port anything listens on; pass the debuggee's port, from 1 to 65535",
+                    ));
+                }
+                DebugCommand::Attach {
+                    port,
+                    adapter: a.adapter,
+                }
+            }
+            Op::Continue => moving(Motion::Continue),
+            Op::Pause => moving(Motion::Pause),
+            Op::StepOver => moving(Motion::StepOver),
+            Op::StepIn => moving(Motion::StepIn),
+            Op::StepOut => moving(Motion::StepOut),
+            Op::Threads => DebugCommand::Threads,
+            Op::Stack => DebugCommand::Stack {
+                thread_id: a.thread_id,
+            },
+            Op::Scopes => DebugCommand::Scopes {
+                frame_id: need(op, "frame_id", a.frame_id, "a frame id from `stack`")?,
+            },
+            Op::Variables => DebugCommand::Variables {
+                reference: need(
+                    op,
+                    "reference",
+                    a.reference,
+                    "a reference from `scopes`, `variables` or `evaluate`",
+                )?,
+            },
+            Op::Evaluate => DebugCommand::Evaluate {
+                expression: need(op, "expression", a.expression, "the expression to evaluate")?,
+                frame_id: a.frame_id,
+            },
+            Op::Output => DebugCommand::Output { cursor: a.cursor },
+            Op::Terminate => DebugCommand::Terminate,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Parse `args` (JSON) and render the command or the error.
+    fn check(args: serde_json::Value, expect: &str) {
+        let parsed = serde_json::from_value::<DebugArgs>(args.clone())
+            .map_err(|e| e.to_string())
+            .and_then(|a| DebugCommand::parse(a).map_err(|e| e.to_string()));
+        let got = match parsed {
+            Ok(c) => format!("{c:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(got, expect, "{args}");
+    }
+
+    #[test]
+    fn parses_each_operation_into_its_fields() {
+        let cases = [
+            (json!({"operation": "status"}), "Status"),
+            (
+                json!({"op": "breakpoints", "file": "a.py", "lines": []}),
+                r#"Breakpoints { file: "a.py", lines: [] }"#,
+            ),
+            (
+                json!({"op": "launch", "program": "a.py", "file": "ignored.py"}),
+                r#"Launch { program: "a.py", args: [], cwd: None, env: {}, adapter: None }"#,
+            ),
+            (
+                json!({"op": "attach", "port": 5678, "adapter": "lldb"}),
+                "Attach { port: 5678, adapter: Some(Lldb) }",
+            ),
+            (
+                json!({"op": "step_in", "thread_id": 3}),
+                "Move { motion: StepIn, thread_id: Some(3) }",
+            ),
+            (
+                json!({"op": "evaluate", "expression": "x"}),
+                r#"Evaluate { expression: "x", frame_id: None }"#,
+            ),
+            (
+                json!({"op": "output", "cursor": 0}),
+                "Output { cursor: Some(0) }",
+            ),
+        ];
+        for (args, expect) in cases {
+            check(args, expect);
+        }
+    }
+
+    #[test]
+    fn argument_errors_name_the_argument() {
+        let cases = [
+            (
+                json!({"op": "evaluate"}),
+                "error: `evaluate` needs `expression`: the expression to evaluate",
+            ),
+            (
+                json!({"op": "attach", "port": 0}),
+                "error: `attach` needs `port`: port 0 is not a port anything listens on; pass the debuggee's port, from 1 to 65535",
+            ),
+            (
+                json!({"op": "breakpoints", "file": "a.py", "lines": [3, 0]}),
+                "error: `breakpoints` needs `lines`: line 0 is invalid; lines are 1-based",
+            ),
+        ];
+        for (args, expect) in cases {
+            check(args, expect);
+        }
+    }
+
+    #[test]
+    fn every_motion_names_its_request() {
+        let all = [
+            Motion::Continue,
+            Motion::Pause,
+            Motion::StepOver,
+            Motion::StepIn,
+            Motion::StepOut,
+        ];
+        let names: Vec<_> = all.iter().map(|m| (m.name(), m.request())).collect();
+        assert_eq!(
+            names,
+            [
+                ("continue", "continue"),
+                ("pause", "pause"),
+                ("step_over", "next"),
+                ("step_in", "stepIn"),
+                ("step_out", "stepOut"),
+            ]
+        );
+    }
+}

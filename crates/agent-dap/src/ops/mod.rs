@@ -1,0 +1,71 @@
+//! The operations of `debug`, one module each, and the one dispatch from a parsed
+//! [`DebugCommand`] to them. `inspect` and `render` hold what several operations share: finding
+//! threads and frames, and saying where the debuggee went.
+
+mod adapters;
+mod attach;
+mod breakpoints;
+mod evaluate;
+mod inspect;
+mod launch;
+mod motion;
+mod output;
+mod render;
+mod scopes;
+mod stack;
+mod start;
+mod status;
+mod terminate;
+mod threads;
+mod variables;
+
+use crate::DapError;
+use crate::args::DebugCommand;
+use crate::supervisor::Supervisor;
+use agent_tier::ToolOutput;
+
+/// Frames returned by `stack`.
+pub(crate) const MAX_FRAMES: usize = 30;
+/// Children returned by `variables`.
+pub(crate) const MAX_CHILDREN: usize = 50;
+/// Characters of one value.
+pub(crate) const MAX_VALUE: usize = 400;
+/// Bytes of output returned by one `output` call.
+pub(crate) const MAX_OUTPUT: usize = 8 * 1024;
+
+/// Run one command against the conversation's supervisor.
+pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolOutput, DapError> {
+    match command {
+        DebugCommand::Adapters => Ok(adapters::run(sup)),
+        DebugCommand::Status => status::run(sup).await,
+        DebugCommand::Breakpoints { file, lines } => breakpoints::run(sup, &file, lines).await,
+        DebugCommand::Launch {
+            program,
+            args,
+            cwd,
+            env,
+            adapter,
+        } => {
+            let request = launch::Request {
+                program: &program,
+                args: &args,
+                cwd: cwd.as_deref(),
+                env: &env,
+                adapter,
+            };
+            launch::run(sup, request).await
+        }
+        DebugCommand::Attach { port, adapter } => attach::run(sup, port, adapter).await,
+        DebugCommand::Move { motion, thread_id } => motion::run(sup, motion, thread_id).await,
+        DebugCommand::Threads => threads::run(sup).await,
+        DebugCommand::Stack { thread_id } => stack::run(sup, thread_id).await,
+        DebugCommand::Scopes { frame_id } => scopes::run(sup, frame_id).await,
+        DebugCommand::Variables { reference } => variables::run(sup, reference).await,
+        DebugCommand::Evaluate {
+            expression,
+            frame_id,
+        } => evaluate::run(sup, &expression, frame_id).await,
+        DebugCommand::Output { cursor } => output::run(sup, cursor).await,
+        DebugCommand::Terminate => terminate::run(sup).await,
+    }
+}

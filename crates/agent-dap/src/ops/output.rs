@@ -1,0 +1,51 @@
+//! `output`: the debuggee's captured stdout/stderr, from where the last call stopped or from a
+//! cursor, at most `MAX_OUTPUT` bytes per call.
+
+use super::MAX_OUTPUT;
+use crate::DapError;
+use crate::state::lock;
+use crate::supervisor::Supervisor;
+use agent_tier::ToolOutput;
+use serde_json::json;
+use std::fmt::Write as _;
+
+pub(super) async fn run(sup: &Supervisor, cursor: Option<u64>) -> Result<ToolOutput, DapError> {
+    let Some(s) = sup.current().await else {
+        return Err(DapError::NoSession {
+            ended: String::new(),
+        });
+    };
+    let mut o = lock(&s.shared.output);
+    if let Some(c) = cursor
+        && usize::try_from(c).map_or(true, |c| c > o.end())
+    {
+        let end = o.end();
+        return Err(DapError::Argument {
+            op: "output",
+            arg: "cursor",
+            detail: format!(
+                "cursor {c} is past the end of the output ({end} bytes so far); pass a cursor from 0 to {end}: 0 or a previous result's `next_cursor`"
+            ),
+        });
+    }
+    let cursor = cursor
+        .map(|c| usize::try_from(c).unwrap_or(usize::MAX))
+        .unwrap_or(o.read_cursor);
+    let (text, from, next) = o.read(cursor, MAX_OUTPUT);
+    o.read_cursor = next;
+    let remaining = o.end() - next;
+    let mut out = if text.is_empty() {
+        "no new output".to_string()
+    } else {
+        text.clone()
+    };
+    if from > cursor {
+        out = format!("({} earlier bytes were dropped)\n{out}", from - cursor);
+    }
+    if remaining > 0 {
+        let _ = write!(out, "\n… {remaining} more byte(s): call `output` again");
+    }
+    Ok(ToolOutput::text(out).with_structured(json!({
+        "output": text, "cursor": from, "next_cursor": next, "remaining": remaining,
+    })))
+}

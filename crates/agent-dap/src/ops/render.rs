@@ -1,0 +1,153 @@
+//! How results read: where the debuggee went after it moved, breakpoints as the adapter
+//! verified them, one variable, a capped value.
+
+use super::inspect::location;
+use super::{MAX_OUTPUT, MAX_VALUE};
+use crate::session::Session;
+use crate::state::{Run, State, human, lock};
+use crate::supervisor::Supervisor;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+pub(super) fn truncate(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(max).collect();
+    format!("{kept}… ({} more characters)", count - max)
+}
+
+/// One line per breakpoint of `file` ("- a.py:4: verified"), and the rows.
+pub(super) fn breakpoint_lines(
+    sup: &Supervisor,
+    file: &Path,
+    bps: &[Value],
+) -> (String, Vec<Value>) {
+    let mut text = String::new();
+    let mut rows = Vec::new();
+    for bp in bps {
+        let line = bp.get("line").and_then(Value::as_i64);
+        let verified = bp.get("verified").and_then(Value::as_bool).unwrap_or(false);
+        let message = bp.get("message").and_then(Value::as_str);
+        let at = match line {
+            Some(l) => format!("{}:{l}", sup.shown(file)),
+            None => sup.shown(file),
+        };
+        let _ = write!(
+            text,
+            "\n- {at}: {}",
+            if verified { "verified" } else { "not verified" }
+        );
+        if let Some(m) = message {
+            let _ = write!(text, " ({m})");
+        }
+        rows.push(
+            json!({"file": sup.shown(file), "line": line, "verified": verified, "message": message}),
+        );
+    }
+    (text, rows)
+}
+
+/// One variable (or an evaluation's result) as a line and a row, remembering its reference.
+pub(super) fn variable_row(s: &Session, v: &Value) -> (String, Value) {
+    let name = v.get("name").and_then(Value::as_str).unwrap_or("?");
+    let value = v.get("value").and_then(Value::as_str).unwrap_or("");
+    let ty = v
+        .get("type")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty());
+    let r = v
+        .get("variablesReference")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if r > 0 {
+        s.known().refs.insert(r);
+    }
+    let value = truncate(value, MAX_VALUE);
+    let mut line = match ty {
+        Some(t) => format!("{name}: {t} = {value}"),
+        None => format!("{name} = {value}"),
+    };
+    if r > 0 {
+        let _ = write!(line, " [reference {r}]");
+    }
+    (
+        line,
+        json!({"name": name, "type": ty, "value": value, "reference": r}),
+    )
+}
+
+/// Where the debuggee is after it moved: stopped (with the location), exited (with the new
+/// output), or still running after `waited`.
+pub(super) async fn after_move(
+    sup: &Supervisor,
+    s: &Session,
+    state: &State,
+    waited: Duration,
+) -> (String, Value) {
+    if state.closed.is_some() && !state.terminated && state.run != Run::Exited {
+        let tail = s.stderr_tail();
+        return (
+            format!(
+                "the debug adapter exited unexpectedly; the session is over{}",
+                if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its stderr ends with: {tail}")
+                }
+            ),
+            json!({"state": "adapter gone"}),
+        );
+    }
+    match &state.run {
+        Run::Stopped {
+            thread_id,
+            reason,
+            description,
+        } => {
+            let at = location(sup, s, *thread_id)
+                .await
+                .unwrap_or_else(|e| format!("an unknown location ({e})"));
+            let desc = description
+                .as_ref()
+                .filter(|d| !d.is_empty() && *d != reason)
+                .map(|d| format!(", {d}"))
+                .unwrap_or_default();
+            (
+                format!("stopped ({reason}{desc}) at {at}"),
+                json!({"state": "stopped", "reason": reason, "thread_id": thread_id, "at": at}),
+            )
+        }
+        Run::Exited => {
+            // Output events can trail the exit by a moment.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let code = s.state().exit_code.or(state.exit_code);
+            let out = {
+                let o = lock(&s.shared.output);
+                o.read(o.read_cursor, MAX_OUTPUT).0
+            };
+            let mut text = match code {
+                Some(c) => format!("the program exited with code {c}"),
+                None => "the program terminated".to_string(),
+            };
+            if !out.is_empty() {
+                let _ = write!(
+                    text,
+                    "; new output (also in `output`):\n{}",
+                    truncate(&out, 2000)
+                );
+            }
+            (text, json!({"state": "exited", "exit_code": code}))
+        }
+        Run::Running | Run::Starting => (
+            format!(
+                "still running after {}; call `status` to see where it stops, or `pause`",
+                human(waited)
+            ),
+            json!({"state": "running"}),
+        ),
+    }
+}

@@ -1,0 +1,114 @@
+//! Starting a session, for `launch` and `attach`: reach the adapter, run the DAP start-up
+//! sequence with the kept breakpoints, wait for the first stop, and say where it is.
+
+use super::render::{after_move, breakpoint_lines};
+use crate::DapError;
+use crate::adapters::{self, AdapterId, AttachVia};
+use crate::session::Session;
+use crate::state::{Run, lock};
+use crate::supervisor::Supervisor;
+use agent_tier::ToolOutput;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// A session to start.
+pub(super) struct Start<'a> {
+    pub adapter: AdapterId,
+    pub binary: &'a Path,
+    /// The marker directory: the adapter's working directory.
+    pub marker: &'a Path,
+    /// What is debugged, as the model sees it.
+    pub target: String,
+    /// The `launch` or `attach` request's arguments.
+    pub arguments: Value,
+    /// For `attach`: the port, and how it is reached.
+    pub attach_port: Option<(u16, AttachVia)>,
+}
+
+pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput, DapError> {
+    let cfg = &sup.config;
+    let adapter = st.adapter;
+    let attach = st.attach_port.is_some();
+    let request = if attach { "attach" } else { "launch" };
+    let started = match st.attach_port {
+        Some((port, AttachVia::DapServer)) => {
+            adapters::connect_server(port, cfg.startup_timeout.min(Duration::from_secs(10)))
+                .await
+                .map_err(|detail| DapError::Spawn {
+                    adapter: adapter.name(),
+                    command: format!("connect {}", st.target),
+                    detail,
+                })?
+        }
+        Some((_, AttachVia::Adapter)) | None => {
+            adapters::start(
+                adapter.adapter(),
+                st.binary,
+                &sup.prefix,
+                st.marker,
+                cfg.startup_timeout,
+            )
+            .await?
+        }
+    };
+    let id = sup.next_id.fetch_add(1, Ordering::Relaxed);
+    let session = Session::new(
+        id,
+        adapter,
+        st.target,
+        started,
+        cfg.ttl,
+        cfg.request_timeout,
+        attach,
+    );
+    *sup.session.lock().await = Some(session.clone());
+    let gen_before = session.state().stop_gen;
+    let bps = lock(&sup.breakpoints).clone();
+    let results = match session
+        .configure(request, st.arguments, &bps, cfg.startup_timeout)
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            // The TTL (or the adapter dying) may have ended the session first: say so.
+            let ended = session.state().ended;
+            session.end(format!("{request} failed"), true).await;
+            return Err(match ended {
+                Some(why) => DapError::NoSession {
+                    ended: format!(" (session {id} ended during start-up: {why}; {e})"),
+                },
+                None => e,
+            });
+        }
+    };
+    // Configured and launched: running until an event says otherwise.
+    session.shared.state.send_modify(|st| {
+        if st.run == Run::Starting {
+            st.run = Run::Running;
+        }
+    });
+    let state = session.wait_stop(gen_before, cfg.run_wait).await;
+    let mut text = format!(
+        "session {id}: {} {} with {} ({})",
+        if attach { "attached to" } else { "launched" },
+        session.target,
+        adapter.name(),
+        session.command
+    );
+    let mut bp_rows = Vec::new();
+    for (file, bps) in &results {
+        let (list, rows) = breakpoint_lines(sup, file, bps);
+        text.push_str(&list);
+        bp_rows.extend(rows);
+    }
+    let (summary, mut structured) = after_move(sup, &session, &state, cfg.run_wait).await;
+    text.push('\n');
+    text.push_str(&summary);
+    structured["session"] = json!(id);
+    structured["adapter_pid"] = json!(session.adapter_pgid());
+    structured["debuggee_pid"] = json!(session.state().debuggee_pid);
+    structured["breakpoints"] = json!(bp_rows);
+    Ok(ToolOutput::text(text).with_structured(structured))
+}
