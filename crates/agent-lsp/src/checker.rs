@@ -7,52 +7,6 @@ use agent_tier::ToolOutput;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-const SKIP: &[&str] = &[
-    "node_modules",
-    "target",
-    "venv",
-    "__pycache__",
-    "build",
-    "dist",
-    "vendor",
-];
-
-/// Folders under `ws` (depth ≤ 5, skipping hidden and build folders) that contain one of
-/// `markers`, outermost first; a folder inside another found folder is left out.
-pub fn marker_dirs(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, markers: &[&str], out: &mut Vec<PathBuf>) {
-        if out.len() >= 50 {
-            return;
-        }
-        if markers.iter().any(|m| dir.join(m).exists()) {
-            out.push(dir.to_path_buf());
-            return;
-        }
-        if depth == 0 {
-            return;
-        }
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut subs: Vec<PathBuf> = rd
-            .flatten()
-            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-            .filter(|e| {
-                let n = e.file_name().to_string_lossy().to_string();
-                !n.starts_with('.') && !SKIP.contains(&n.as_str())
-            })
-            .map(|e| e.path())
-            .collect();
-        subs.sort();
-        for s in subs {
-            walk(&s, depth - 1, markers, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(ws, 5, markers, &mut out);
-    out
-}
-
 /// (file, 1-based line, 1-based column, severity, code, message)
 pub(crate) type Finding = (PathBuf, u32, u32, String, String, String);
 
@@ -383,7 +337,7 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
     // Every checker for every root it applies to: the fixed ones, then each C/C++ database.
     let mut runs: Vec<(String, PathBuf, std::time::Duration, CheckResult)> = Vec::new();
     for c in CHECKERS {
-        for root in marker_dirs(ws, c.markers) {
+        for root in crate::roots::outermost(crate::roots::roots_in(ws, c.markers)) {
             let started = std::time::Instant::now();
             let r = run_one(sup, c, &root).await;
             runs.push((c.name.to_string(), root, started.elapsed(), r));

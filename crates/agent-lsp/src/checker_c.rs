@@ -13,7 +13,7 @@ pub const MAX_UNITS: usize = 50;
 /// Where compilation databases are: every marker folder's, and `build/` of the root (which the
 /// marker walk skips).
 pub fn databases(ws: &Path) -> Vec<PathBuf> {
-    let mut dirs = crate::checker::marker_dirs(ws, &["compile_commands.json"]);
+    let mut dirs = crate::roots::outermost(crate::roots::roots_in(ws, &["compile_commands.json"]));
     let build = ws.join("build");
     if build.join("compile_commands.json").is_file() && !dirs.contains(&build) {
         dirs.push(build);

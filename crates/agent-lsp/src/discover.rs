@@ -3,15 +3,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
-/// Directories never walked: dependencies, build output and tool state.
-const SKIP: &[&str] = &[
-    "node_modules",
-    "target",
-    "build",
-    "dist",
-    "vendor",
-    "__pycache__",
-];
+use crate::roots::SKIP;
 
 /// One file per extension under `root` (breadth-first, so the shallowest wins), looking at no
 /// more than `budget` directory entries. Hidden entries, symlinks and the [`SKIP`] directories are

@@ -50,6 +50,7 @@ mod error;
 mod on_write;
 mod rename;
 mod render;
+mod roots;
 mod supervisor;
 mod text;
 mod tools;
@@ -88,7 +89,7 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
         .values()
         .map(|spec| {
             let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-            let found = checker::marker_dirs(&root, &markers);
+            let found = roots::roots_in(&root, &markers);
             let marker = found
                 .first()
                 .and_then(|dir| markers.iter().map(|m| dir.join(m)).find(|p| p.exists()));

@@ -4,7 +4,8 @@
 use crate::client::{Server, tail_lines};
 use crate::config::{Resolved, ServerSpec};
 use crate::error::LspError;
-use agent_tier::process::{find_root_marker, resolve_binary};
+use crate::roots::root_for;
+use agent_tier::process::resolve_binary;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -323,7 +324,7 @@ impl Supervisor {
             .into_iter()
             .map(|spec| {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-                let root = find_root_marker(&self.root, path, &markers);
+                let root = root_for(&self.root, path, &markers);
                 let base = root.as_deref().unwrap_or(&self.root);
                 let binary = resolve_command(spec, base, &self.root, self.cfg.trusted);
                 let ignored = if self.cfg.trusted {
@@ -359,7 +360,7 @@ impl Supervisor {
             .unwrap_or_default();
         for spec in self.cfg.servers_for_ext(&ext) {
             let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-            let Some(root) = find_root_marker(&self.root, path, &markers) else {
+            let Some(root) = root_for(&self.root, path, &markers) else {
                 continue;
             };
             match self.live(&spec.id, &root) {

@@ -86,7 +86,7 @@ impl State {
             out.push("servers for this workspace:".to_string());
             for spec in self.sup.cfg.servers.values() {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-                let roots = checker::marker_dirs(ws, &markers);
+                let roots = crate::roots::roots_in(ws, &markers);
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
                 let binary = resolve_command(spec, base, ws, self.sup.cfg.trusted);
                 if !self.sup.cfg.trusted
