@@ -1,11 +1,68 @@
 //! The command line, declared with `clap` (derive): each subcommand takes only its own flags,
-//! `--help` shows examples, `--version`; an unknown flag is an error naming the valid ones.
+//! `--help` shows examples, `--version`; an unknown flag is an error naming the valid ones. What
+//! it parses to ([`Invocation`], [`Command`], [`Common`]) is defined here too.
 
-use crate::cli::{Command, Common};
 use agent_tools::{Surface, Tier};
+use agent_tools_cli::host::HostOptions;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use std::path::PathBuf;
+
+/// Printed after a usage error.
+pub const USAGE: &str =
+    "run `agent-tools --help`, or `agent-tools SUBCOMMAND --help`, for the flags and examples";
+
+/// The parsed command line: the command, and where the log goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    pub command: Command,
+    /// `--log-file`: the log is appended there instead of written to stderr.
+    pub log_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Serve(Common),
+    Call {
+        common: Common,
+        tool: String,
+        args: Value,
+    },
+    Tools(Common),
+    Doctor(Common),
+    Repl(Common),
+    /// `--help` or `--version`: the text to print.
+    Help(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Common {
+    pub root: PathBuf,
+    pub surface: Surface,
+    pub json: bool,
+    pub vibe: bool,
+    pub conversation: Option<String>,
+    pub sandbox_prefix: Vec<String>,
+    /// Tiers that need the operator's approval before a call runs.
+    pub approval: Vec<Tier>,
+    /// `serve` over Streamable HTTP on this address instead of stdio.
+    pub listen: Option<std::net::SocketAddr>,
+    /// Where the HTTP bearer token is read from.
+    pub token_file: Option<PathBuf>,
+}
+
+impl Common {
+    /// How the library composes the run.
+    pub fn host(&self) -> HostOptions {
+        HostOptions {
+            root: self.root.clone(),
+            vibe: self.vibe,
+            conversation_id: self.conversation.clone(),
+            sandbox_prefix: self.sandbox_prefix.clone(),
+            approval: self.approval.clone(),
+        }
+    }
+}
 
 const EXAMPLES: &str = "\
 Examples:
@@ -14,7 +71,11 @@ Examples:
   agent-tools tools --surface plan
   agent-tools call read '{\"path\": \"src/lib.rs\"}'
   agent-tools doctor --json
-  agent-tools repl --root tests/examples/demo < tests/examples/demo.calls";
+  agent-tools repl --root tests/examples/demo < tests/examples/demo.calls
+  AGENT_TOOLS_LOG=info agent-tools serve --log-file /tmp/agent-tools.log
+
+Logging: AGENT_TOOLS_LOG sets the level (EnvFilter syntax, e.g. `info` or `warn,agent_tier=debug`;
+default `warn`); the log goes to stderr, or to --log-file.";
 
 const SERVE_EXAMPLES: &str = "\
 Examples:
@@ -39,6 +100,9 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.";
 struct Cli {
     #[command(subcommand)]
     command: Sub,
+    /// Append the log to this file instead of stderr (level: AGENT_TOOLS_LOG, default warn)
+    #[arg(long, value_name = "PATH", global = true)]
+    log_file: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -50,7 +114,7 @@ enum Sub {
         run: RunArgs,
         /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio (a bare port binds
         /// loopback); every request needs `Authorization: Bearer TOKEN`
-        #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_listen)]
+        #[arg(long, value_name = "ADDR", value_parser = agent_tools_cli::http::parse_listen)]
         listen: Option<std::net::SocketAddr>,
         /// File holding the bearer token (else AGENT_TOOLS_TOKEN; else one is generated, written
         /// 0600, and its path printed on stderr)
@@ -217,8 +281,10 @@ fn valid_options(args: &[String]) -> String {
         Some(sub) => (sub.get_name().to_string(), sub),
         None => ("agent-tools".to_string(), &cli),
     };
-    let flags: Vec<String> = cmd
-        .get_arguments()
+    let globals = cli.get_arguments().filter(|a| a.is_global_set());
+    let own = cmd.get_arguments().filter(|a| !a.is_global_set());
+    let flags: Vec<String> = own
+        .chain(globals)
         .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
         .collect();
     format!("valid options for `{name}`: {}, --help", flags.join(", "))
@@ -226,7 +292,7 @@ fn valid_options(args: &[String]) -> String {
 
 /// Parse the arguments after the program name. `Ok(Command::Help(text))` for `--help` and
 /// `--version`; `Err` is the usage error, already rendered.
-pub fn parse(args: &[String]) -> Result<Command, String> {
+pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let argv = std::iter::once("agent-tools".to_string()).chain(args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
@@ -235,9 +301,10 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             return match e.kind() {
                 ErrorKind::DisplayHelp
                 | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    Ok(Command::Help(e.to_string()))
-                }
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Ok(Invocation {
+                    command: Command::Help(e.to_string()),
+                    log_file: None,
+                }),
                 ErrorKind::UnknownArgument => {
                     Err(format!("{}\n{}", rendered(&e), valid_options(args)))
                 }
@@ -305,12 +372,17 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         Sub::Repl { run } => Command::Repl(run_common(run)),
     };
     let c = match &mut cmd {
-        Command::Serve(c) | Command::Tools(c) | Command::Doctor(c) | Command::Repl(c) => c,
-        Command::Call { common, .. } => common,
-        Command::Help(_) => return Ok(cmd),
+        Command::Serve(c) | Command::Tools(c) | Command::Doctor(c) | Command::Repl(c) => Some(c),
+        Command::Call { common, .. } => Some(common),
+        Command::Help(_) => None,
     };
-    finish(c)?;
-    Ok(cmd)
+    if let Some(c) = c {
+        finish(c)?;
+    }
+    Ok(Invocation {
+        command: cmd,
+        log_file: cli.log_file,
+    })
 }
 
 /// The root resolved, and the surface narrowed by the worker's gate.
@@ -350,7 +422,41 @@ mod tests {
 
     fn parsed(args: &[&str]) -> Command {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse(&args).unwrap()
+        parse(&args).unwrap().command
+    }
+
+    fn parse_err(args: &[&str]) -> String {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&args).unwrap_err()
+    }
+
+    #[test]
+    fn usage_errors_name_the_argument() {
+        insta::assert_snapshot!(
+            [
+                parse_err(&["frobnicate"]),
+                parse_err(&["tools", "--surface", "admin"]),
+                parse_err(&["call"]),
+                parse_err(&["call", "read", "{not json"]),
+                parse_err(&["tools", "--colour"]),
+                parse_err(&["serve", "--root"]),
+                parse_err(&["serve", "--approval", "write,admin"]),
+                parse_err(&["doctor", "--surface", "plan"]),
+                parse_err(&["serve", "--listen", "localhost:x"]),
+            ]
+            .join("\n")
+        );
+    }
+
+    #[test]
+    fn the_log_file_is_global() {
+        let args: Vec<String> = ["doctor", "--log-file", "/tmp/x.log"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let inv = parse(&args).unwrap();
+        assert_eq!(inv.log_file, Some(PathBuf::from("/tmp/x.log")));
+        assert!(matches!(inv.command, Command::Doctor(_)));
     }
 
     #[test]

@@ -1,153 +1,61 @@
-//! Command-line parsing and the commands.
+//! The commands, run: `serve` hands the run to the library's [`host::serve`]; `call`, `tools`
+//! and `doctor` print what the registry says; `repl` is [`crate::repl`].
 
-use crate::host::{self, HostOptions};
-use agent_tools::{Registry, Surface, Tier};
+use crate::args::{Command, Common};
+use crate::out;
+use agent_tools_cli::host::{self, Transport};
+use agent_tools_cli::mcp;
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Printed after a usage error.
-pub const USAGE: &str =
-    "run `agent-tools --help`, or `agent-tools SUBCOMMAND --help`, for the flags and examples";
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    Serve(Common),
-    Call {
-        common: Common,
-        tool: String,
-        args: Value,
-    },
-    Tools(Common),
-    Doctor(Common),
-    Repl(Common),
-    /// `--help` or `--version`: the text to print.
-    Help(String),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Common {
-    pub root: PathBuf,
-    pub surface: Surface,
-    pub json: bool,
-    pub vibe: bool,
-    pub conversation: Option<String>,
-    pub sandbox_prefix: Vec<String>,
-    /// Tiers that need the operator's approval before a call runs.
-    pub approval: Vec<Tier>,
-    /// `serve` over Streamable HTTP on this address instead of stdio.
-    pub listen: Option<std::net::SocketAddr>,
-    /// Where the HTTP bearer token is read from.
-    pub token_file: Option<PathBuf>,
-}
-
-impl Common {
-    fn host(&self) -> HostOptions {
-        HostOptions {
-            root: self.root.clone(),
-            vibe: self.vibe,
-            conversation_id: self.conversation.clone(),
-            sandbox_prefix: self.sandbox_prefix.clone(),
-            approval: self.approval.clone(),
-        }
-    }
-}
-
-/// Parse the arguments after the program name (see [`crate::args`]).
-pub fn parse(args: &[String]) -> Result<Command, String> {
-    crate::args::parse(args)
-}
-
-/// The registry for terminal commands (`call`, `tools`, `repl`): ask through the terminal card.
-pub fn terminal_registry(common: &Common) -> Registry {
-    let registry = host::build(&common.host());
-    #[cfg(feature = "ask")]
-    crate::repl::attach_terminal_ask(&registry);
-    registry
-}
 
 pub async fn run(cmd: Command) -> ExitCode {
     match cmd {
-        Command::Help(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
+        Command::Help(text) => out::finish(out::stdout(&text), ExitCode::SUCCESS),
         Command::Doctor(common) => {
-            if common.json {
+            let text = if common.json {
                 let v =
                     serde_json::to_string_pretty(&host::doctor(&common.root)).unwrap_or_default();
-                println!("{v}");
+                format!("{v}\n")
             } else {
-                print!("{}", host::doctor_text(&common.root));
-            }
-            ExitCode::SUCCESS
+                host::doctor_text(&common.root)
+            };
+            out::finish(out::stdout(&text), ExitCode::SUCCESS)
         }
-        Command::Tools(common) => {
-            let registry = terminal_registry(&common);
-            let tools = registry.list(common.surface);
-            if common.json {
-                let v: Vec<Value> = tools.iter().map(crate::mcp::tool_json).collect();
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-            } else {
-                println!("surface: {}", common.surface);
-                for t in tools {
-                    println!(
-                        "{:<12} {:<5} {:<13} {}",
-                        t.name,
-                        t.tier,
-                        if t.parallel_safe {
-                            "parallel"
-                        } else {
-                            "serialised"
-                        },
-                        t.description.lines().next().unwrap_or_default()
-                    );
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        Command::Tools(common) => out::finish(out::stdout(&tools_text(&common)), ExitCode::SUCCESS),
         Command::Call { common, tool, args } => {
-            let registry = terminal_registry(&common);
-            let out = registry.call(&tool, args, common.surface).await;
-            if common.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&crate::mcp::result_json(&out))
-                        .unwrap_or_default()
-                );
+            let registry = host::terminal_registry(&common.host());
+            let res = registry.call(&tool, args, common.surface).await;
+            let text = if common.json {
+                let v = serde_json::to_string_pretty(&mcp::result_json(&res)).unwrap_or_default();
+                format!("{v}\n")
+            } else if res.images.is_empty() {
+                format!("{}\n", res.text)
             } else {
-                println!("{}", out.text);
-                if !out.images.is_empty() {
-                    println!("[{} image(s); use --json to get them]", out.images.len());
-                }
-            }
-            if out.is_error {
+                format!(
+                    "{}\n[{} image(s); use --json to get them]\n",
+                    res.text,
+                    res.images.len()
+                )
+            };
+            let code = if res.is_error {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
-            }
+            };
+            out::finish(out::stdout(&text), code)
         }
         Command::Serve(common) => {
-            let surface = common.surface;
-            let make_registry = |peer| {
-                let registry = host::build(&common.host());
-                #[cfg(feature = "ask")]
-                crate::repl::attach_elicitation_ask(&registry, peer);
-                #[cfg(not(feature = "ask"))]
-                let _ = peer;
-                registry
+            let transport = match common.listen {
+                Some(addr) => Transport::Http {
+                    addr,
+                    token_file: common.token_file.clone(),
+                },
+                None => Transport::Stdio,
             };
-            let res = match common.listen {
-                Some(addr) => {
-                    crate::http::serve(surface, addr, common.token_file.clone(), make_registry)
-                        .await
-                }
-                None => crate::mcp::serve(surface, make_registry).await,
-            };
-            match res {
+            match host::serve(&common.host(), common.surface, transport).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("agent-tools serve: {e}");
+                    out::stderr(&format!("agent-tools serve: {e}"));
                     ExitCode::from(1)
                 }
             }
@@ -156,30 +64,28 @@ pub async fn run(cmd: Command) -> ExitCode {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_err(args: &[&str]) -> String {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse(&args).unwrap_err()
+/// `tools`: one line per tool (name, tier, parallel or serialised, first line of the
+/// description), or the MCP listing as JSON.
+fn tools_text(common: &Common) -> String {
+    let registry = host::terminal_registry(&common.host());
+    let tools = registry.list(common.surface);
+    if common.json {
+        let v: Vec<Value> = tools.iter().map(mcp::tool_json).collect();
+        return format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default());
     }
-
-    #[test]
-    fn usage_errors_name_the_argument() {
-        insta::assert_snapshot!(
-            [
-                parse_err(&["frobnicate"]),
-                parse_err(&["tools", "--surface", "admin"]),
-                parse_err(&["call"]),
-                parse_err(&["call", "read", "{not json"]),
-                parse_err(&["tools", "--colour"]),
-                parse_err(&["serve", "--root"]),
-                parse_err(&["serve", "--approval", "write,admin"]),
-                parse_err(&["doctor", "--surface", "plan"]),
-                parse_err(&["serve", "--listen", "localhost:x"]),
-            ]
-            .join("\n")
-        );
+    let mut text = format!("surface: {}\n", common.surface);
+    for t in tools {
+        text.push_str(&format!(
+            "{:<12} {:<5} {:<13} {}\n",
+            t.name,
+            t.tier,
+            if t.parallel_safe {
+                "parallel"
+            } else {
+                "serialised"
+            },
+            t.description.lines().next().unwrap_or_default()
+        ));
     }
+    text
 }

@@ -1,7 +1,10 @@
-//! Composing one run: the registry, the host's file tools, and every family compiled in.
+//! Composing one run: the registry, the host's file tools, every family compiled in, the way
+//! `ask_user` reaches a person, and the run served over MCP ([`serve`]).
 
+use crate::mcp::Peer;
 use agent_tools::tier::doctor::DoctorEntry;
-use agent_tools::{Registry, RunInfo};
+use agent_tools::{Registry, RunInfo, Surface};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// How the host was asked to set up the run.
@@ -65,6 +68,67 @@ pub fn build(opts: &HostOptions) -> Registry {
     #[cfg(feature = "vibe")]
     agent_tools::vibe::attach(&registry, Default::default());
     registry
+}
+
+/// The registry for terminal commands (`call`, `tools`, `repl`): `ask_user` and approvals go
+/// through the terminal card.
+pub fn terminal_registry(opts: &HostOptions) -> Registry {
+    let registry = build(opts);
+    #[cfg(feature = "ask")]
+    crate::ask::attach_terminal(&registry);
+    registry
+}
+
+/// The registry `serve` serves: `ask_user` and approvals go to the client as MCP elicitation.
+fn served_registry(opts: &HostOptions, peer: Peer) -> Registry {
+    let registry = build(opts);
+    #[cfg(feature = "ask")]
+    crate::ask::attach_elicitation(&registry, peer);
+    #[cfg(not(feature = "ask"))]
+    let _ = peer;
+    registry
+}
+
+/// Which MCP transport `serve` speaks.
+#[derive(Debug, Clone, Default)]
+pub enum Transport {
+    /// Newline-delimited JSON-RPC on stdin/stdout (what a harness starts).
+    #[default]
+    Stdio,
+    /// Streamable HTTP at `http://ADDR/mcp`, gated by a bearer token.
+    Http {
+        addr: SocketAddr,
+        /// Where the token is read from (else `AGENT_TOOLS_TOKEN`, else one is generated).
+        token_file: Option<PathBuf>,
+    },
+}
+
+/// Serve one run's tools on `surface` over `transport` until the client goes away (stdio) or the
+/// listener fails (HTTP).
+pub async fn serve(
+    opts: &HostOptions,
+    surface: Surface,
+    transport: Transport,
+) -> anyhow::Result<()> {
+    tracing::info!(
+        root = %opts.root.display(),
+        %surface,
+        families = %families().join(","),
+        transport = ?transport,
+        "serving"
+    );
+    let make_registry = |peer| served_registry(opts, peer);
+    let res = match transport {
+        Transport::Stdio => crate::mcp::serve(surface, make_registry).await,
+        Transport::Http { addr, token_file } => {
+            crate::http::serve(surface, addr, token_file, make_registry).await
+        }
+    };
+    match &res {
+        Ok(()) => tracing::info!("serve ended: the client went away"),
+        Err(e) => tracing::error!(error = %e, "serve failed"),
+    }
+    res
 }
 
 /// Every program the families know, for this checkout.

@@ -74,10 +74,10 @@ fn token(token_file: Option<&Path>) -> anyhow::Result<(String, Option<Generated>
     getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let path = write_token_file(&token)?;
-    eprintln!(
+    say(&format!(
         "agent-tools serve: bearer token written to {}",
         path.display()
-    );
+    ));
     Ok((token, Some(Generated(path))))
 }
 
@@ -125,7 +125,18 @@ fn same_token(given: &[u8], expected: &[u8]) -> bool {
             == 0
 }
 
+/// A line for the operator on stderr (a closed stderr is no reason to stop serving).
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 fn refusal(status: StatusCode, text: &'static str) -> Response<Body> {
+    tracing::info!(
+        status = status.as_u16(),
+        reason = text.trim_end(),
+        "request refused"
+    );
     let mut resp = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
     *resp.status_mut() = status;
     if status == StatusCode::UNAUTHORIZED {
@@ -194,9 +205,13 @@ pub async fn serve(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    eprintln!("agent-tools serve: listening on http://{local}/mcp");
+    say(&format!(
+        "agent-tools serve: listening on http://{local}/mcp"
+    ));
+    tracing::info!(%local, "listening");
     loop {
-        let (stream, _) = listener.accept().await?;
+        let (stream, remote) = listener.accept().await?;
+        tracing::debug!(%remote, "connection accepted");
         let service = service.clone();
         let token = token.clone();
         tokio::spawn(async move {

@@ -32,10 +32,12 @@ pub fn as_reaper(args: &[String]) -> Option<ExitCode> {
 pub fn start_reaper() {
     let started =
         std::env::current_exe().and_then(|exe| agent_proc::reaper::start(&exe, &[REAPER_ARG]));
-    if let Err(e) = started {
-        eprintln!(
-            "agent-tools: cannot start the reaper ({e}); processes that leave their group may outlive a killed host"
-        );
+    match started {
+        Ok(pid) => tracing::debug!(pid, "reaper started"),
+        Err(e) => tracing::warn!(
+            error = %e,
+            "cannot start the reaper; processes that leave their group may outlive a killed host"
+        ),
     }
 }
 
@@ -63,8 +65,12 @@ async fn ending_signal() -> i32 {
 pub async fn run(command: impl Future<Output = ExitCode>) -> ExitCode {
     let code = tokio::select! {
         code = command => code,
-        sig = ending_signal() => ExitCode::from(u8::try_from(128 + sig).unwrap_or(1)),
+        sig = ending_signal() => {
+            tracing::info!(signal = sig, "ending on a signal");
+            ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))
+        }
     };
+    tracing::debug!("ending every process of the run");
     agent_proc::shutdown(GRACE).await;
     code
 }

@@ -1,21 +1,19 @@
 //! # agent-tools — the per-run tool host
 //!
-//! `agent-tools serve` serves one run's built-in tools over MCP's stdio transport; `call`, `tools`,
-//! `doctor` and `repl` are the same registry from a terminal. This binary owns argument parsing,
-//! the MCP transport and the generic file tools (`read`, `write`, `edit`, `apply_patch`); the
-//! tools themselves belong to the family crates behind the `agent-tools` facade.
+//! `agent-tools serve` serves one run's built-in tools over MCP (stdio, or Streamable HTTP with
+//! `--listen`); `call`, `tools`, `doctor` and `repl` are the same registry from a terminal. This
+//! binary owns argument parsing ([`args`]), `main`, and the terminal commands' printing
+//! ([`cli`], [`repl`], [`out`]); composing the run, the MCP server and the process lifecycle are
+//! the `agent_tools_cli` library's.
 //!
 //! It never implements a family's tool, and never serves more than one run per process.
 
 mod args;
 mod cli;
-mod host;
-mod http;
-mod lifecycle;
-mod mcp;
+mod out;
 mod repl;
-mod stdio;
 
+use agent_tools_cli::{lifecycle, logging};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -23,13 +21,21 @@ fn main() -> ExitCode {
     if let Some(code) = lifecycle::as_reaper(&args) {
         return code;
     }
-    let cmd = match cli::parse(&args) {
-        Ok(c) => c,
+    let invocation = match args::parse(&args) {
+        Ok(inv) => inv,
         Err(e) => {
-            eprintln!("agent-tools: {e}\n\n{}", cli::USAGE);
+            out::stderr(&format!("agent-tools: {e}\n\n{}", args::USAGE));
             return ExitCode::from(2);
         }
     };
+    let cmd = invocation.command;
+    if let args::Command::Help(text) = &cmd {
+        return out::finish(out::stdout(text), ExitCode::SUCCESS);
+    }
+    if let Err(e) = logging::init(invocation.log_file.as_deref()) {
+        out::stderr(&format!("agent-tools: {e}"));
+        return ExitCode::from(2);
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -37,13 +43,12 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("agent-tools: cannot start the async runtime: {e}");
+            out::stderr(&format!("agent-tools: cannot start the async runtime: {e}"));
             return ExitCode::from(1);
         }
     };
-    if !matches!(cmd, cli::Command::Help(_)) {
-        lifecycle::start_reaper();
-    }
+    tracing::debug!(command = ?cmd, "starting");
+    lifecycle::start_reaper();
     let code = rt.block_on(lifecycle::run(cli::run(cmd)));
     // Every child of the run has ended; do not wait for blocking reader threads.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));

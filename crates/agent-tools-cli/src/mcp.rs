@@ -252,7 +252,10 @@ impl Host {
         let out = loop {
             tokio::select! {
                 out = &mut call => break out,
-                _ = cx.ct.cancelled() => return None,
+                _ = cx.ct.cancelled() => {
+                    tracing::info!(tool = name, "call cancelled by the client");
+                    return None;
+                }
                 _ = beat.tick(), if progress.is_some() => {
                     steps += 1.0;
                     let secs = started.elapsed().as_secs();

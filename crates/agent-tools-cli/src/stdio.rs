@@ -69,13 +69,16 @@ async fn read_stdin(tx: mpsc::Sender<ClientJsonRpcMessage>, out: Out) {
     loop {
         let reply = match read_message_line(&mut stdin, MAX_MESSAGE).await {
             Ok(Line::Eof) | Err(_) => return,
-            Ok(Line::TooLong(n)) => error_reply(
-                Value::Null,
-                -32700,
-                format!(
-                    "parse error: a message of more than {n} bytes was discarded (the limit is {MAX_MESSAGE} bytes per line)"
-                ),
-            ),
+            Ok(Line::TooLong(n)) => {
+                tracing::info!(bytes = n, "message refused: longer than the limit");
+                error_reply(
+                    Value::Null,
+                    -32700,
+                    format!(
+                        "parse error: a message of more than {n} bytes was discarded (the limit is {MAX_MESSAGE} bytes per line)"
+                    ),
+                )
+            }
             Ok(Line::Bytes(line)) => {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
@@ -87,7 +90,10 @@ async fn read_stdin(tx: mpsc::Sender<ClientJsonRpcMessage>, out: Out) {
                         }
                         continue;
                     }
-                    Err(reply) => reply,
+                    Err(reply) => {
+                        tracing::info!(error = %reply["error"]["message"], "message refused");
+                        reply
+                    }
                 }
             }
         };

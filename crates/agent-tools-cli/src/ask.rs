@@ -1,0 +1,84 @@
+//! How `ask_user` and the approver reach a person: the terminal card (`call`, `tools`, `repl`)
+//! or MCP elicitation through the connected client (`serve`). Both fail closed when nobody can
+//! answer.
+
+use crate::mcp::Peer;
+use agent_tools::Registry;
+use agent_tools::ask::{AskApprover, AskConfig, AskPort};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Attach `ask_user` and the approver through one port, in the space `space`.
+fn attach(registry: &Registry, port: Arc<dyn AskPort>, space: &str) {
+    let config = AskConfig {
+        port: Some(port),
+        target_space: Some(space.to_string()),
+        ..AskConfig::default()
+    };
+    registry.set_approver(Arc::new(AskApprover::from_config(&config)));
+    agent_tools::ask::attach(registry, config);
+}
+
+/// Attach `ask_user` with the terminal card (fails closed when stdin is not a TTY).
+pub fn attach_terminal(registry: &Registry) {
+    use agent_tools::ask::{TerminalOptions, TerminalPort};
+    attach(
+        registry,
+        Arc::new(TerminalPort::new(TerminalOptions::default())),
+        "terminal",
+    );
+}
+
+/// Attach `ask_user` through MCP elicitation (fails closed when the client did not declare it).
+pub fn attach_elicitation(registry: &Registry, peer: Peer) {
+    use agent_tools::ask::ElicitationPort;
+    let space = registry
+        .run()
+        .conversation_id
+        .clone()
+        .unwrap_or_else(|| "mcp".to_string());
+    attach(
+        registry,
+        Arc::new(ElicitationPort::new(Arc::new(McpElicitor(peer)))),
+        &space,
+    );
+}
+
+/// Sends the card as an MCP `elicitation/create` request to the connected client.
+struct McpElicitor(Peer);
+
+impl agent_tools::ask::Elicitor for McpElicitor {
+    fn elicit(
+        &self,
+        message: String,
+        requested_schema: Value,
+    ) -> agent_tools::ask::BoxFuture<'_, Result<agent_tools::ask::ElicitOutcome, String>> {
+        use agent_tools::ask::ElicitOutcome;
+        Box::pin(async move {
+            if !self.0.client_has("elicitation") {
+                tracing::info!("ask refused: the client did not declare elicitation");
+                return Err(
+                    "the MCP client did not declare the `elicitation` capability, so nobody can answer"
+                        .to_string(),
+                );
+            }
+            let result = self
+                .0
+                .request(
+                    "elicitation/create",
+                    serde_json::json!({"message": message, "requestedSchema": requested_schema}),
+                )
+                .await?;
+            match result.get("action").and_then(Value::as_str) {
+                Some("accept") => Ok(ElicitOutcome::Accept(
+                    result.get("content").cloned().unwrap_or(Value::Null),
+                )),
+                Some("decline") => Ok(ElicitOutcome::Decline),
+                Some("cancel") => Ok(ElicitOutcome::Cancel),
+                other => Err(format!(
+                    "the client answered elicitation/create with action {other:?}; expected accept, decline or cancel"
+                )),
+            }
+        })
+    }
+}
