@@ -124,15 +124,20 @@ pub enum Motion {
 }
 
 impl Motion {
+    /// The operation that asks for it.
+    pub fn op(self) -> Op {
+        match self {
+            Motion::Continue => Op::Continue,
+            Motion::Pause => Op::Pause,
+            Motion::StepOver => Op::StepOver,
+            Motion::StepIn => Op::StepIn,
+            Motion::StepOut => Op::StepOut,
+        }
+    }
+
     /// The operation's name.
     pub fn name(self) -> &'static str {
-        match self {
-            Motion::Continue => "continue",
-            Motion::Pause => "pause",
-            Motion::StepOver => "step_over",
-            Motion::StepIn => "step_in",
-            Motion::StepOut => "step_out",
-        }
+        self.op().name()
     }
 
     /// The DAP request that makes the move.

@@ -5,8 +5,13 @@
 //!
 //! - [`attach`] registers `debug` (exec tier, not parallel-safe) when the run has a conversation
 //!   id; without one it registers nothing.
+//! - The model fills one flat object ([`DebugArgs`], `op` naming the operation); it is parsed
+//!   once into a [`DebugCommand`] holding exactly that operation's arguments, and each command
+//!   runs in its own module under `ops`.
 //! - Which adapter can start is decided at call time, by the intersection of a root marker and a
-//!   binary (`adapters` says what is missing and how to install it); [`doctor`] reports the same.
+//!   binary (`adapters` says what is missing and how to install it); [`doctor`] reports the
+//!   same. Each adapter is one file implementing one trait: detection, how it is started, its
+//!   `launch` and `attach` arguments.
 //! - The DAP client sits on `agent-rpc`'s connection (capped `Content-Length` framing, one reader
 //!   task per adapter, responses matched by `request_seq`, end of stream failing every request):
 //!   events applied in order, reverse requests answered (`runInTerminal` declined,

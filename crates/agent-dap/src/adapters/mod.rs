@@ -153,3 +153,61 @@ pub(crate) fn infer(program: &Path) -> Result<AdapterId, String> {
         "it is neither a .py/.dart/.go file, a Go package directory nor an executable".into()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Which adapter `infer` picks for each kind of program (or why none).
+    #[test]
+    fn infer_picks_the_adapter_by_what_the_program_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, bytes: &[u8], exec: bool| {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, bytes).unwrap();
+            let mode = if exec { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write("a.py", b"x = 1", false);
+        write("b.dart", b"void main() {}", false);
+        write("c.go", b"package main", false);
+        write("pkg/main.go", b"package main", false);
+        write("gobin", b"\x7fELF...\xff Go buildinf:...", true);
+        write("native", b"\x7fELF...", true);
+        write("notes.txt", b"", false);
+        std::fs::create_dir(root.join("empty")).unwrap();
+        let cases = [
+            ("a.py", "debugpy"),
+            ("b.dart", "dart"),
+            ("c.go", "delve"),
+            ("pkg", "delve"),
+            ("gobin", "delve"),
+            ("native", "lldb"),
+            ("empty", "it is a directory without Go sources"),
+            (
+                "notes.txt",
+                "it is neither a .py/.dart/.go file, a Go package directory nor an executable",
+            ),
+        ];
+        for (program, expect) in cases {
+            let got = match infer(&root.join(program)) {
+                Ok(id) => id.name().to_string(),
+                Err(why) => why,
+            };
+            assert_eq!(got, expect, "{program}");
+        }
+    }
+
+    #[test]
+    fn dart_is_the_one_adapter_that_cannot_attach() {
+        let can: Vec<&str> = AdapterId::ALL
+            .iter()
+            .filter(|id| id.adapter().attach(5678).is_some())
+            .map(|id| id.name())
+            .collect();
+        assert_eq!(can, ["debugpy", "lldb", "delve"]);
+    }
+}

@@ -4,6 +4,7 @@
 use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::AdapterId;
+use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 
@@ -23,7 +24,7 @@ pub(super) async fn run(
             .into_iter()
             .find(|id| found.iter().any(|d| d.id == *id && d.usable()))
             .ok_or_else(|| DapError::Argument {
-                op: "attach",
+                op: Op::Attach.name(),
                 arg: "adapter",
                 detail: "no adapter that can attach is usable here (see `adapters`); pass adapter: debugpy | lldb | delve".into(),
             })?,
@@ -48,7 +49,7 @@ pub(super) async fn run(
     };
     let Some((arguments, via)) = adapter.adapter().attach(port) else {
         return Err(DapError::Argument {
-            op: "attach",
+            op: Op::Attach.name(),
             arg: "adapter",
             detail: format!(
                 "attaching is supported for {}; {} is launch only",

@@ -3,6 +3,7 @@
 use super::inspect::{check_frame, require_stopped, top_frame};
 use super::render::variable_row;
 use crate::DapError;
+use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
@@ -13,7 +14,7 @@ pub(super) async fn run(
     frame_id: Option<i64>,
 ) -> Result<ToolOutput, DapError> {
     let s = sup.live().await?;
-    require_stopped(&s, "evaluate")?;
+    require_stopped(&s, Op::Evaluate.name())?;
     let frame = match frame_id {
         Some(f) => {
             check_frame(sup, &s, f).await?;

@@ -3,6 +3,7 @@
 use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, LaunchSpec};
+use crate::args::Op;
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
@@ -24,7 +25,7 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
     let adapter = match req.adapter {
         Some(a) => a,
         None => adapters::infer(&program).map_err(|why| DapError::Argument {
-            op: "launch",
+            op: Op::Launch.name(),
             arg: "adapter",
             detail: format!(
                 "cannot tell which debugger runs `{}` ({why}); pass adapter: debugpy | lldb | delve | dart",

@@ -3,6 +3,7 @@
 
 use super::MAX_OUTPUT;
 use crate::DapError;
+use crate::args::Op;
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
@@ -21,7 +22,7 @@ pub(super) async fn run(sup: &Supervisor, cursor: Option<u64>) -> Result<ToolOut
     {
         let end = o.end();
         return Err(DapError::Argument {
-            op: "output",
+            op: Op::Output.name(),
             arg: "cursor",
             detail: format!(
                 "cursor {c} is past the end of the output ({end} bytes so far); pass a cursor from 0 to {end}: 0 or a previous result's `next_cursor`"

@@ -2,6 +2,7 @@
 
 use super::inspect::{check_frame, require_stopped};
 use crate::DapError;
+use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
@@ -9,7 +10,7 @@ use std::fmt::Write as _;
 
 pub(super) async fn run(sup: &Supervisor, frame: i64) -> Result<ToolOutput, DapError> {
     let s = sup.live().await?;
-    require_stopped(&s, "scopes")?;
+    require_stopped(&s, Op::Scopes.name())?;
     check_frame(sup, &s, frame).await?;
     let body = s.request("scopes", json!({"frameId": frame})).await?;
     let scopes = body

@@ -2,6 +2,7 @@
 
 use super::inspect::{frame_text, frames, pick_thread, require_stopped};
 use crate::DapError;
+use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
@@ -9,7 +10,7 @@ use std::fmt::Write as _;
 
 pub(super) async fn run(sup: &Supervisor, thread_id: Option<i64>) -> Result<ToolOutput, DapError> {
     let s = sup.live().await?;
-    let state = require_stopped(&s, "stack")?;
+    let state = require_stopped(&s, Op::Stack.name())?;
     let thread = pick_thread(&s, &state, thread_id).await?;
     let (frames, total) = frames(sup, &s, thread).await?;
     let mut text = format!("thread {thread}, {} frame(s):", frames.len());

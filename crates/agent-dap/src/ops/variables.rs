@@ -5,6 +5,7 @@ use super::MAX_CHILDREN;
 use super::inspect::require_stopped;
 use super::render::variable_row;
 use crate::DapError;
+use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
@@ -12,7 +13,7 @@ use std::fmt::Write as _;
 
 pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<ToolOutput, DapError> {
     let s = sup.live().await?;
-    require_stopped(&s, "variables")?;
+    require_stopped(&s, Op::Variables.name())?;
     {
         let known = s.known();
         if !known.refs.contains(&reference) {
