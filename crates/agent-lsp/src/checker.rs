@@ -219,7 +219,12 @@ fn parse_dart(root: &Path, stdout: &str, stderr: &str) -> Vec<Finding> {
 
 /// The findings of one checker, and how many were left out because they are in files out of the
 /// root through a symlink (their lines and messages would quote a file `read` refuses).
-async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<(Vec<Diag>, usize), String> {
+async fn run_one(
+    sup: &Supervisor,
+    c: &Checker,
+    root: &Path,
+    project_code: bool,
+) -> Result<(Vec<Diag>, usize), String> {
     let ws = &sup.root;
     let spec = crate::config::ServerSpec {
         id: c.name.to_string(),
@@ -233,9 +238,9 @@ async fn run_one(sup: &Supervisor, c: &Checker, root: &Path) -> Result<(Vec<Diag
         install: String::new(),
         open_settle_ms: 0,
     };
-    // `"*"` is an exec-tier call (it runs the project's build anyway): the project's own
-    // checker binaries (`node_modules/.bin/tsc`) are its to use.
-    let Some((bin, _)) = resolve_command(&spec, root, ws, true) else {
+    // The project's own checker binaries (`node_modules/.bin/tsc`) run only for a call that
+    // declared it runs project code (its effects), or in a trusted project.
+    let Some((bin, _)) = resolve_command(&spec, root, ws, project_code || sup.cfg.trusted) else {
         return Err(format!(
             "{} not found ({}; looked in the project and $PATH)",
             c.name,
@@ -327,7 +332,8 @@ fn to_diags(ws: &Path, source: &str, findings: Vec<Finding>) -> (Vec<Diag>, usiz
 /// What one checker run came to: its diagnostics and how many were withheld, or why it failed.
 type CheckResult = Result<(Vec<Diag>, usize), String>;
 
-pub async fn run_all(sup: &Supervisor) -> ToolOutput {
+/// `project_code`: the call declared that it runs the project's code ([`agent_tier::Effects`]).
+pub async fn run_all(sup: &Supervisor, project_code: bool) -> ToolOutput {
     let ws = &sup.root;
     let mut text = Vec::new();
     let mut results = Vec::new();
@@ -339,7 +345,7 @@ pub async fn run_all(sup: &Supervisor) -> ToolOutput {
     for c in CHECKERS {
         for root in crate::roots::outermost(crate::roots::roots_in(ws, c.markers)) {
             let started = std::time::Instant::now();
-            let r = run_one(sup, c, &root).await;
+            let r = run_one(sup, c, &root, project_code).await;
             runs.push((c.name.to_string(), root, started.elapsed(), r));
         }
     }

@@ -10,7 +10,7 @@ use crate::supervisor::{Supervisor, project_binary, resolve_command};
 use crate::text::{lines, path_to_uri, units_of_byte};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{apply_all, confine, confine_existing};
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Effects, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -170,14 +170,15 @@ mod symbols;
 mod target;
 
 impl State {
-    pub async fn run(&self, a: LspArgs) -> Result<ToolOutput, LspError> {
+    /// `project_code`: this call declared that it runs the project's code (its effects).
+    pub async fn run(&self, a: LspArgs, project_code: bool) -> Result<ToolOutput, LspError> {
         let op = a.operation;
         match op {
             Operation::Status => return Ok(self.status(a.file.as_deref()).await),
             Operation::Reload => return self.reload(a.file.as_deref()).await,
             Operation::Diagnostics => {
                 return match a.file.as_deref() {
-                    Some("*") => Ok(checker::run_all(&self.sup).await),
+                    Some("*") => Ok(checker::run_all(&self.sup, project_code).await),
                     Some(f) => self.diagnostics(f).await,
                     None => Err(arg_err(
                         "`file` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
@@ -478,13 +479,13 @@ impl Tool for LspTool {
         Tier::Read
     }
 
-    fn call_tier(&self, args: &LspArgs) -> Option<(Tier, String)> {
-        (args.operation == Operation::Diagnostics && args.file.as_deref() == Some("*")).then(|| {
-            (
-                Tier::Exec,
-                "`diagnostics` with `\"*\"` runs the project's own code (`cargo check` runs build scripts and proc macros; `tsc`, `go vet` and pyright run the project's toolchain); ask `diagnostics` with a `file` instead — the language server checks one file without running the project".to_string(),
-            )
-        })
+    fn effects(&self, args: &LspArgs) -> Effects {
+        let e = Effects::of(self);
+        if args.operation == Operation::Diagnostics && args.file.as_deref() == Some("*") {
+            e.running_project_code("`diagnostics` with `\"*\"` runs the project's own code (`cargo check` runs build scripts and proc macros; `tsc`, `go vet` and pyright run the project's toolchain); ask `diagnostics` with a `file` instead — the language server checks one file without running the project")
+        } else {
+            e
+        }
     }
 
     fn description(&self) -> String {
@@ -505,10 +506,11 @@ Results are `path:line:col: <line text>`."
     fn call(
         &self,
         args: LspArgs,
-        _cx: CallContext,
+        cx: CallContext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
-        async move { st.run(args).await.map_err(BoxError::from) }
+        let project_code = cx.effects.runs_project_code;
+        async move { st.run(args, project_code).await.map_err(BoxError::from) }
     }
 }
 

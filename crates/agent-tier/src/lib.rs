@@ -32,7 +32,7 @@ pub use registry::{
     CallContext, Origin, Registry, RunInfo, Wrapper,
 };
 pub use tier::{Surface, Tier};
-pub use tool::{BoxError, Hints, Image, Tool, ToolInfo, ToolOutput};
+pub use tool::{BoxError, Effects, Hints, Image, Tool, ToolInfo, ToolOutput};
 
 /// Re-exported so that family crates derive schemas with the same `schemars` the registry uses.
 pub use schemars;

@@ -1,4 +1,4 @@
-use crate::tool::{BoxError, Tool, ToolInfo, ToolOutput};
+use crate::tool::{Effects, Tool, ToolInfo, ToolOutput};
 use crate::{CallError, Surface, Tier};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -6,7 +6,11 @@ use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+
+mod erased;
+use erased::{Erased, ErasedTool};
 
 /// A boxed, sendable future: what the object-safe traits here (and the families') return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -43,6 +47,8 @@ pub struct CallContext {
     pub surface: Surface,
     /// Where the call came from.
     pub origin: Origin,
+    /// What this call declared it does (its tool's [`Tool::effects`] for these arguments).
+    pub effects: Effects,
     registry: Registry,
     /// The resource keys held by this call and every call enclosing it: a nested call that
     /// needs one of them is refused instead of waiting for itself.
@@ -150,157 +156,6 @@ pub trait Wrapper: Send + Sync + 'static {
     ) -> BoxFuture<'a, ToolOutput>;
 }
 
-trait ErasedTool: Send + Sync {
-    fn info(&self) -> ToolInfo;
-    fn tier(&self) -> Tier;
-    fn parallel_safe(&self) -> bool;
-    fn resource_key(&self) -> String;
-    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError>;
-    fn call_tier(&self, args: &(dyn std::any::Any + Send)) -> Option<(Tier, String)>;
-    fn run(
-        self: Arc<Self>,
-        args: Box<dyn std::any::Any + Send>,
-        cx: CallContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
-}
-
-struct Erased<T: Tool> {
-    tool: T,
-    schema: Value,
-}
-
-impl<T: Tool> ErasedTool for Erased<T> {
-    fn info(&self) -> ToolInfo {
-        ToolInfo {
-            name: self.tool.name().to_string(),
-            tier: self.tool.tier(),
-            description: self.tool.description(),
-            parallel_safe: self.tool.parallel_safe(),
-            input_schema: self.schema.clone(),
-            hints: self.tool.hints(),
-        }
-    }
-
-    fn tier(&self) -> Tier {
-        self.tool.tier()
-    }
-
-    fn parallel_safe(&self) -> bool {
-        self.tool.parallel_safe()
-    }
-
-    fn resource_key(&self) -> String {
-        self.tool.resource_key()
-    }
-
-    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError> {
-        let args = if args.is_null() {
-            Value::Object(Default::default())
-        } else {
-            args
-        };
-        match serde_path_to_error::deserialize::<_, T::Args>(args) {
-            Ok(parsed) => Ok(Box::new(parsed)),
-            Err(err) => {
-                let path = err.path().to_string();
-                let inner = err.into_inner().to_string();
-                let detail = if path == "." || path.is_empty() {
-                    inner
-                } else {
-                    format!("at `{path}`: {inner}")
-                };
-                Err(CallError::InvalidArguments {
-                    tool: self.tool.name().to_string(),
-                    detail,
-                    valid: describe_schema(&self.schema),
-                })
-            }
-        }
-    }
-
-    fn call_tier(&self, args: &(dyn std::any::Any + Send)) -> Option<(Tier, String)> {
-        // Invariant: `validate` of this same tool produced the value.
-        let args = args.downcast_ref::<T::Args>()?;
-        self.tool
-            .call_tier(args)
-            .filter(|(tier, _)| *tier > self.tool.tier())
-    }
-
-    fn run(
-        self: Arc<Self>,
-        args: Box<dyn std::any::Any + Send>,
-        cx: CallContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
-        Box::pin(async move {
-            // Invariant: `validate` of this same tool produced the box.
-            let args = match args.downcast::<T::Args>() {
-                Ok(a) => *a,
-                Err(_) => return Err("internal error: argument type mismatch".into()),
-            };
-            self.tool.call(args, cx).await
-        })
-    }
-}
-
-/// A one-line summary of a generated object schema: `name (type, required), …`.
-fn describe_schema(schema: &Value) -> String {
-    let required: BTreeSet<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return "none (pass an empty object)".to_string();
-    };
-    if props.is_empty() {
-        return "none (pass an empty object)".to_string();
-    }
-    props
-        .iter()
-        .map(|(name, p)| {
-            let ty = describe_type(p);
-            let req = if required.contains(name.as_str()) {
-                ", required"
-            } else {
-                ""
-            };
-            format!("{name} ({ty}{req})")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn describe_type(p: &Value) -> String {
-    if let Some(values) = p.get("enum").and_then(Value::as_array) {
-        let v: Vec<String> = values
-            .iter()
-            .map(|v| v.as_str().map_or(v.to_string(), |s| format!("\"{s}\"")))
-            .collect();
-        return format!("one of {}", v.join(" | "));
-    }
-    if let Some(values) = p.get("oneOf").and_then(Value::as_array) {
-        let consts: Vec<String> = values
-            .iter()
-            .filter_map(|v| v.get("const").and_then(Value::as_str))
-            .map(|s| format!("\"{s}\""))
-            .collect();
-        if consts.len() == values.len() && !consts.is_empty() {
-            return format!("one of {}", consts.join(" | "));
-        }
-    }
-    match p.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|t| *t != "null")
-            .collect::<Vec<_>>()
-            .join("|"),
-        _ if p.get("$ref").is_some() => "object".to_string(),
-        _ => "any".to_string(),
-    }
-}
-
 struct Inner {
     run: RunInfo,
     tools: RwLock<BTreeMap<String, Arc<dyn ErasedTool>>>,
@@ -308,6 +163,8 @@ struct Inner {
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Set by the first call or listing: from then on the tools and wrappers are fixed.
+    sealed: AtomicBool,
     /// How many questions to a person (ask_user cards, approval prompts) are pending.
     asking: Arc<tokio::sync::watch::Sender<usize>>,
 }
@@ -360,6 +217,7 @@ impl Registry {
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
                 locks: Mutex::new(HashMap::new()),
+                sealed: AtomicBool::new(false),
                 asking: Arc::new(tokio::sync::watch::channel(0).0),
             }),
         }
@@ -370,8 +228,15 @@ impl Registry {
         &self.inner.run
     }
 
-    /// Register a tool. A later tool of the same name replaces the earlier one.
+    /// Register a tool while composing the run. A later tool of the same name replaces the
+    /// earlier one.
+    ///
+    /// # Panics
+    ///
+    /// After the registry's first call or listing ([`Registry::seal`]): the tool set a surface
+    /// sees never changes under a running model. This is a composition error in the harness.
     pub fn register<T: Tool>(&self, tool: T) {
+        self.composing("register", tool.name());
         let schema = serde_json::to_value(schemars::schema_for!(T::Args))
             .map(crate::schema::lean)
             .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
@@ -379,9 +244,32 @@ impl Registry {
         write(&self.inner.tools).insert(name, Arc::new(Erased { tool, schema }));
     }
 
-    /// Add a wrapper; it applies to every later call of the tools it names.
+    /// Add a wrapper while composing the run; it applies to every call whose output it wraps.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
     pub fn add_wrapper(&self, wrapper: Arc<dyn Wrapper>) {
+        self.composing("add_wrapper", "a wrapper");
         write(&self.inner.wrappers).push(wrapper);
+    }
+
+    /// End composition: from now on tools and wrappers are fixed. The first call or listing
+    /// seals the registry by itself; a harness may seal it earlier.
+    pub fn seal(&self) {
+        self.inner.sealed.store(true, Ordering::Release);
+    }
+
+    /// Whether the registry is sealed.
+    pub fn is_sealed(&self) -> bool {
+        self.inner.sealed.load(Ordering::Acquire)
+    }
+
+    fn composing(&self, what: &str, name: &str) {
+        assert!(
+            !self.is_sealed(),
+            "Registry::{what}({name}) after the registry was sealed by its first call or listing: register every tool and wrapper while composing the run"
+        );
     }
 
     /// Connect (or replace) the approver.
@@ -417,8 +305,9 @@ impl Registry {
         read(&self.inner.tools).contains_key(name)
     }
 
-    /// The tools a surface sees, sorted by name.
+    /// The tools a surface sees, sorted by name. Seals the registry.
     pub fn list(&self, surface: Surface) -> Vec<ToolInfo> {
+        self.seal();
         read(&self.inner.tools)
             .values()
             .map(|t| t.info())
@@ -472,6 +361,7 @@ impl Registry {
         origin: Origin,
         held: Arc<Vec<String>>,
     ) -> Result<ToolOutput, CallError> {
+        self.seal();
         let tool = read(&self.inner.tools).get(name).cloned();
         let Some(tool) = tool else {
             let available = self
@@ -500,22 +390,22 @@ impl Registry {
             });
         }
         let parsed = tool.validate(args.clone())?;
-        // What this very call does may be more than the tool's tier (an operation that runs
-        // the project's code): the surface and the approval policy judge that.
-        let tier = match tool.call_tier(parsed.as_ref()) {
-            Some((call_tier, reason)) => {
-                if !surface.allows(call_tier) {
-                    return Err(CallError::HiddenCall {
-                        name: name.to_string(),
-                        tier: call_tier,
-                        surface,
-                        reason,
-                    });
-                }
-                call_tier
-            }
-            None => tier,
-        };
+        // What this very call does, declared by the tool from its arguments: its tier may be
+        // more than the tool's (an operation that runs the project's code); the surface, the
+        // approval policy and the lock judge that.
+        let effects = tool.effects(parsed.as_ref());
+        let tier = effects.tier;
+        if tier > tool.tier() && !surface.allows(tier) {
+            return Err(CallError::HiddenCall {
+                name: name.to_string(),
+                tier,
+                surface,
+                reason: effects
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| format!("this call is {tier} tier")),
+            });
+        }
 
         if read(&self.inner.policy).requires(tier) {
             let approver = read(&self.inner.approver).clone();
@@ -543,7 +433,7 @@ impl Registry {
             }
         }
 
-        let key = (!tool.parallel_safe()).then(|| tool.resource_key());
+        let key = effects.resource.clone();
         if let Some(key) = &key
             && held.contains(key)
         {
@@ -555,6 +445,7 @@ impl Registry {
         let cx = CallContext {
             surface,
             origin,
+            effects,
             registry: self.clone(),
             held: match &key {
                 Some(k) => Arc::new(held.iter().cloned().chain([k.clone()]).collect()),

@@ -121,6 +121,43 @@ impl ToolOutput {
     }
 }
 
+/// What one call does, declared by its tool before it runs ([`Tool::effects`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effects {
+    /// The tier of this call; never less than the tool's.
+    pub tier: Tier,
+    /// Calls holding the same resource run one at a time; `None`: this call runs beside any.
+    pub resource: Option<String>,
+    /// The call runs code the project supplies (build scripts and proc macros under `cargo
+    /// check`, the project's toolchain, a project-local binary). Such a call is `exec` tier, and
+    /// it is the only kind of call for which a family may start a project-supplied executable
+    /// of an untrusted project.
+    pub runs_project_code: bool,
+    /// Why the call is more than the tool's tier (shown when a surface refuses it).
+    pub reason: Option<String>,
+}
+
+impl Effects {
+    /// The effects every call of `tool` has: its tier, and its resource key unless it is
+    /// parallel-safe.
+    pub fn of<T: Tool + ?Sized>(tool: &T) -> Effects {
+        Effects {
+            tier: tool.tier(),
+            resource: (!tool.parallel_safe()).then(|| tool.resource_key()),
+            runs_project_code: false,
+            reason: None,
+        }
+    }
+
+    /// This call runs the project's own code, for `reason`: it becomes `exec` tier.
+    pub fn running_project_code(mut self, reason: impl Into<String>) -> Effects {
+        self.tier = Tier::Exec;
+        self.runs_project_code = true;
+        self.reason = Some(reason.into());
+        self
+    }
+}
+
 /// A built-in tool bound to a live resource of this run.
 ///
 /// The argument type's JSON Schema is the tool's input schema (generated, never hand-written);
@@ -139,12 +176,13 @@ pub trait Tool: Send + Sync + 'static {
     /// The description shown to the model.
     fn description(&self) -> String;
 
-    /// The tier of *this* call when it is more than [`Tool::tier`], decided from its parsed
-    /// arguments before it runs, with the reason (shown when a surface refuses the call): an
-    /// operation of a read tool that runs the project's own code is `exec`. The registry's
-    /// surface check and approval use it. `None` (the default): the tool's tier.
-    fn call_tier(&self, _args: &Self::Args) -> Option<(Tier, String)> {
-        None
+    /// What *this* call does, decided from its parsed arguments before it runs: its tier (an
+    /// operation of a read tool that runs the project's own code is `exec`), the resource it
+    /// holds, whether it runs code the project supplies. The registry's surface check, approval
+    /// and lock use it, never the tool's name. Default: [`Effects::of`] the tool. When in doubt,
+    /// declare more, not less.
+    fn effects(&self, _args: &Self::Args) -> Effects {
+        Effects::of(self)
     }
 
     /// Whether calls may run concurrently. When in doubt, `false`.

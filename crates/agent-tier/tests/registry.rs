@@ -5,8 +5,8 @@
 
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{
-    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, BoxError, CallContext, Origin,
-    Registry, RunInfo, Surface, Tier, Tool, ToolOutput, Wrapper,
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, BoxError, CallContext, Effects,
+    Origin, Registry, RunInfo, Surface, Tier, Tool, ToolOutput, Wrapper,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -548,11 +548,23 @@ impl Tool for Mixed {
     fn description(&self) -> String {
         "read, except `*`".into()
     }
-    fn call_tier(&self, args: &EchoArgs) -> Option<(Tier, String)> {
-        (args.text == "*").then(|| (Tier::Exec, "`*` runs the project's build".to_string()))
+    fn effects(&self, args: &EchoArgs) -> Effects {
+        let e = Effects::of(self);
+        if args.text == "*" {
+            e.running_project_code("`*` runs the project's build")
+        } else {
+            e
+        }
     }
-    async fn call(&self, args: EchoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        Ok(ToolOutput::text(format!("ran {}", args.text)))
+    async fn call(&self, args: EchoArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        // The call sees what it declared: the one place a family decides whether it may start
+        // a project-supplied executable.
+        let project = if cx.effects.runs_project_code {
+            " (project code)"
+        } else {
+            ""
+        };
+        Ok(ToolOutput::text(format!("ran {}{project}", args.text)))
     }
 }
 
@@ -581,7 +593,7 @@ async fn a_call_that_does_more_than_its_tool_is_judged_by_what_it_does() {
         r.call("mixed", json!({"text": "*"}), Surface::Full)
             .await
             .text,
-        "ran *"
+        "ran * (project code)"
     );
     // Approval follows the call's tier: an exec policy asks for `*` (and fails closed with
     // nobody to ask), not for the read calls.
@@ -597,4 +609,25 @@ async fn a_call_that_does_more_than_its_tool_is_judged_by_what_it_does() {
             .await
             .is_error
     );
+}
+
+#[tokio::test]
+async fn the_registry_is_fixed_once_used() {
+    let r = registry();
+    r.register(Mixed);
+    assert!(!r.is_sealed());
+    let _ = r.call("mixed", json!({"text": "a"}), Surface::Full).await;
+    assert!(r.is_sealed());
+    // Registering after the first call is a composition error, refused loudly.
+    let late = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r.register(Mixed)));
+    let msg = late.expect_err("register after the first call must be refused");
+    let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.contains("Registry::register(mixed) after the registry was sealed"),
+        "{msg}"
+    );
+    // A listing seals too.
+    let r2 = registry();
+    let _ = r2.list(Surface::Full);
+    assert!(r2.is_sealed());
 }

@@ -1,0 +1,156 @@
+//! The registry's type-erased view of a tool: validation into the tool's own argument type,
+//! its declared effects, and running it; plus the one-line schema summary argument errors quote.
+
+use super::{BoxFuture, CallContext};
+use crate::tool::{BoxError, Effects, Tool, ToolInfo, ToolOutput};
+use crate::{CallError, Tier};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+pub(super) trait ErasedTool: Send + Sync {
+    fn info(&self) -> ToolInfo;
+    fn tier(&self) -> Tier;
+    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError>;
+    fn effects(&self, args: &(dyn std::any::Any + Send)) -> Effects;
+    fn run(
+        self: Arc<Self>,
+        args: Box<dyn std::any::Any + Send>,
+        cx: CallContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+}
+
+pub(super) struct Erased<T: Tool> {
+    pub(super) tool: T,
+    pub(super) schema: Value,
+}
+
+impl<T: Tool> ErasedTool for Erased<T> {
+    fn info(&self) -> ToolInfo {
+        ToolInfo {
+            name: self.tool.name().to_string(),
+            tier: self.tool.tier(),
+            description: self.tool.description(),
+            parallel_safe: self.tool.parallel_safe(),
+            input_schema: self.schema.clone(),
+            hints: self.tool.hints(),
+        }
+    }
+
+    fn tier(&self) -> Tier {
+        self.tool.tier()
+    }
+
+    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError> {
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
+        match serde_path_to_error::deserialize::<_, T::Args>(args) {
+            Ok(parsed) => Ok(Box::new(parsed)),
+            Err(err) => {
+                let path = err.path().to_string();
+                let inner = err.into_inner().to_string();
+                let detail = if path == "." || path.is_empty() {
+                    inner
+                } else {
+                    format!("at `{path}`: {inner}")
+                };
+                Err(CallError::InvalidArguments {
+                    tool: self.tool.name().to_string(),
+                    detail,
+                    valid: describe_schema(&self.schema),
+                })
+            }
+        }
+    }
+
+    fn effects(&self, args: &(dyn std::any::Any + Send)) -> Effects {
+        // Invariant: `validate` of this same tool produced the value.
+        let mut e = match args.downcast_ref::<T::Args>() {
+            Some(args) => self.tool.effects(args),
+            None => Effects::of(&self.tool),
+        };
+        // Never less than the tool's tier; running project code is always exec.
+        e.tier = e.tier.max(self.tool.tier());
+        if e.runs_project_code {
+            e.tier = Tier::Exec;
+        }
+        e
+    }
+
+    fn run(
+        self: Arc<Self>,
+        args: Box<dyn std::any::Any + Send>,
+        cx: CallContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
+        Box::pin(async move {
+            // Invariant: `validate` of this same tool produced the box.
+            let args = match args.downcast::<T::Args>() {
+                Ok(a) => *a,
+                Err(_) => return Err("internal error: argument type mismatch".into()),
+            };
+            self.tool.call(args, cx).await
+        })
+    }
+}
+
+/// A one-line summary of a generated object schema: `name (type, required), …`.
+fn describe_schema(schema: &Value) -> String {
+    let required: BTreeSet<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return "none (pass an empty object)".to_string();
+    };
+    if props.is_empty() {
+        return "none (pass an empty object)".to_string();
+    }
+    props
+        .iter()
+        .map(|(name, p)| {
+            let ty = describe_type(p);
+            let req = if required.contains(name.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
+            format!("{name} ({ty}{req})")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe_type(p: &Value) -> String {
+    if let Some(values) = p.get("enum").and_then(Value::as_array) {
+        let v: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or(v.to_string(), |s| format!("\"{s}\"")))
+            .collect();
+        return format!("one of {}", v.join(" | "));
+    }
+    if let Some(values) = p.get("oneOf").and_then(Value::as_array) {
+        let consts: Vec<String> = values
+            .iter()
+            .filter_map(|v| v.get("const").and_then(Value::as_str))
+            .map(|s| format!("\"{s}\""))
+            .collect();
+        if consts.len() == values.len() && !consts.is_empty() {
+            return format!("one of {}", consts.join(" | "));
+        }
+    }
+    match p.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ if p.get("$ref").is_some() => "object".to_string(),
+        _ => "any".to_string(),
+    }
+}
