@@ -3,7 +3,8 @@
 
 use crate::DapConfig;
 use crate::args::{DebugArgs, DebugCommand};
-use crate::ops::{self, MAX_CHILDREN, MAX_FRAMES, MAX_VALUE};
+use crate::ops;
+use crate::ops::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE};
 use crate::supervisor::Supervisor;
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! What several operations ask of a live session: its threads, a thread's frames (remembered
 //! until the debuggee moves), whether an id the model passed is one it was given.
 
-use super::MAX_FRAMES;
+use super::limits::MAX_FRAMES;
 use crate::DapError;
 use crate::session::Session;
 use crate::state::{Run, State};

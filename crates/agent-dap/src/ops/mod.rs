@@ -8,6 +8,7 @@ mod breakpoints;
 mod evaluate;
 mod inspect;
 mod launch;
+pub(crate) mod limits;
 mod motion;
 mod output;
 mod render;
@@ -23,15 +24,6 @@ use crate::DapError;
 use crate::args::DebugCommand;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
-
-/// Frames returned by `stack`.
-pub(crate) const MAX_FRAMES: usize = 30;
-/// Children returned by `variables`.
-pub(crate) const MAX_CHILDREN: usize = 50;
-/// Characters of one value.
-pub(crate) const MAX_VALUE: usize = 400;
-/// Bytes of output returned by one `output` call.
-pub(crate) const MAX_OUTPUT: usize = 8 * 1024;
 
 /// Run one command against the conversation's supervisor.
 pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolOutput, DapError> {

@@ -1,7 +1,7 @@
 //! `output`: the debuggee's captured stdout/stderr, from where the last call stopped or from a
 //! cursor, at most `MAX_OUTPUT` bytes per call.
 
-use super::MAX_OUTPUT;
+use super::limits::MAX_OUTPUT;
 use crate::DapError;
 use crate::args::Op;
 use crate::state::lock;

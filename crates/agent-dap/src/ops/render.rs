@@ -2,7 +2,7 @@
 //! verified them, one variable, a capped value.
 
 use super::inspect::location;
-use super::{MAX_OUTPUT, MAX_VALUE};
+use super::limits::{MAX_OUTPUT, MAX_VALUE};
 use crate::session::Session;
 use crate::state::{Run, State, human, lock};
 use crate::supervisor::Supervisor;

@@ -1,8 +1,8 @@
 //! `variables`: the children of a reference handed out since the last stop, at most
 //! `MAX_CHILDREN`, each value capped.
 
-use super::MAX_CHILDREN;
 use super::inspect::require_stopped;
+use super::limits::MAX_CHILDREN;
 use super::render::variable_row;
 use crate::DapError;
 use crate::args::Op;
