@@ -21,7 +21,7 @@ pub enum CallError {
         tier: Tier,
         surface: Surface,
     },
-    /// This call does more than its tool's tier (see `Tool::call_tier`), and that is hidden on
+    /// This call does more than its tool's tier (see `Tool::effects`), and that is hidden on
     /// the caller's surface.
     #[error(
         "this `{name}` call is {tier}-tier: {reason}; it is not available on the {surface} surface (it allows read-tier calls only)"
