@@ -63,7 +63,15 @@ fn serve(root: &Path, level: Option<&str>, extra: &[&str]) -> (String, String) {
 /// time it took.
 fn call_line(log: &str) -> Option<&str> {
     log.lines().find(|l| {
-        l.contains("tool_call{tool=\"read\" surface=full origin=Model}") && l.contains("time.busy=")
+        [
+            "tool_call{",
+            "tool=\"read\"",
+            "surface=full",
+            "origin=",
+            "time.busy=",
+        ]
+        .iter()
+        .all(|part| l.contains(part))
     })
 }
 
