@@ -162,293 +162,35 @@ fn is_empty(v: &Value) -> bool {
 
 const PARTIAL: &str = "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
 
+mod command;
 mod file_diagnostics;
+mod ops;
 mod rename_check;
 mod rename_tool;
 mod status;
 mod symbols;
 mod target;
 
-impl State {
-    /// `project_code`: this call declared that it runs the project's code (its effects).
-    pub async fn run(&self, a: LspArgs, project_code: bool) -> Result<ToolOutput, LspError> {
-        let op = a.operation;
-        match op {
-            Operation::Status => return Ok(self.status(a.file.as_deref()).await),
-            Operation::Reload => return self.reload(a.file.as_deref()).await,
-            Operation::Diagnostics => {
-                return match a.file.as_deref() {
-                    Some("*") => Ok(checker::run_all(&self.sup, project_code).await),
-                    Some(f) => self.diagnostics(f).await,
-                    None => Err(arg_err(
-                        "`file` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
-                    )),
-                };
-            }
-            Operation::Symbols => return self.symbols(a.file.as_deref(), a.query.as_deref()).await,
-            _ => {}
-        }
-        let t = self.target(
-            op.name(),
-            a.file.as_deref(),
-            a.line,
-            a.symbol.as_deref(),
-            a.occurrence,
-            false,
-        )?;
-        let (srv, ready) = self.open(&t).await?;
-        let enc = srv.encoding();
-        let character = units_of_byte(&t.line_text, t.byte, enc);
-        let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
-        let position = json!({"line": t.line0, "character": character});
-        let td = json!({"uri": path_to_uri(&t.path)});
-        let at = format!(
-            "{}:{}:{}",
-            t.display,
-            t.line0 + 1,
-            t.line_text[..t.byte].chars().count() + 1
-        );
-        let (method, params) = match op {
-            Operation::Definition => (
-                "textDocument/definition",
-                json!({"textDocument": td, "position": position}),
-            ),
-            Operation::TypeDefinition => (
-                "textDocument/typeDefinition",
-                json!({"textDocument": td, "position": position}),
-            ),
-            Operation::Implementation => (
-                "textDocument/implementation",
-                json!({"textDocument": td, "position": position}),
-            ),
-            Operation::References => (
-                "textDocument/references",
-                json!({"textDocument": td, "position": position, "context": {"includeDeclaration": true}}),
-            ),
-            Operation::Hover => (
-                "textDocument/hover",
-                json!({"textDocument": td, "position": position}),
-            ),
-            _ => {
-                // code_actions: the diagnostics on that line give the quick fixes.
-                let synced = srv.sync(&t.path, &t.text, false).await?;
-                let diags = srv
-                    .fresh_diagnostics(&t.path, synced, Duration::from_secs(5))
-                    .await
-                    .items;
-                let on_line: Vec<Value> = diags
-                    .into_iter()
-                    .filter(|d| {
-                        let s = d
-                            .pointer("/range/start/line")
-                            .and_then(Value::as_u64)
-                            .unwrap_or(0);
-                        let e = d
-                            .pointer("/range/end/line")
-                            .and_then(Value::as_u64)
-                            .unwrap_or(s);
-                        (s..=e).contains(&u64::from(t.line0))
-                    })
-                    .collect();
-                (
-                    "textDocument/codeAction",
-                    json!({"textDocument": td,
-                    "range": {"start": position, "end": {"line": t.line0, "character": end}},
-                    "context": {"diagnostics": on_line, "triggerKind": 1}}),
-                )
-            }
-        };
-        let cap = match op {
-            Operation::Definition => "definitionProvider",
-            Operation::TypeDefinition => "typeDefinitionProvider",
-            Operation::Implementation => "implementationProvider",
-            Operation::References => "referencesProvider",
-            Operation::Hover => "hoverProvider",
-            _ => "codeActionProvider",
-        };
-        if !srv.supports(cap, method) {
-            return Err(arg_err(format!(
-                "{} does not offer `{}`; use another operation (definition, hover, references), or make another server serve this language with `languages` in the lsp config",
-                srv.spec.id,
-                op.name()
-            )));
-        }
-        let (result, partial) = match op {
-            // Servers that analyse in the background (pyright) answer a cold `references` with
-            // what they have indexed so far, without saying so: ask until two answers agree.
-            Operation::References | Operation::Implementation => {
-                self.ask_settled(&srv, method, params).await?
-            }
-            _ => self.ask(&srv, method, params).await?,
-        };
-        let partial = partial || !ready;
-        let mut text = Vec::new();
-        let mut structured = json!({
-            "operation": op.name(), "server": srv.spec.id, "file": t.display,
-            "line": t.line0 + 1, "symbol": t.symbol, "partial": partial,
-        });
-        let mut r = Renderer::new(self.ws(), enc);
-        r.preload(&t.path, &t.text);
-        match op {
-            Operation::Hover => {
-                let mut md = hover_text(&result);
-                // A hover quotes the file that declares the symbol: withheld when that file is
-                // reached through a symlink out of the root (`read` refuses it too).
-                let outside = if md.is_empty() {
-                    Vec::new()
-                } else {
-                    let at_pos = json!({"textDocument": {"uri": path_to_uri(&t.path)},
-                        "position": {"line": t.line0, "character": character}});
-                    self.declared_outside(&srv, at_pos).await
-                };
-                if !outside.is_empty() {
-                    md.clear();
-                    text.push(format!(
-                        "hover for `{}` at {at} withheld: it is declared in {}, outside the workspace root through a symlink (`read` refuses it too)",
-                        t.symbol,
-                        outside.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
-                    ));
-                } else if md.is_empty() {
-                    text.push(format!(
-                        "no hover information for `{}` at {at} ({})",
-                        t.symbol, srv.spec.id
-                    ));
-                } else {
-                    text.push(format!(
-                        "hover for `{}` at {at} ({}):",
-                        t.symbol, srv.spec.id
-                    ));
-                    text.push(md.clone());
-                }
-                structured["hover"] = json!(md);
-            }
-            Operation::CodeActions => {
-                let actions: Vec<Value> = result.as_array().cloned().unwrap_or_default();
-                let mut list = Vec::new();
-                for a in &actions {
-                    let title = a
-                        .get("title")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    let kind = a
-                        .get("kind")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    let preferred = a
-                        .get("isPreferred")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    list.push(json!({"title": title, "kind": kind, "preferred": preferred}));
-                }
-                // Quick fixes only: refactorings and source actions are listed by count (this
-                // tool shows actions; it cannot apply any of them).
-                let all = list.len();
-                list.retain(|a| {
-                    a["kind"]
-                        .as_str()
-                        .is_some_and(|k| k == "quickfix" || k.starts_with("quickfix."))
-                });
-                let others = all - list.len();
-                structured["other_actions"] = json!(others);
-                if list.is_empty() {
-                    text.push(format!(
-                        "no quick fixes for `{}` at {at} ({})",
-                        t.symbol, srv.spec.id
-                    ));
-                } else {
-                    text.push(format!(
-                        "quick fixes for `{}` at {at} ({}):",
-                        t.symbol, srv.spec.id
-                    ));
-                    for a in &list {
-                        let kind = a["kind"]
-                            .as_str()
-                            .filter(|k| !k.is_empty())
-                            .map(|k| format!(" [{k}]"))
-                            .unwrap_or_default();
-                        let pref = if a["preferred"].as_bool() == Some(true) {
-                            " (preferred)"
-                        } else {
-                            ""
-                        };
-                        text.push(format!(
-                            "- {}{kind}{pref}",
-                            a["title"].as_str().unwrap_or("")
-                        ));
-                    }
-                }
-                if others > 0 {
-                    text.push(format!(
-                        "({others} other action(s) — refactorings or source actions — not shown; apply a fix with `edit` or `apply_patch`)"
-                    ));
-                }
-                structured["actions"] = json!(list);
-            }
-            _ => {
-                let locs: Vec<Loc> = locations(&result)
-                    .into_iter()
-                    .map(|(p, l, c)| r.loc(&p, l, c))
-                    .collect();
-                let what = op.name().replace('_', " ");
-                let total = locs.len();
-                let shown: Vec<Loc> = if op == Operation::References {
-                    locs.into_iter().take(50).collect()
-                } else {
-                    locs
-                };
-                if shown.is_empty() {
-                    text.push(format!(
-                        "no {what} found for `{}` at {at} ({})",
-                        t.symbol, srv.spec.id
-                    ));
-                } else {
-                    let of = if op == Operation::References {
-                        "to"
-                    } else {
-                        "of"
-                    };
-                    text.push(format!(
-                        "{what} {of} `{}` at {at} ({}):",
-                        t.symbol, srv.spec.id
-                    ));
-                    text.extend(shown.iter().map(Loc::render));
-                    if total > shown.len() {
-                        text.push(format!("(showing {} of {total})", shown.len()));
-                    }
-                }
-                structured["locations"] = json!(shown);
-                structured["total"] = json!(total);
-            }
-        }
-        if let Some(n) = &t.note {
-            text.push(n.clone());
-        }
-        if !r.escaped.is_empty() {
-            text.push(escaped_note(&r.escaped));
-        }
-        if partial {
-            text.push(PARTIAL.to_string());
-        }
-        Ok(ToolOutput::text(text.join("\n")).with_structured(structured))
-    }
+use command::{Checked, Command};
 
-    /// The files out of the root (through a symlink) that declare the symbol at `at`.
-    async fn declared_outside(&self, srv: &Server, at: Value) -> Vec<String> {
-        if !srv.supports("definitionProvider", "textDocument/definition") {
-            return Vec::new();
+impl State {
+    /// Run one `lsp` call. `project_code`: the call declared that it runs the project's code
+    /// (its effects).
+    pub async fn run(&self, a: LspArgs, project_code: bool) -> Result<ToolOutput, LspError> {
+        match Command::parse(a)? {
+            Command::Status { file } => Ok(self.status(file.as_deref()).await),
+            Command::Reload { file } => self.reload(file.as_deref()).await,
+            Command::Diagnostics(Checked::Project) => {
+                Ok(checker::run_all(&self.sup, project_code).await)
+            }
+            Command::Diagnostics(Checked::File(f)) => self.diagnostics(&f).await,
+            Command::Symbols { file, query } => {
+                self.symbols(file.as_deref(), query.as_deref()).await
+            }
+            Command::Navigate(nav, at) => self.navigate(nav, &at).await,
+            Command::Hover(at) => self.hover(&at).await,
+            Command::CodeActions(at) => self.code_actions(&at).await,
         }
-        let Ok((v, _)) = self.ask(srv, "textDocument/definition", at).await else {
-            return Vec::new();
-        };
-        let mut out: Vec<String> = locations(&v)
-            .into_iter()
-            .filter(|(p, _, _)| escapes(self.ws(), p))
-            .map(|(p, _, _)| agent_tier::workspace::display_path(self.ws(), &p))
-            .collect();
-        out.dedup();
-        out
     }
 }
 

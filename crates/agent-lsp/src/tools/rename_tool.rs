@@ -1,5 +1,6 @@
 //! `lsp_rename`: planned from the disk, applied all-or-nothing, reported per file.
 
+use super::command::At;
 use super::rename_check::Check;
 use super::*;
 
@@ -23,14 +24,13 @@ impl State {
         if a.new_name.trim().is_empty() {
             return Err(arg_err("`new_name` is empty; give the new identifier"));
         }
-        let t = self.target(
-            "lsp_rename",
-            Some(&a.file),
-            Some(a.line),
-            Some(&a.symbol),
-            a.occurrence,
-            true,
-        )?;
+        let at = At {
+            file: a.file.clone(),
+            line: a.line,
+            symbol: a.symbol.clone(),
+            occurrence: a.occurrence,
+        };
+        let t = self.target("lsp_rename", &at, true)?;
         let (srv, _ready) = self.open(&t).await?;
         // The server plans from what it holds: every document it has open is brought up to the
         // disk first (a kernel cell, an editor or `git checkout` may have changed it).

@@ -1,30 +1,19 @@
 //! Where a call points (line + symbol resolved on the file) and how the server is asked:
 //! retried, settled, the document synced first.
 
+use super::command::At;
 use super::*;
 
 impl State {
-    pub(super) fn target(
-        &self,
-        op: &str,
-        file: Option<&str>,
-        line: Option<u32>,
-        symbol: Option<&str>,
-        occurrence: Option<u32>,
-        for_write: bool,
-    ) -> Result<Target, LspError> {
-        let file = file.ok_or_else(|| {
-            arg_err(format!(
-                "`file` is required for `{op}`; give a path relative to the workspace root"
-            ))
-        })?;
-        let line =
-            line.ok_or_else(|| arg_err(format!("`line` (1-based) is required for `{op}`")))?;
-        let symbol = symbol.filter(|s| !s.is_empty()).ok_or_else(|| {
-            arg_err(format!(
-                "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
-            ))
-        })?;
+    pub(super) fn target(&self, op: &str, at: &At, for_write: bool) -> Result<Target, LspError> {
+        let (file, line, occurrence) = (at.file.as_str(), at.line, at.occurrence);
+        let symbol = Some(at.symbol.as_str())
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| {
+                arg_err(format!(
+                    "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
+                ))
+            })?;
         let path = confine_existing(self.ws(), "file", file)?;
         let display = agent_tier::workspace::display_path(self.ws(), &path);
         let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {

@@ -1,0 +1,133 @@
+//! `lsp`'s flat, model-friendly arguments parsed once into a command holding exactly the fields
+//! its operation needs; every operation is one variant, dispatched by one exhaustive `match`.
+
+use super::*;
+
+/// Where a positional operation points: a file, a 1-based line, and a symbol on that line.
+#[derive(Debug, Clone)]
+pub(super) struct At {
+    pub file: String,
+    pub line: u32,
+    pub symbol: String,
+    pub occurrence: Option<u32>,
+}
+
+/// The navigation requests that answer with locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Nav {
+    Definition,
+    TypeDefinition,
+    Implementation,
+    References,
+}
+
+impl Nav {
+    pub fn op(self) -> Operation {
+        match self {
+            Nav::Definition => Operation::Definition,
+            Nav::TypeDefinition => Operation::TypeDefinition,
+            Nav::Implementation => Operation::Implementation,
+            Nav::References => Operation::References,
+        }
+    }
+
+    pub fn method(self) -> &'static str {
+        match self {
+            Nav::Definition => "textDocument/definition",
+            Nav::TypeDefinition => "textDocument/typeDefinition",
+            Nav::Implementation => "textDocument/implementation",
+            Nav::References => "textDocument/references",
+        }
+    }
+
+    pub fn capability(self) -> &'static str {
+        match self {
+            Nav::Definition => "definitionProvider",
+            Nav::TypeDefinition => "typeDefinitionProvider",
+            Nav::Implementation => "implementationProvider",
+            Nav::References => "referencesProvider",
+        }
+    }
+}
+
+/// What `diagnostics` checks.
+#[derive(Debug, Clone)]
+pub(super) enum Checked {
+    /// One file, through its language server.
+    File(String),
+    /// `"*"`: every project checker of every root.
+    Project,
+}
+
+/// One `lsp` call, parsed.
+#[derive(Debug, Clone)]
+pub(super) enum Command {
+    Diagnostics(Checked),
+    Navigate(Nav, At),
+    Hover(At),
+    CodeActions(At),
+    Symbols {
+        file: Option<String>,
+        query: Option<String>,
+    },
+    Status {
+        file: Option<String>,
+    },
+    Reload {
+        file: Option<String>,
+    },
+}
+
+impl Command {
+    /// Parse the flat arguments; a missing field is an error naming it and what to give.
+    pub fn parse(a: LspArgs) -> Result<Command, LspError> {
+        let op = a.operation;
+        let at = |a: LspArgs| -> Result<At, LspError> {
+            let file = a.file.ok_or_else(|| {
+                arg_err(format!(
+                    "`file` is required for `{}`; give a path relative to the workspace root",
+                    op.name()
+                ))
+            })?;
+            let line = a.line.ok_or_else(|| {
+                arg_err(format!("`line` (1-based) is required for `{}`", op.name()))
+            })?;
+            // An empty symbol is refused where every target is resolved (`State::target`).
+            let symbol = a.symbol.ok_or_else(|| {
+                arg_err(format!(
+                    "`symbol` is required for `{}`: give a substring of line {line} that names the symbol (positions are never columns)",
+                    op.name()
+                ))
+            })?;
+            Ok(At {
+                file,
+                line,
+                symbol,
+                occurrence: a.occurrence,
+            })
+        };
+        Ok(match op {
+            Operation::Diagnostics => Command::Diagnostics(match a.file.as_deref() {
+                Some("*") => Checked::Project,
+                Some(f) => Checked::File(f.to_string()),
+                None => {
+                    return Err(arg_err(
+                        "`file` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
+                    ));
+                }
+            }),
+            Operation::Definition => Command::Navigate(Nav::Definition, at(a)?),
+            Operation::TypeDefinition => Command::Navigate(Nav::TypeDefinition, at(a)?),
+            Operation::Implementation => Command::Navigate(Nav::Implementation, at(a)?),
+            Operation::References => Command::Navigate(Nav::References, at(a)?),
+            Operation::Hover => Command::Hover(at(a)?),
+            Operation::CodeActions => Command::CodeActions(at(a)?),
+            Operation::Symbols => Command::Symbols {
+                file: a.file,
+                query: a.query,
+            },
+            Operation::Status => Command::Status { file: a.file },
+            Operation::Reload => Command::Reload { file: a.file },
+        })
+    }
+}

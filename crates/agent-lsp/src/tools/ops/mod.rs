@@ -1,0 +1,108 @@
+//! The positional operations of `lsp`, one module each; what they share is here: resolving the
+//! target and opening it ([`Located`]), and the notes every answer ends with.
+
+use super::command::At;
+use super::*;
+
+mod code_actions;
+mod hover;
+mod nav;
+
+/// A positional call's target, resolved on the file and synced to its server.
+pub(super) struct Located {
+    pub t: Target,
+    pub srv: Arc<Server>,
+    /// Whether the server had finished loading.
+    pub ready: bool,
+    /// The symbol's start and end column, in the server's units.
+    pub character: u32,
+    pub end: u32,
+    pub position: Value,
+    pub td: Value,
+    /// `file:line:column` as shown to the model (1-based, columns in characters).
+    pub at: String,
+}
+
+impl State {
+    pub(super) async fn locate(&self, op: Operation, at: &At) -> Result<Located, LspError> {
+        let t = self.target(op.name(), at, false)?;
+        let (srv, ready) = self.open(&t).await?;
+        let enc = srv.encoding();
+        let character = units_of_byte(&t.line_text, t.byte, enc);
+        let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
+        let position = json!({"line": t.line0, "character": character});
+        let td = json!({"uri": path_to_uri(&t.path)});
+        let shown_at = format!(
+            "{}:{}:{}",
+            t.display,
+            t.line0 + 1,
+            t.line_text[..t.byte].chars().count() + 1
+        );
+        Ok(Located {
+            t,
+            srv,
+            ready,
+            character,
+            end,
+            position,
+            td,
+            at: shown_at,
+        })
+    }
+
+    /// Refuse an operation the server does not offer.
+    pub(super) fn offered(
+        &self,
+        l: &Located,
+        op: Operation,
+        cap: &str,
+        method: &str,
+    ) -> Result<(), LspError> {
+        if l.srv.supports(cap, method) {
+            return Ok(());
+        }
+        Err(arg_err(format!(
+            "{} does not offer `{}`; use another operation (definition, hover, references), or make another server serve this language with `languages` in the lsp config",
+            l.srv.spec.id,
+            op.name()
+        )))
+    }
+
+    /// The answer's structured head, and its renderer with the target file loaded.
+    pub(super) fn answer_head(
+        &self,
+        l: &Located,
+        op: Operation,
+        partial: bool,
+    ) -> (Value, Renderer<'_>) {
+        let structured = json!({
+            "operation": op.name(), "server": l.srv.spec.id, "file": l.t.display,
+            "line": l.t.line0 + 1, "symbol": l.t.symbol, "partial": partial,
+        });
+        let mut r = Renderer::new(self.ws(), l.srv.encoding());
+        r.preload(&l.t.path, &l.t.text);
+        (structured, r)
+    }
+
+    /// The notes every positional answer ends with: how the symbol was taken, locations
+    /// withheld because they lead out of the root, and partial answers.
+    pub(super) fn finish(
+        &self,
+        l: &Located,
+        mut text: Vec<String>,
+        structured: Value,
+        r: &Renderer,
+        partial: bool,
+    ) -> ToolOutput {
+        if let Some(n) = &l.t.note {
+            text.push(n.clone());
+        }
+        if !r.escaped.is_empty() {
+            text.push(escaped_note(&r.escaped));
+        }
+        if partial {
+            text.push(PARTIAL.to_string());
+        }
+        ToolOutput::text(text.join("\n")).with_structured(structured)
+    }
+}

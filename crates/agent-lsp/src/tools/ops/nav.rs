@@ -1,0 +1,65 @@
+//! definition, type_definition, implementation, references: locations, each with its line.
+
+use super::super::command::{At, Nav};
+use super::*;
+
+impl State {
+    pub(in crate::tools) async fn navigate(
+        &self,
+        nav: Nav,
+        at: &At,
+    ) -> Result<ToolOutput, LspError> {
+        let op = nav.op();
+        let l = self.locate(op, at).await?;
+        let method = nav.method();
+        let params = match nav {
+            Nav::References => json!({"textDocument": l.td, "position": l.position,
+                                      "context": {"includeDeclaration": true}}),
+            Nav::Definition | Nav::TypeDefinition | Nav::Implementation => {
+                json!({"textDocument": l.td, "position": l.position})
+            }
+        };
+        self.offered(&l, op, nav.capability(), method)?;
+        let (result, partial) = match nav {
+            // Servers that analyse in the background (pyright) answer a cold `references` with
+            // what they have indexed so far, without saying so: ask until two answers agree.
+            Nav::References | Nav::Implementation => {
+                self.ask_settled(&l.srv, method, params).await?
+            }
+            Nav::Definition | Nav::TypeDefinition => self.ask(&l.srv, method, params).await?,
+        };
+        let partial = partial || !l.ready;
+        let (mut structured, mut r) = self.answer_head(&l, op, partial);
+        let locs: Vec<Loc> = locations(&result)
+            .into_iter()
+            .map(|(p, line, c)| r.loc(&p, line, c))
+            .collect();
+        let what = op.name().replace('_', " ");
+        let total = locs.len();
+        let shown: Vec<Loc> = if nav == Nav::References {
+            locs.into_iter().take(50).collect()
+        } else {
+            locs
+        };
+        let mut text = Vec::new();
+        if shown.is_empty() {
+            text.push(format!(
+                "no {what} found for `{}` at {} ({})",
+                l.t.symbol, l.at, l.srv.spec.id
+            ));
+        } else {
+            let of = if nav == Nav::References { "to" } else { "of" };
+            text.push(format!(
+                "{what} {of} `{}` at {} ({}):",
+                l.t.symbol, l.at, l.srv.spec.id
+            ));
+            text.extend(shown.iter().map(Loc::render));
+            if total > shown.len() {
+                text.push(format!("(showing {} of {total})", shown.len()));
+            }
+        }
+        structured["locations"] = json!(shown);
+        structured["total"] = json!(total);
+        Ok(self.finish(&l, text, structured, &r, partial))
+    }
+}
