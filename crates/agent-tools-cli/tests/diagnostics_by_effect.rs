@@ -2,6 +2,8 @@
 //! `ast_edit` proposal) reports the problem it introduced, through the composed host, against
 //! real pyright.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::Client;
