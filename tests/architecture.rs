@@ -18,6 +18,8 @@ const FAMILIES: &[&str] = &[
 ];
 /// The floors a family may depend on: the registry floor, the process layer and the wire layer.
 const FLOORS: &[&str] = &["agent-tier", "agent-proc", "agent-rpc"];
+/// The dev-only test kit: allowed as a dev-dependency, nowhere else.
+const TESTKIT: &str = "agent-testkit";
 /// Crates that speak a protocol or parse code; the floor knows none of them.
 const PROTOCOL_CRATES: &[&str] = &["lsp-types", "lsp-server", "tree-sitter", "ast-grep-core"];
 
@@ -88,7 +90,7 @@ fn no_family_crate_depends_on_another() {
     let meta = metadata();
     for fam in FAMILIES {
         for (dep, kind) in deps(package(&meta, fam)) {
-            if dep.starts_with("agent-") {
+            if dep.starts_with("agent-") && !(dep == TESTKIT && kind == "dev") {
                 assert!(
                     FLOORS.contains(&dep.as_str()),
                     "{fam} depends on {dep} ({kind})"
@@ -96,6 +98,35 @@ fn no_family_crate_depends_on_another() {
             }
         }
     }
+}
+
+#[test]
+fn the_test_kit_is_a_dev_dependency_only() {
+    let meta = metadata();
+    let mut users = 0;
+    for pkg in meta["packages"].as_array().unwrap() {
+        let name = pkg["name"].as_str().unwrap();
+        for (dep, kind) in deps(pkg) {
+            if dep == TESTKIT {
+                assert_eq!(kind, "dev", "{name} depends on the test kit as {kind}");
+                users += 1;
+            }
+        }
+    }
+    assert!(users > 0, "no crate uses the test kit");
+    // It sits on the floor only, and is never published.
+    let kit = package(&meta, TESTKIT);
+    for (dep, _) in deps(kit) {
+        assert!(
+            !dep.starts_with("agent-") || dep == "agent-tier",
+            "the test kit depends on {dep}"
+        );
+    }
+    assert_eq!(
+        kit["publish"],
+        serde_json::json!([]),
+        "the test kit must not be published"
+    );
 }
 
 #[test]
@@ -314,7 +345,7 @@ fn spawns(code: &str) -> Vec<&'static str> {
 }
 
 /// agent-proc is the only code that starts a process: no other crate's library or binary source
-/// (unit tests, tests/, examples and xtask aside) names `std::process::Command`,
+/// (unit tests, tests/, examples, the dev-only test kit and xtask aside) names `std::process::Command`,
 /// `tokio::process::Command`, `CommandExt`, `fork` or `exec`. This covers the floor too:
 /// agent-tier spawns nothing.
 #[test]
@@ -327,6 +358,8 @@ fn only_the_process_layer_spawns() {
         .filter(|p| p["manifest_path"].as_str().unwrap().contains("/crates/"))
         .map(|p| p["name"].as_str().unwrap())
         .filter(|n| *n != "agent-proc")
+        // The test kit is test code (a dev-dependency only): it starts the binary under test.
+        .filter(|n| *n != TESTKIT)
         .collect();
     assert!(
         crates.contains(&"agent-tier") && crates.len() >= 10,

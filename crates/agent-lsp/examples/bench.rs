@@ -13,9 +13,7 @@
 //! Needs the servers on PATH (as `cargo xtask test` sets it up).
 #![allow(clippy::unwrap_used)] // a benchmark: a failed unwrap is a failed run
 
-use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{CallContext, RunInfo, Surface, Tier, Tool, ToolOutput};
-use serde::Deserialize;
+use agent_tier::{RunInfo, Surface};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -224,50 +222,7 @@ fn uri(p: &Path) -> String {
 
 // ---- our side --------------------------------------------------------------------------------
 
-struct FakeWrite;
-
-#[derive(Deserialize, JsonSchema)]
-struct WriteArgs {
-    /// Path.
-    path: String,
-    /// Content.
-    content: String,
-}
-
-impl Tool for FakeWrite {
-    type Args = WriteArgs;
-    fn name(&self) -> &str {
-        "write"
-    }
-    fn tier(&self) -> Tier {
-        Tier::Write
-    }
-    fn description(&self) -> String {
-        "bench write".into()
-    }
-    async fn call(
-        &self,
-        a: WriteArgs,
-        cx: CallContext,
-    ) -> Result<ToolOutput, agent_tier::BoxError> {
-        let p = cx.run().root.join(&a.path);
-        let before = std::fs::read(&p).ok();
-        std::fs::write(&p, &a.content)?;
-        Ok(ToolOutput::text("ok").with_previous(a.path, before))
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
+// The host's own `write` and the fixture copy come from the test kit.
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -282,7 +237,7 @@ async fn bench(server: &str) {
     let fx = fixture_for(server);
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
-    copy_dir(
+    agent_testkit::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(fx.dir),
@@ -313,7 +268,7 @@ async fn bench(server: &str) {
         root: root.clone(),
         ..Default::default()
     });
-    reg.register(FakeWrite);
+    reg.register(agent_testkit::FakeWrite);
     let mut cfg = agent_lsp::LspConfig {
         skip_config_files: true,
         ..Default::default()

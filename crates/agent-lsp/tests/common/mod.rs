@@ -3,38 +3,17 @@
 #![allow(dead_code)]
 
 use agent_lsp::{ConfigFile, LspConfig, ServerPatch};
-use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{CallContext, RunInfo, Surface, Tier, Tool, ToolOutput};
-use serde::Deserialize;
+use agent_tier::{RunInfo, Surface, ToolOutput};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// Fail (never skip) when a real program is missing.
+/// Fail (never skip) when a real program is missing (the test kit's rule).
 pub fn require(prog: &str) {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
-        .unwrap_or(false);
-    assert!(
-        found,
-        "`{prog}` is not on PATH; run `cargo xtask setup` (and run tests through `cargo xtask test`, which puts .tools/venv/bin and .tools/node/node_modules/.bin on PATH)"
-    );
+    agent_testkit::require(prog);
 }
 
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 /// A config that reads no files and serves `language` with `server` only.
@@ -64,46 +43,6 @@ pub fn empty_file() -> ConfigFile {
     ConfigFile::default()
 }
 
-/// The fake host `write {path, content}`: writes and reports `changed_files`.
-struct FakeWrite;
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct WriteArgs {
-    /// Path relative to the root.
-    path: String,
-    /// New content.
-    content: String,
-}
-
-impl Tool for FakeWrite {
-    type Args = WriteArgs;
-    fn name(&self) -> &str {
-        "write"
-    }
-    fn tier(&self) -> Tier {
-        Tier::Write
-    }
-    fn description(&self) -> String {
-        "test write".into()
-    }
-    async fn call(
-        &self,
-        args: WriteArgs,
-        cx: CallContext,
-    ) -> Result<ToolOutput, agent_tier::BoxError> {
-        let p = cx.run().root.join(&args.path);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d)?;
-        }
-        let before = std::fs::read(&p).ok();
-        std::fs::write(&p, &args.content)?;
-        Ok(ToolOutput::text(format!("wrote {}", args.path))
-            .with_structured(json!({"changed_files": [args.path.clone()]}))
-            .with_previous(args.path, before))
-    }
-}
-
 pub struct Fx {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
@@ -118,13 +57,13 @@ pub fn fixture(dir: &str, cfg: LspConfig) -> Fx {
         .unwrap();
     let root = tmp.path().canonicalize().unwrap();
     if !dir.is_empty() {
-        copy_dir(&fixtures().join(dir), &root);
+        agent_testkit::copy_dir(&fixtures().join(dir), &root);
     }
     let reg = agent_tier::Registry::new(RunInfo {
         root: root.clone(),
         ..Default::default()
     });
-    reg.register(FakeWrite);
+    reg.register(agent_testkit::FakeWrite);
     agent_lsp::attach(&reg, cfg);
     Fx {
         _dir: tmp,
