@@ -407,3 +407,73 @@ fn the_spawn_check_sees_every_spelling() {
         assert_eq!(!spawns(code).is_empty(), bad, "{code}");
     }
 }
+
+/// Invariant 8: a tool is registered by the code that attaches its resource. Every
+/// `.register(` in a family's library sits inside a function named `attach…`, the one entry
+/// point that also creates the resource the tool is bound to, so the registry never lists a tool
+/// whose resource is missing.
+#[test]
+fn tools_are_registered_only_where_their_resource_is_attached() {
+    let mut found = 0;
+    for fam in FAMILIES {
+        for (path, src) in crate_sources(fam) {
+            let mut current_fn = String::new();
+            for line in src.lines() {
+                let t = line.trim_start();
+                // The function a line belongs to: the last `fn` opened at the item level.
+                if !line.starts_with(' ')
+                    && let Some(rest) = t
+                        .strip_prefix("pub fn ")
+                        .or_else(|| t.strip_prefix("pub(crate) fn "))
+                        .or_else(|| t.strip_prefix("fn "))
+                {
+                    current_fn = rest.split(['(', '<']).next().unwrap_or("").to_string();
+                }
+                if t.contains(".register(") && !t.starts_with("//") {
+                    found += 1;
+                    assert!(
+                        current_fn.starts_with("attach"),
+                        "{}: a tool is registered in `{current_fn}`, not in the family's attach: `{t}`",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(found >= FAMILIES.len(), "found only {found} registrations");
+}
+
+/// Invariant 5: protocol types stay inside the crate that speaks them. The crates that define a
+/// protocol's or a parser's types are dependencies of that one crate only: MCP (`rmcp`) of the
+/// host, the parsers (`tree-sitter*`, `ast-grep-core`) of agent-astgrep. LSP and DAP have no
+/// type crates here (each family's own client reads JSON); the rendering rule — results are
+/// text plus the fields a model needs — is held by each family's snapshots of its results.
+#[test]
+fn protocol_crates_stay_in_the_crate_that_speaks_them() {
+    let meta = metadata();
+    let owner = |dep: &str| -> Option<&str> {
+        if dep == "rmcp" {
+            Some("agent-tools-cli")
+        } else if dep.starts_with("tree-sitter") || dep.starts_with("ast-grep") {
+            Some("agent-astgrep")
+        } else if PROTOCOL_CRATES.contains(&dep) {
+            Some("nobody")
+        } else {
+            None
+        }
+    };
+    let mut seen = 0;
+    for pkg in meta["packages"].as_array().unwrap() {
+        let name = pkg["name"].as_str().unwrap();
+        for (dep, kind) in deps(pkg) {
+            if kind == "dev" {
+                continue;
+            }
+            if let Some(o) = owner(&dep) {
+                seen += 1;
+                assert_eq!(o, name, "{name} depends on {dep}, which only {o} may use");
+            }
+        }
+    }
+    assert!(seen >= 3, "the protocol crates were not found ({seen})");
+}
