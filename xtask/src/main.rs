@@ -9,9 +9,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+mod bench_http;
 mod bench_kernel;
 
-const APT_PACKAGES: &[&str] = &["clangd-19", "lldb-19", "golang-go", "gopls", "delve"];
+// bubblewrap: the sandbox standing in for a container in tests/sandbox_bwrap.rs
+const APT_PACKAGES: &[&str] = &[
+    "clangd-19",
+    "lldb-19",
+    "golang-go",
+    "gopls",
+    "delve",
+    "bubblewrap",
+];
 /// (binary that proves the package is there, package)
 const APT_PROBES: &[(&str, &str)] = &[
     ("clangd-19", "clangd-19"),
@@ -19,6 +28,7 @@ const APT_PROBES: &[(&str, &str)] = &[
     ("go", "golang-go"),
     ("gopls", "gopls"),
     ("dlv", "delve"),
+    ("bwrap", "bubblewrap"),
 ];
 /// The crates published on their own (`cargo package --list` must succeed for each).
 const PUBLISHED: &[&str] = &[
@@ -499,7 +509,6 @@ fn bench_host(root: &Path) -> Result<()> {
             serde_json::json!({"name": "read", "arguments": {"path": "hello.txt"}}),
         )?);
     }
-    times.sort_by(f64::total_cmp);
     drop(stdin);
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
@@ -509,11 +518,10 @@ fn bench_host(root: &Path) -> Result<()> {
         rss as f64 / 1024.0
     );
     println!(
-        "tools/call `read` round trip over stdio, 500 calls: median {:.0} us, p90 {:.0} us, p99 {:.0} us",
-        times[times.len() / 2],
-        times[times.len() * 9 / 10],
-        times[times.len() * 99 / 100]
+        "tools/call `read` round trip over stdio, 500 calls: {}",
+        bench_http::percentiles(&mut times)
     );
+    bench_http::run(&bin, rss_kib)?;
     bench_kernel::run(&bin, rss_kib)?;
     Ok(())
 }
