@@ -26,20 +26,23 @@
 //!   repeated metavariable must capture the same tokens (spacing and comments aside).
 //! - `engine`: the walk (parallel, `.gitignore`-aware, binary/large files skipped and counted,
 //!   literal prefilter, time limit), matching and rewriting, in path-then-position order.
-//! - this file: the three tools, their rendering, and the run's staged edits.
+//! - `resolve`: the `resolve` tool, which writes or drops a staged edit.
+//! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
 
 mod engine;
 mod error;
 mod grep;
 mod lang;
 mod pattern;
+mod resolve;
 mod scopes;
 
 pub use error::AstGrepError;
 pub use lang::Lang;
+pub use resolve::{ResolveAction, ResolveArgs};
 
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::workspace::{FileChange, FsError, apply_all};
+use agent_tier::workspace::FileChange;
 use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
 use ast_grep_core::replacer::TemplateFix;
 use engine::Budget;
@@ -89,7 +92,7 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
     });
     registry.register(AstGrepTool(shared.clone()));
     registry.register(AstEditTool(shared.clone()));
-    registry.register(ResolveTool(shared));
+    registry.register(resolve::ResolveTool(shared));
 }
 
 pub(crate) struct Shared {
@@ -166,27 +169,6 @@ pub struct AstEditArgs {
     /// directory, the one language present whose grammar accepts the pattern (several: pass it).
     #[serde(default)]
     pub language: Option<String>,
-}
-
-/// What `resolve` does with a staged edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ResolveAction {
-    /// Write every file of the staged edit (all or nothing).
-    Accept,
-    /// Drop the staged edit; nothing is written.
-    Discard,
-}
-
-/// Arguments of `resolve`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ResolveArgs {
-    /// The id from an `ast_edit` proposal, e.g. `edit_1`.
-    pub edit_id: String,
-    /// `accept` writes the staged change (rejected whole if any file changed since staging);
-    /// `discard` drops it.
-    pub action: ResolveAction,
 }
 
 /// Sets the flag when dropped: the caller stopped waiting, so the walk should stop too.
@@ -524,116 +506,4 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
         "stats": stats,
     });
     Ok(ToolOutput::text(text).with_structured(structured))
-}
-
-struct ResolveTool(Arc<Shared>);
-
-impl Tool for ResolveTool {
-    type Args = ResolveArgs;
-
-    fn name(&self) -> &str {
-        "resolve"
-    }
-
-    fn tier(&self) -> Tier {
-        Tier::Write
-    }
-
-    fn description(&self) -> String {
-        "Commit or discard a change staged by ast_edit. `accept` first compares every file with \
-         the content captured at staging: any difference rejects the whole change and writes \
-         nothing. Files are written atomically; if one write fails the others are restored, so \
-         the tree ends fully old or fully new. `discard` drops the staged change."
-            .to_string()
-    }
-
-    fn resource_key(&self) -> String {
-        "astgrep.edits".to_string()
-    }
-
-    async fn call(&self, args: ResolveArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let shared = self.0.clone();
-        let out = blocking(&self.0.config, move |_| resolve(&shared, args)).await?;
-        Ok(out)
-    }
-}
-
-fn pending_ids(edits: &Edits) -> String {
-    let pending: Vec<String> = edits
-        .slots
-        .iter()
-        .filter(|(_, s)| matches!(s, Slot::Pending(_)))
-        .map(|(n, _)| format!("edit_{n}"))
-        .collect();
-    if pending.is_empty() {
-        "no edit is staged in this run; call ast_edit first".to_string()
-    } else {
-        format!("staged edits: {}", pending.join(", "))
-    }
-}
-
-fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
-    let given = args.edit_id.trim().to_string();
-    let mut edits = shared.edits();
-    let number = given
-        .strip_prefix("edit_")
-        .and_then(|n| n.parse::<u64>().ok());
-    let Some((n, slot)) = number.and_then(|n| edits.slots.get(&n).map(|s| (n, s))) else {
-        return Err(AstGrepError::UnknownEdit {
-            known: pending_ids(&edits),
-            given,
-        });
-    };
-    let staged = match slot {
-        Slot::Accepted => {
-            return Err(AstGrepError::AlreadyResolved {
-                id: given,
-                how: "accepted",
-            });
-        }
-        Slot::Discarded => {
-            return Err(AstGrepError::AlreadyResolved {
-                id: given,
-                how: "discarded",
-            });
-        }
-        Slot::Pending(staged) => staged,
-    };
-    match args.action {
-        ResolveAction::Discard => {
-            let files = staged.files.len();
-            edits.slots.insert(n, Slot::Discarded);
-            Ok(ToolOutput::text(format!(
-                "discarded {given}: nothing was written ({} staged)",
-                plural(files, "file was", "files were")
-            ))
-            .with_structured(json!({"edit_id": given, "action": "discard", "changed_files": []})))
-        }
-        ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
-            Ok(()) => {
-                let files = staged.files.clone();
-                let replacements = staged.replacements;
-                let out = ToolOutput::text(format!(
-                    "accepted {given}: wrote {} in {}: {}",
-                    plural(replacements, "replacement", "replacements"),
-                    plural(files.len(), "file", "files"),
-                    files.join(", ")
-                ))
-                .with_structured(
-                    json!({"edit_id": given, "action": "accept", "changed_files": files}),
-                )
-                .with_file_changes(&shared.root, &staged.changes);
-                edits.slots.insert(n, Slot::Accepted);
-                Ok(out)
-            }
-            Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
-                id: given,
-                files: format!("`{path}`"),
-            }),
-            Err(e) => Err(AstGrepError::WriteFailed {
-                id: given,
-                detail: e.to_string(),
-            }),
-        },
-    }
 }

@@ -1,0 +1,142 @@
+//! `resolve`: accept or discard an edit that `ast_edit` staged.
+
+use crate::{AstGrepError, Edits, Shared, Slot, blocking, plural};
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::workspace::{FsError, apply_all};
+use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::Arc;
+
+/// What `resolve` does with a staged edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResolveAction {
+    /// Write every file of the staged edit (all or nothing).
+    Accept,
+    /// Drop the staged edit; nothing is written.
+    Discard,
+}
+
+/// Arguments of `resolve`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveArgs {
+    /// The id from an `ast_edit` proposal, e.g. `edit_1`.
+    pub edit_id: String,
+    /// `accept` writes the staged change (rejected whole if any file changed since staging);
+    /// `discard` drops it.
+    pub action: ResolveAction,
+}
+
+pub(crate) struct ResolveTool(pub(crate) Arc<Shared>);
+
+impl Tool for ResolveTool {
+    type Args = ResolveArgs;
+
+    fn name(&self) -> &str {
+        "resolve"
+    }
+
+    fn tier(&self) -> Tier {
+        Tier::Write
+    }
+
+    fn description(&self) -> String {
+        "Commit or discard a change staged by ast_edit. `accept` first compares every file with \
+         the content captured at staging: any difference rejects the whole change and writes \
+         nothing. Files are written atomically; if one write fails the others are restored, so \
+         the tree ends fully old or fully new. `discard` drops the staged change."
+            .to_string()
+    }
+
+    fn resource_key(&self) -> String {
+        "astgrep.edits".to_string()
+    }
+
+    async fn call(&self, args: ResolveArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let shared = self.0.clone();
+        let out = blocking(&self.0.config, move |_| resolve(&shared, args)).await?;
+        Ok(out)
+    }
+}
+
+fn pending_ids(edits: &Edits) -> String {
+    let pending: Vec<String> = edits
+        .slots
+        .iter()
+        .filter(|(_, s)| matches!(s, Slot::Pending(_)))
+        .map(|(n, _)| format!("edit_{n}"))
+        .collect();
+    if pending.is_empty() {
+        "no edit is staged in this run; call ast_edit first".to_string()
+    } else {
+        format!("staged edits: {}", pending.join(", "))
+    }
+}
+
+fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
+    let given = args.edit_id.trim().to_string();
+    let mut edits = shared.edits();
+    let number = given
+        .strip_prefix("edit_")
+        .and_then(|n| n.parse::<u64>().ok());
+    let Some((n, slot)) = number.and_then(|n| edits.slots.get(&n).map(|s| (n, s))) else {
+        return Err(AstGrepError::UnknownEdit {
+            known: pending_ids(&edits),
+            given,
+        });
+    };
+    let staged = match slot {
+        Slot::Accepted => {
+            return Err(AstGrepError::AlreadyResolved {
+                id: given,
+                how: "accepted",
+            });
+        }
+        Slot::Discarded => {
+            return Err(AstGrepError::AlreadyResolved {
+                id: given,
+                how: "discarded",
+            });
+        }
+        Slot::Pending(staged) => staged,
+    };
+    match args.action {
+        ResolveAction::Discard => {
+            let files = staged.files.len();
+            edits.slots.insert(n, Slot::Discarded);
+            Ok(ToolOutput::text(format!(
+                "discarded {given}: nothing was written ({} staged)",
+                plural(files, "file was", "files were")
+            ))
+            .with_structured(json!({"edit_id": given, "action": "discard", "changed_files": []})))
+        }
+        ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
+            Ok(()) => {
+                let files = staged.files.clone();
+                let replacements = staged.replacements;
+                let out = ToolOutput::text(format!(
+                    "accepted {given}: wrote {} in {}: {}",
+                    plural(replacements, "replacement", "replacements"),
+                    plural(files.len(), "file", "files"),
+                    files.join(", ")
+                ))
+                .with_structured(
+                    json!({"edit_id": given, "action": "accept", "changed_files": files}),
+                )
+                .with_file_changes(&shared.root, &staged.changes);
+                edits.slots.insert(n, Slot::Accepted);
+                Ok(out)
+            }
+            Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
+                id: given,
+                files: format!("`{path}`"),
+            }),
+            Err(e) => Err(AstGrepError::WriteFailed {
+                id: given,
+                detail: e.to_string(),
+            }),
+        },
+    }
+}
