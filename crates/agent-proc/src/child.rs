@@ -16,6 +16,19 @@ use tokio::sync::watch;
 
 type OnStderr = Box<dyn FnMut(&[u8]) + Send + 'static>;
 
+tokio::task_local! {
+    static PURPOSE: String;
+}
+
+/// Run `f` with `purpose` as the purpose of every child it spawns without one of its own
+/// ([`Command::purpose`]): the label the log gives the child (`language server pyright for /w`).
+pub async fn with_purpose<F: Future>(purpose: impl Into<String>, f: F) -> F::Output {
+    PURPOSE.scope(purpose.into(), f).await
+}
+
+/// Whether the run is ending ([`shutdown`] was called): exits from then on are expected.
+static RUN_ENDING: AtomicBool = AtomicBool::new(false);
+
 /// A child to start: program, arguments, working directory, extra environment, which pipes.
 /// stdout is piped and stdin is null unless asked otherwise; stderr always goes to a bounded
 /// [`Tail`] (and, when given, to an [`on_stderr`](Command::on_stderr) callback).
@@ -29,6 +42,8 @@ pub struct Command {
     stdout: bool,
     tail_cap: usize,
     on_stderr: Option<OnStderr>,
+    purpose: Option<String>,
+    oneshot: bool,
 }
 
 impl std::fmt::Debug for Command {
@@ -50,7 +65,16 @@ impl Command {
             stdout: true,
             tail_cap: 16 * 1024,
             on_stderr: None,
+            purpose: None,
+            oneshot: false,
         }
+    }
+
+    /// What the child is for, in words, for the log (default: the purpose set by
+    /// [`with_purpose`] around the spawn, else the program's name).
+    pub fn purpose(mut self, purpose: impl Into<String>) -> Self {
+        self.purpose = Some(purpose.into());
+        self
     }
 
     /// Add one argument.
@@ -118,6 +142,18 @@ impl Command {
     pub async fn spawn(mut self) -> io::Result<Child> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let command = self.display();
+        let purpose = self
+            .purpose
+            .take()
+            .or_else(|| PURPOSE.try_with(Clone::clone).ok())
+            .unwrap_or_else(|| {
+                std::path::Path::new(&self.program)
+                    .file_name()
+                    .unwrap_or(&self.program)
+                    .to_string_lossy()
+                    .into_owned()
+            });
         let (program, mut args) = self.launcher.argv(&self.program);
         args.append(&mut self.args);
         let mut cmd = tokio::process::Command::new(program);
@@ -141,10 +177,21 @@ impl Command {
             cmd.current_dir(dir);
         }
         die_with_parent(&mut cmd);
-        let mut child = spawner::spawn(cmd).await?;
+        let mut child = match spawner::spawn(cmd).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(target: "agent_proc", %purpose, %command, error = %e, "could not start a child");
+                return Err(e);
+            }
+        };
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("the child exited before its pid was read"))?;
+        if self.oneshot {
+            tracing::debug!(target: "agent_proc", %purpose, pid, %command, "started a child (run to completion)");
+        } else {
+            tracing::info!(target: "agent_proc", %purpose, pid, %command, "started a child");
+        }
         let tail = Tail::new(self.tail_cap);
         let (done_tx, stderr_done) = watch::channel(false);
         if let Some(mut err) = child.stderr.take() {
@@ -169,6 +216,9 @@ impl Command {
         Ok(Child {
             pid,
             n,
+            purpose,
+            oneshot: self.oneshot,
+            ending: AtomicBool::new(false),
             stdin: Mutex::new(child.stdin.take()),
             stdout: Mutex::new(child.stdout.take()),
             inner: tokio::sync::Mutex::new(child),
@@ -181,7 +231,8 @@ impl Command {
 
     /// Run to completion within `timeout` (killed, with everything it started, when it takes
     /// longer); stdout is collected up to 32 MiB.
-    pub async fn output(self, timeout: Duration) -> Result<Output, RunError> {
+    pub async fn output(mut self, timeout: Duration) -> Result<Output, RunError> {
+        self.oneshot = true;
         let child = self.spawn().await.map_err(RunError::Spawn)?;
         let out = child.take_stdout();
         let reader = tokio::spawn(async move {
@@ -212,6 +263,13 @@ impl Command {
             Ok(Err(e)) => Err(RunError::Wait(e)),
             Err(_) => {
                 reader.abort();
+                tracing::warn!(
+                    target: "agent_proc",
+                    purpose = %child.purpose,
+                    pid = child.pid,
+                    timeout_ms = timeout.as_millis() as u64,
+                    "a child ran past its timeout and was killed"
+                );
                 Err(RunError::TimedOut(timeout, child.stderr().text()))
             }
         }
@@ -294,6 +352,12 @@ fn killpg(pid: u32, sig: i32) {
 pub struct Child {
     pid: u32,
     n: u64,
+    /// What it is for (the log's label).
+    purpose: String,
+    /// Run to completion ([`Command::output`]): however it exits is its answer, not a crash.
+    oneshot: bool,
+    /// We asked it to end ([`Child::terminate`], [`Child::kill`]): its exit is expected.
+    ending: AtomicBool,
     inner: tokio::sync::Mutex<tokio::process::Child>,
     status: OnceLock<ExitStatus>,
     reaped: Arc<AtomicBool>,
@@ -356,10 +420,38 @@ impl Child {
             return Ok(s);
         }
         let mut inner = self.inner.lock().await;
+        if let Some(s) = self.status() {
+            return Ok(s);
+        }
         let s = inner.wait().await?;
         let _ = self.status.set(s);
         self.reaped.store(true, Ordering::SeqCst);
+        self.log_exit(s);
         Ok(s)
+    }
+
+    /// One line per reaped child: a warning when it ended on its own with a failure (a crash),
+    /// with the size of the stderr tail that says why; otherwise at `info` (`debug` for a
+    /// run-to-completion command).
+    fn log_exit(&self, s: ExitStatus) {
+        let status = crate::describe_exit(s);
+        let expected = self.ending.load(Ordering::SeqCst) || RUN_ENDING.load(Ordering::SeqCst);
+        let (purpose, pid) = (&self.purpose, self.pid);
+        if self.oneshot {
+            tracing::debug!(target: "agent_proc", %purpose, pid, %status, "a child finished");
+        } else if expected || s.success() {
+            tracing::info!(target: "agent_proc", %purpose, pid, %status, "a child exited");
+        } else {
+            let stderr_tail_bytes = self.tail.len();
+            tracing::warn!(
+                target: "agent_proc",
+                %purpose,
+                pid,
+                %status,
+                stderr_tail_bytes,
+                "a child exited unexpectedly ({purpose}: {status})"
+            );
+        }
     }
 
     /// Wait at most `timeout` for it to exit.
@@ -374,12 +466,19 @@ impl Child {
     /// again; never signals a pid that is not this child's.
     pub fn kill(&self) {
         let reaped = self.reaped.load(Ordering::SeqCst);
+        let was_ending = self.ending.swap(true, Ordering::SeqCst);
+        if !reaped && !was_ending {
+            tracing::info!(target: "agent_proc", purpose = %self.purpose, pid = self.pid, "killing a child and what it started");
+        }
         let root = libc::pid_t::try_from(self.pid).ok().filter(|_| !reaped);
-        sweep::sweep(
+        let signalled = sweep::sweep(
             Scope::Child(run_id(), self.n),
             root.as_slice(),
             root.as_slice(),
         );
+        if signalled > 0 {
+            tracing::debug!(target: "agent_proc", purpose = %self.purpose, pid = self.pid, signalled, "swept what the child left behind");
+        }
     }
 
     /// SIGKILL a pid this child reported about itself (a debuggee's pid from a debug adapter),
@@ -392,13 +491,21 @@ impl Child {
     /// End it with grace: SIGTERM to its group, up to `grace` to exit, then [`Child::kill`] and
     /// a bounded reap. The caller sends its protocol's polite exit first. Returns how it ended.
     pub async fn terminate(&self, grace: Duration) -> String {
+        let running = !self.ending.swap(true, Ordering::SeqCst) && self.status().is_none();
+        if running {
+            tracing::info!(target: "agent_proc", purpose = %self.purpose, pid = self.pid, grace_ms = grace.as_millis() as u64, "terminating a child");
+        }
         self.signal_group(libc::SIGTERM);
         let ended = self.wait(grace).await;
         self.kill();
-        match ended.or(self.wait(Duration::from_secs(5)).await) {
+        let how = match ended.or(self.wait(Duration::from_secs(5)).await) {
             Some(s) => crate::describe_exit(s),
             None => "could not be reaped".to_string(),
+        };
+        if running {
+            tracing::info!(target: "agent_proc", purpose = %self.purpose, pid = self.pid, status = %how, "a child was terminated");
         }
+        how
     }
 }
 
@@ -449,6 +556,8 @@ where
 /// then SIGKILL, then the run's sweep (everything that carries the run's tag, wherever it went).
 /// Returns how many processes the sweep signalled.
 pub async fn shutdown(grace: Duration) -> usize {
+    RUN_ENDING.store(true, Ordering::SeqCst);
+    tracing::info!(target: "agent_proc", children = live().len(), "ending the run's children");
     let hooks: Vec<Hook> = farewells().values().cloned().collect();
     let mut polite = tokio::task::JoinSet::new();
     for hook in hooks {
@@ -476,7 +585,9 @@ pub async fn shutdown(grace: Duration) -> usize {
         .filter(|(_, reaped)| !reaped.load(Ordering::SeqCst))
         .filter_map(|(pid, _)| libc::pid_t::try_from(*pid).ok())
         .collect();
-    sweep::sweep(Scope::Run(run_id()), &roots, &roots)
+    let signalled = sweep::sweep(Scope::Run(run_id()), &roots, &roots);
+    tracing::debug!(target: "agent_proc", signalled, "the run's sweep");
+    signalled
 }
 
 /// Whether `pid` exists and is not a zombie.

@@ -1,7 +1,7 @@
 //! Where a child runs: on the host, or behind a sandbox prefix command.
 
 use std::ffi::{OsStr, OsString};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// How children are launched. Behind a prefix (`docker exec -i box`), program names are resolved
 /// by the sandbox (its own `$PATH`), and pids a child reports (a debuggee's `process` event)
@@ -40,21 +40,22 @@ impl Launcher {
         self.is_host()
     }
 
-    /// The program to launch for `name`: on the host, the first executable `name` on `$PATH`
-    /// (`None` when there is none); behind a prefix, `name` itself, for the sandbox to resolve.
+    /// The program to launch for `name`: on the host, the first executable `name` on `$PATH`, in
+    /// `$PATH` order (`None` when there is none; a name with a `/` is that file, if it is
+    /// executable); behind a prefix, `name` itself, for the sandbox to resolve. The lookup is the
+    /// `which` crate's (a regular file the host may execute).
     pub fn which(&self, name: &str) -> Option<OsString> {
         if !self.is_host() {
             return Some(name.into());
         }
-        if name.contains('/') {
-            let p = Path::new(name);
-            return is_executable(p).then(|| p.as_os_str().to_owned());
-        }
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|d| d.join(name))
-            .find(|p| is_executable(p))
-            .map(PathBuf::into_os_string)
+        let found = if name.contains('/') {
+            let cwd = std::env::current_dir().ok()?;
+            which::which_in(name, None::<&OsStr>, cwd)
+        } else {
+            which::which_in_global(name, Some(std::env::var_os("PATH")?))
+                .and_then(|mut all| all.next().ok_or(which::Error::CannotFindBinaryPath))
+        };
+        found.ok().map(PathBuf::into_os_string)
     }
 
     /// The argv a program runs as: the prefix, then the program and its arguments.
@@ -70,16 +71,11 @@ impl Launcher {
     }
 }
 
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn names_resolve_on_the_right_side() {
@@ -89,6 +85,16 @@ mod tests {
                 .is_some_and(|p| Path::new(&p).is_absolute())
         );
         assert_eq!(host.which("no-such-program-here-xyz"), None);
+        // A path: that file if it is executable, nothing otherwise.
+        let dir = tempfile::tempdir().unwrap();
+        let (exe, plain) = (dir.path().join("tool"), dir.path().join("data"));
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::write(&plain, "x").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(host.which(exe.to_str().unwrap()), Some(exe.clone().into()));
+        assert_eq!(host.which(plain.to_str().unwrap()), None);
+        assert_eq!(host.which(dir.path().to_str().unwrap()), None);
         let boxed = Launcher::prefixed(&["docker".into(), "exec".into(), "-i".into()]);
         assert_eq!(boxed.which("python3"), Some("python3".into()));
         assert!(!boxed.owns_reported_pids() && host.owns_reported_pids());

@@ -19,6 +19,11 @@
 //!   ends every live child of the run (SIGTERM, grace, SIGKILL, then the run's sweep), and [`reaper`] is the small process that sweeps the run after a host
 //!   that died without running any code of ours.
 //!
+//! - The log: `tracing` events (target `agent_proc`) when a child starts (`info`: purpose, pid,
+//!   command line), exits on its own with a failure (`warn`: the crash, its status and how many
+//!   stderr bytes its tail holds), is terminated or killed (`info`), and what a sweep signalled
+//!   (`debug`). The host's subscriber prints them; this crate installs none.
+//!
 //! It never speaks a protocol (the caller does the polite exit: LSP `shutdown`, DAP
 //! `disconnect`), never signals a pid it did not start or that does not carry the run's tag, and
 //! never spawns from the caller's thread.
@@ -31,7 +36,7 @@ mod spawner;
 pub mod sweep;
 mod tail;
 
-pub use child::{Child, Command, Farewell, Output, RunError, on_shutdown, shutdown};
+pub use child::{Child, Command, Farewell, Output, RunError, on_shutdown, shutdown, with_purpose};
 pub use exit::describe_exit;
 pub use launcher::Launcher;
 pub use tail::Tail;

@@ -29,6 +29,16 @@ impl Tail {
         b.drain(..excess);
     }
 
+    /// How many bytes it keeps now.
+    pub fn len(&self) -> usize {
+        self.buf.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether nothing was kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The kept bytes as lossy UTF-8.
     pub fn text(&self) -> String {
         let b = self.buf.lock().unwrap_or_else(|e| e.into_inner());
@@ -51,5 +61,7 @@ mod tests {
         assert_eq!(t.text(), "cdef");
         t.push(b"0123456789");
         assert_eq!(t.text(), "6789");
+        assert_eq!(t.len(), 4);
+        assert!(Tail::new(4).is_empty());
     }
 }
