@@ -204,10 +204,22 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
                 .find(|&at| fits(at))
         };
         let Some(at) = at else {
+            // Say what was looked for, so the model can correct the patch in one step (bounded:
+            // the first lines of a long hunk are enough to see the mismatch).
+            const SHOWN: usize = 8;
+            let mut expected: Vec<String> = before
+                .iter()
+                .take(SHOWN)
+                .map(|l| format!("`{l}`"))
+                .collect();
+            if before.len() > SHOWN {
+                expected.push(format!("… ({} more)", before.len() - SHOWN));
+            }
             return Err(format!(
-                "hunk {} (at line {}) does not apply: its context and `-` lines are not in the file",
+                "hunk {} (at line {}) does not apply: its context and `-` lines are not in the file (it expected, in order: {})",
                 n + 1,
-                h.old_start
+                h.old_start,
+                expected.join(", ")
             ));
         };
         let mut after = replacement(&out, at, &h.lines, eol);
