@@ -1,7 +1,7 @@
 //! Permission prompts from the registry's approvals, rendered as the same card.
 
 use crate::card::{AskOutcome, Card, CardKind, CardOption, human_duration};
-use crate::port::{AskPort, BoxFuture};
+use crate::port::{AskPort, BoxFuture, GRACE};
 use agent_tier::{ApprovalDecision, ApprovalRequest, Approver, Origin};
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,11 +58,11 @@ pub fn render_arguments(arguments: &serde_json::Value) -> String {
 }
 
 /// An [`Approver`] that asks through an ask port: the permission prompt is a card with
-/// `approve` / `decline`, and a typed answer declines with it as the reason. A skip, a timeout
-/// or a port with nobody attached declines; with no port at all it declines at once.
+/// `approve` / `decline`, and a typed answer declines with it as the reason. A skip, a client's
+/// decline, a timeout or a port with nobody attached declines; with no port at all it declines at once.
 pub struct AskApprover {
     port: Option<Arc<dyn AskPort>>,
-    timeout: Duration,
+    timeout: Option<Duration>,
     space: Option<String>,
 }
 
@@ -80,7 +80,7 @@ impl AskApprover {
     pub fn new(port: Option<Arc<dyn AskPort>>, timeout: Duration) -> Self {
         AskApprover {
             port,
-            timeout,
+            timeout: Some(timeout),
             space: None,
         }
     }
@@ -112,7 +112,7 @@ impl AskApprover {
             ],
             allow_free_text: true,
             multi_select: false,
-            timeout: Some(self.timeout),
+            timeout: self.timeout,
             space: self.space.clone(),
         }
     }
@@ -137,10 +137,11 @@ impl Approver for AskApprover {
                     )),
                 };
             }
-            let grace = self.timeout.saturating_add(Duration::from_secs(5));
-            let outcome = tokio::time::timeout(grace, port.ask(card))
-                .await
-                .unwrap_or(AskOutcome::Timeout);
+            let outcome = crate::port::within(
+                self.timeout.map(|t| t.saturating_add(GRACE)),
+                port.ask(card),
+            )
+            .await;
             match outcome {
                 AskOutcome::Answer(a) if a.selected.iter().any(|l| l == APPROVE) => {
                     ApprovalDecision::Approve
@@ -151,8 +152,14 @@ impl Approver for AskApprover {
                 AskOutcome::Skip => ApprovalDecision::Decline {
                     reason: Some("the operator skipped the prompt".into()),
                 },
+                AskOutcome::Decline => ApprovalDecision::Decline {
+                    reason: Some("the operator's client declined the prompt".into()),
+                },
                 AskOutcome::Timeout => ApprovalDecision::Decline {
-                    reason: Some(format!("no answer within {}", human_duration(self.timeout))),
+                    reason: Some(match self.timeout {
+                        Some(t) => format!("no answer within {}", human_duration(t)),
+                        None => "no answer".into(),
+                    }),
                 },
                 AskOutcome::Unavailable(reason) => ApprovalDecision::Decline {
                     reason: Some(format!("nobody attached to approve: {reason}")),

@@ -10,9 +10,9 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CardOption {
-    /// The option's short label; it is what the answer reports. Labels must be unique.
+    /// Short label; the answer reports it.
     pub label: String,
-    /// Optional: what choosing this option means.
+    /// What choosing it means.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
@@ -100,6 +100,8 @@ pub enum AskOutcome {
     Answer(Answer),
     /// Someone chose to skip the question.
     Skip,
+    /// The person's client refused the card (MCP elicitation `decline`).
+    Decline,
     /// Nobody answered in time.
     Timeout,
     /// Nobody can be reached through this port (no TTY, a client without elicitation, …); the

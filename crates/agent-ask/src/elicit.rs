@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub enum ElicitOutcome {
     /// `action: "accept"` with its `content` object.
     Accept(Value),
-    /// `action: "decline"`: the person said no — the card counts as skipped.
+    /// `action: "decline"`: the person refused to answer — the card counts as declined.
     Decline,
     /// `action: "cancel"`: the person dismissed it — the card counts as skipped.
     Cancel,
@@ -193,7 +193,8 @@ impl AskPort for ElicitationPort {
             within(card.timeout, async {
                 match self.elicitor.elicit(message, schema).await {
                     Err(reason) => AskOutcome::Unavailable(reason),
-                    Ok(ElicitOutcome::Decline) | Ok(ElicitOutcome::Cancel) => AskOutcome::Skip,
+                    Ok(ElicitOutcome::Decline) => AskOutcome::Decline,
+                    Ok(ElicitOutcome::Cancel) => AskOutcome::Skip,
                     Ok(ElicitOutcome::Accept(content)) => match read_accepted(&card, &content) {
                         Ok(Some(a)) => AskOutcome::Answer(a),
                         Ok(None) => AskOutcome::Skip,

@@ -2,12 +2,13 @@
 //!
 //! Owns the run's ask port and the card it renders. A card is a question (or a permission
 //! prompt) with numbered options, optional free text and optional multi-select; a port shows it
-//! and resolves to an answer, a skip, a timeout, or "nobody is attached":
+//! and resolves to an answer, a skip, a decline, a timeout, or "nobody is attached"; `ask_user`
+//! reports which as the `outcome` of its structured result ([`Outcome`]), never an empty answer:
 //!
 //! - [`TerminalPort`]: the card on a real TTY (stderr), answered on stdin; fails at once when
 //!   stdin or stderr is not a terminal;
 //! - [`ElicitationPort`]: the card as an MCP `elicitation/create` request, sent by the host
-//!   through an [`Elicitor`] (accept → answer, decline → skip, cancel → skip);
+//!   through an [`Elicitor`] (accept → answer, decline → declined, cancel → skip);
 //! - [`ScriptedPort`]: queued outcomes, for tests and embedding.
 //!
 //! [`attach`] registers `ask_user` when a port and a target space both exist; [`AskApprover`]
@@ -33,7 +34,7 @@ pub use elicit::{
 pub use error::AskError;
 pub use port::{AskPort, BoxFuture, ScriptedPort};
 pub use terminal::{TerminalOptions, TerminalPort};
-pub use tool::{AskUserArgs, SKIP_INSTRUCTION};
+pub use tool::{AskUserArgs, Outcome, SKIP_INSTRUCTION};
 
 use agent_tier::Registry;
 use std::sync::Arc;
@@ -50,8 +51,8 @@ pub struct AskConfig {
     /// The space cards belong to (a conversation id, `terminal`). `None`: the run's
     /// conversation id is used; with neither, `ask_user` is not registered.
     pub target_space: Option<String>,
-    /// How long a person has to answer (default [`DEFAULT_TIMEOUT`]).
-    pub timeout: Duration,
+    /// How long a person has to answer (default [`DEFAULT_TIMEOUT`]); `None`: no limit.
+    pub timeout: Option<Duration>,
 }
 
 impl Default for AskConfig {
@@ -59,7 +60,7 @@ impl Default for AskConfig {
         AskConfig {
             port: None,
             target_space: None,
-            timeout: DEFAULT_TIMEOUT,
+            timeout: Some(DEFAULT_TIMEOUT),
         }
     }
 }
@@ -91,6 +92,6 @@ pub fn attach(registry: &Registry, config: AskConfig) {
         port,
         space,
         timeout: config.timeout,
-        skipped: Default::default(),
+        refused: Default::default(),
     });
 }

@@ -23,6 +23,10 @@ pub trait AskPort: Send + Sync + 'static {
     fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome>;
 }
 
+/// What the tool and the approver add to a card's timeout before giving up on a port that does
+/// not honour it.
+pub(crate) const GRACE: Duration = Duration::from_secs(5);
+
 /// Run `fut` under the card's timeout (if any).
 pub(crate) async fn within(
     timeout: Option<Duration>,
@@ -45,6 +49,7 @@ pub(crate) async fn within(
 pub struct ScriptedPort {
     queue: Mutex<VecDeque<AskOutcome>>,
     shown: Mutex<Vec<Card>>,
+    silent: bool,
 }
 
 impl ScriptedPort {
@@ -58,6 +63,16 @@ impl ScriptedPort {
         ScriptedPort {
             queue: Mutex::new(outcomes.into_iter().collect()),
             shown: Mutex::new(Vec::new()),
+            silent: false,
+        }
+    }
+
+    /// A port where nobody ever answers: each card resolves to [`AskOutcome::Timeout`] when its
+    /// timeout passes (never, without one).
+    pub fn silent() -> Self {
+        ScriptedPort {
+            silent: true,
+            ..Self::default()
         }
     }
 
@@ -89,6 +104,9 @@ impl AskPort for ScriptedPort {
 
     fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome> {
         lock(&self.shown).push(card.clone());
+        if self.silent {
+            return Box::pin(within(card.timeout, std::future::pending()));
+        }
         let next = lock(&self.queue).pop_front();
         Box::pin(async move {
             match next {

@@ -2,12 +2,11 @@
 
 use crate::card::{AskOutcome, Card, CardKind, CardOption, human_duration};
 use crate::error::AskError;
-use crate::port::AskPort;
+use crate::port::{AskPort, GRACE, within};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
-use serde::Deserialize;
-use serde_json::json;
-use std::collections::HashSet;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,19 +14,18 @@ use std::time::Duration;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AskUserArgs {
-    /// What to ask the operator.
+    /// The question.
     pub question: String,
-    /// Optional: why you ask, and what the answer decides.
+    /// Why you ask; what the answer decides.
     #[serde(default)]
     pub context: Option<String>,
-    /// The choices, each `{label, description?}`; labels must be unique. Without options the
-    /// answer is typed text.
+    /// Choices (unique labels); without them the answer is typed.
     #[serde(default)]
     pub options: Vec<CardOption>,
-    /// Whether a typed answer is accepted besides the options (always, when there are none).
+    /// Also accept a typed answer.
     #[serde(default)]
     pub allow_free_text: bool,
-    /// Whether several options may be chosen (needs options).
+    /// Allow choosing several options.
     #[serde(default)]
     pub multi_select: bool,
 }
@@ -35,12 +33,69 @@ pub struct AskUserArgs {
 /// The instruction that goes with a skip.
 pub const SKIP_INSTRUCTION: &str = "Proceed under an explicitly stated assumption (say what you assumed and why), and do not ask this question again.";
 
+/// How an `ask_user` call ended: the `outcome` of its structured result. There is always one;
+/// an answer is never empty and never picked for the person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The operator chose options and/or typed text (`selected`, `text`).
+    Answered,
+    /// The operator skipped the question.
+    Skipped,
+    /// Nobody answered within the host's timeout (an error result).
+    TimedOut,
+    /// The operator's client refused the elicitation.
+    Declined,
+    /// Nobody can answer through the port (no terminal, a client without elicitation, a reply
+    /// that does not fit the card): an error result, with `reason`.
+    NoOperator,
+}
+
+/// The structured result of `ask_user`.
+#[derive(Debug, Serialize)]
+struct AskResult {
+    outcome: Outcome,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    selected: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    /// Skipped or declined earlier in this run, so not shown again.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    repeated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+impl AskResult {
+    fn of(outcome: Outcome) -> Self {
+        AskResult {
+            outcome,
+            selected: Vec::new(),
+            text: None,
+            repeated: false,
+            reason: None,
+        }
+    }
+
+    fn output(self, text: String) -> ToolOutput {
+        let failed = matches!(self.outcome, Outcome::TimedOut | Outcome::NoOperator);
+        let structured = serde_json::to_value(&self).unwrap_or_default();
+        let out = if failed {
+            ToolOutput::error(text)
+        } else {
+            ToolOutput::text(text)
+        };
+        out.with_structured(structured)
+    }
+}
+
 pub(crate) struct AskUser {
     pub port: Arc<dyn AskPort>,
     pub space: String,
-    pub timeout: Duration,
-    /// Questions skipped in this run (normalised), answered with the skip at once.
-    pub skipped: Mutex<HashSet<String>>,
+    /// `None`: no limit.
+    pub timeout: Option<Duration>,
+    /// Questions skipped or declined in this run (normalised), answered the same way at once.
+    pub refused: Mutex<HashMap<String, Outcome>>,
 }
 
 fn normalise(q: &str) -> String {
@@ -50,21 +105,30 @@ fn normalise(q: &str) -> String {
         .to_lowercase()
 }
 
-fn skipped_output(repeated: bool) -> ToolOutput {
+/// The result of a skip or a decline, first time or repeated.
+fn refused_output(outcome: Outcome, repeated: bool) -> ToolOutput {
+    let what = match outcome {
+        Outcome::Declined => "declined to answer",
+        _ => "skipped",
+    };
     let text = if repeated {
         format!(
-            "This question was already skipped in this run, so it was not shown again. {SKIP_INSTRUCTION}"
+            "The operator already {what} this question in this run, so it was not shown again. {SKIP_INSTRUCTION}"
         )
     } else {
-        format!("The operator skipped this question. {SKIP_INSTRUCTION}")
+        format!("The operator {what} this question. {SKIP_INSTRUCTION}")
     };
-    ToolOutput::text(text).with_structured(json!({"status": "skipped", "repeated": repeated}))
+    AskResult {
+        repeated,
+        ..AskResult::of(outcome)
+    }
+    .output(text)
 }
 
 impl AskUser {
-    fn skipped(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    fn refused(&self) -> std::sync::MutexGuard<'_, HashMap<String, Outcome>> {
         // Poisoning needs a panic while held; the sections that hold it cannot panic.
-        self.skipped.lock().unwrap_or_else(|e| e.into_inner())
+        self.refused.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     async fn run(&self, args: AskUserArgs, cx: &CallContext) -> Result<ToolOutput, AskError> {
@@ -76,22 +140,23 @@ impl AskUser {
             allow_free_text: args.allow_free_text || args.options.is_empty(),
             options: args.options,
             multi_select: args.multi_select,
-            timeout: Some(self.timeout),
+            timeout: self.timeout,
             space: Some(self.space.clone()),
         };
         card.validate().map_err(AskError::InvalidArguments)?;
         let key = normalise(&card.question);
-        if self.skipped().contains(&key) {
-            return Ok(skipped_output(true));
+        if let Some(outcome) = self.refused().get(&key).copied() {
+            return Ok(refused_output(outcome, true));
         }
-        // The port honours the card's timeout; the grace only guards against a port that does not.
-        let grace = self.timeout.saturating_add(Duration::from_secs(5));
         // Other inactivity budgets of the run (a kernel cell's) pause while a person is asked.
         let _asking = cx.registry().asking();
-        let outcome = tokio::time::timeout(grace, self.port.ask(card.clone()))
-            .await
-            .unwrap_or(AskOutcome::Timeout);
-        match outcome {
+        // The port honours the card's timeout; the grace only guards against a port that does not.
+        let outcome = within(
+            self.timeout.map(|t| t.saturating_add(GRACE)),
+            self.port.ask(card.clone()),
+        )
+        .await;
+        Ok(match outcome {
             AskOutcome::Answer(answer) => {
                 let mut text = String::from("The operator answered.");
                 if !answer.selected.is_empty() {
@@ -100,24 +165,40 @@ impl AskUser {
                 if let Some(t) = &answer.text {
                     text.push_str(&format!("\ntyped: {t}"));
                 }
-                Ok(ToolOutput::text(text).with_structured(json!({
-                    "status": "answered",
-                    "selected": answer.selected,
-                    "text": answer.text,
-                })))
+                AskResult {
+                    selected: answer.selected,
+                    text: answer.text,
+                    ..AskResult::of(Outcome::Answered)
+                }
+                .output(text)
             }
             AskOutcome::Skip => {
-                self.skipped().insert(key);
-                Ok(skipped_output(false))
+                self.refused().insert(key, Outcome::Skipped);
+                refused_output(Outcome::Skipped, false)
             }
-            AskOutcome::Timeout => Err(AskError::Timeout {
-                after: human_duration(self.timeout),
-            }),
-            AskOutcome::Unavailable(reason) => Err(AskError::Unavailable {
-                port: self.port.name().to_string(),
-                reason,
-            }),
-        }
+            AskOutcome::Decline => {
+                self.refused().insert(key, Outcome::Declined);
+                refused_output(Outcome::Declined, false)
+            }
+            AskOutcome::Timeout => {
+                let after = self
+                    .timeout
+                    .map_or_else(String::new, |t| format!(" within {}", human_duration(t)));
+                AskResult::of(Outcome::TimedOut)
+                    .output(format!("Nobody answered{after}. {SKIP_INSTRUCTION}"))
+            }
+            AskOutcome::Unavailable(reason) => {
+                let text = format!(
+                    "Nobody can answer through the {} port: {reason}. The question was not answered. {SKIP_INSTRUCTION}",
+                    self.port.name()
+                );
+                AskResult {
+                    reason: Some(reason),
+                    ..AskResult::of(Outcome::NoOperator)
+                }
+                .output(text)
+            }
+        })
     }
 }
 
@@ -133,9 +214,15 @@ impl Tool for AskUser {
     }
 
     fn description(&self) -> String {
+        let errors = match self.timeout {
+            Some(t) => format!(
+                "timed_out (no answer within {}) or no_operator are errors",
+                human_duration(t)
+            ),
+            None => "no_operator is an error".into(),
+        };
         format!(
-            "Ask the operator a question and wait for the answer. This is the only way to ask a person: never write a question as a chat message (that ends the turn). The question is shown as a numbered card with your options (each `{{label, description?}}`); set `allow_free_text` to accept a typed answer and `multi_select` to let several options be chosen. A skip is a success: proceed under an explicitly stated assumption and do not ask again (asking the same question again in this run returns the skip at once). No answer within {} is an error with the same instruction; so is a port with nobody attached.",
-            human_duration(self.timeout)
+            "Get a decision only a person can make (not what code or tools can tell you). The only way to ask: a question in a chat message ends the turn. Shown as a numbered card; waits for the answer. Result `outcome`: answered; skipped or declined (success: proceed on an assumption you state, do not ask again; asked again this run, returns at once); {errors}: proceed the same way."
         )
     }
 

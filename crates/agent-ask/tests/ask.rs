@@ -19,7 +19,7 @@ fn registry_with(port: Arc<dyn AskPort>, timeout: Duration) -> Registry {
         AskConfig {
             port: Some(port),
             target_space: Some("conversation-1".into()),
-            timeout,
+            timeout: Some(timeout),
         },
     );
     registry
@@ -161,6 +161,7 @@ async fn scripted_port_outcomes() {
             json!({"question": "Which?", "options": [{"label": "a"}, {"label": "b"}, {"label": "c"}], "multi_select": true}),
         ),
         ("skip", AskOutcome::Skip, db_question()),
+        ("decline", AskOutcome::Decline, db_question()),
         ("timeout", AskOutcome::Timeout, db_question()),
         (
             "nobody attached",
@@ -173,10 +174,31 @@ async fn scripted_port_outcomes() {
             db_question(),
         ),
     ];
+    let expected = [
+        "answered",
+        "answered",
+        "answered",
+        "skipped",
+        "declined",
+        "timed_out",
+        "no_operator",
+        "no_operator",
+    ];
     let mut report = String::new();
-    for (name, outcome, args) in cases {
+    for ((name, outcome, args), expected) in cases.into_iter().zip(expected) {
         let (out, shown) = check(outcome, args).await;
         assert_eq!(shown.len(), 1, "case `{name}` shows one card");
+        let s = out.structured.as_ref().expect("a structured result");
+        assert_eq!(s["outcome"], json!(expected), "case `{name}`: {s}");
+        // Never an empty answer: an answer carries a label or text; nothing else carries either.
+        let answered = s["selected"].as_array().is_some_and(|a| !a.is_empty())
+            || s["text"].as_str().is_some_and(|t| !t.trim().is_empty());
+        assert_eq!(answered, expected == "answered", "case `{name}`: {s}");
+        assert_eq!(
+            out.is_error,
+            matches!(expected, "timed_out" | "no_operator"),
+            "case `{name}`"
+        );
         report.push_str(&format!(
             "## {name}\nis_error: {}\ntext: {}\nstructured: {}\n\n",
             out.is_error,
@@ -210,6 +232,75 @@ async fn a_skipped_question_is_skipped_again_at_once() {
     assert!(other.text.contains("no answer queued"), "{}", other.text);
 }
 
+/// A declined question is remembered like a skip: asked again, it is declined at once.
+#[tokio::test]
+async fn a_declined_question_is_declined_again_at_once() {
+    let port = Arc::new(ScriptedPort::with([AskOutcome::Decline]));
+    let registry = registry_with(port.clone(), Duration::from_secs(300));
+    let first = ask(&registry, db_question()).await;
+    assert!(!first.is_error, "{}", first.text);
+    assert_eq!(first.structured.unwrap()["outcome"], json!("declined"));
+    let second = ask(&registry, db_question()).await;
+    let s = second.structured.unwrap();
+    assert_eq!(
+        (&s["outcome"], &s["repeated"]),
+        (&json!("declined"), &json!(true))
+    );
+    assert_eq!(port.shown().len(), 1);
+}
+
+/// A host's short timeout with nobody answering (a scripted port that never answers): the
+/// outcome is `timed_out`, after the timeout and not the grace.
+#[tokio::test]
+async fn a_short_timeout_with_nobody_answering_is_timed_out() {
+    let port = Arc::new(ScriptedPort::silent());
+    let registry = registry_with(port.clone(), Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let out = ask(&registry, db_question()).await;
+    let took = started.elapsed();
+    assert!(out.is_error, "{}", out.text);
+    assert_eq!(out.structured.unwrap()["outcome"], json!("timed_out"));
+    assert!(out.text.contains("assumption"), "{}", out.text);
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    assert_eq!(port.shown().len(), 1);
+}
+
+/// No limit (`--ask-timeout 0`): the card carries no timeout and the call keeps waiting.
+#[tokio::test(start_paused = true)]
+async fn no_limit_keeps_waiting() {
+    let port = Arc::new(ScriptedPort::silent());
+    let registry = Registry::new(RunInfo::default());
+    attach(
+        &registry,
+        AskConfig {
+            port: Some(port.clone()),
+            target_space: Some("c".into()),
+            timeout: None,
+        },
+    );
+    let waited = tokio::time::timeout(
+        Duration::from_secs(24 * 3600),
+        ask(&registry, db_question()),
+    )
+    .await;
+    assert!(
+        waited.is_err(),
+        "the call ended: {:?}",
+        waited.map(|o| o.text)
+    );
+    assert_eq!(port.shown()[0].timeout, None);
+    let info = registry.list(Surface::Plan);
+    let desc = &info
+        .iter()
+        .find(|i| i.name == "ask_user")
+        .unwrap()
+        .description;
+    assert!(!desc.contains("timed_out"), "{desc}");
+}
+
 /// A port that never answers: the tool's own timeout must still end the call.
 struct Silent;
 impl AskPort for Silent {
@@ -226,6 +317,7 @@ async fn a_port_that_never_answers_times_out() {
     let registry = registry_with(Arc::new(Silent), Duration::from_secs(60));
     let out = ask(&registry, db_question()).await;
     assert!(out.is_error);
+    assert_eq!(out.structured.unwrap()["outcome"], json!("timed_out"));
     insta::assert_snapshot!("timeout_error", out.text);
 }
 
@@ -450,6 +542,7 @@ async fn approvals_render_as_the_same_card_through_the_same_port() {
             Some(AskOutcome::Answer(Answer::text("not on main, please"))),
         ),
         ("skip", Some(AskOutcome::Skip)),
+        ("client declined", Some(AskOutcome::Decline)),
         ("timeout", Some(AskOutcome::Timeout)),
         (
             "nobody attached",

@@ -34,6 +34,7 @@ fn child(spec: &str) {
     let shown = match outcome {
         AskOutcome::Answer(a) => json!({"answer": a}),
         AskOutcome::Skip => json!("skip"),
+        AskOutcome::Decline => json!("decline"),
         AskOutcome::Timeout => json!("timeout"),
         AskOutcome::Unavailable(r) => json!({"unavailable": r}),
     };
