@@ -4,7 +4,7 @@
 use crate::DapConfig;
 use crate::args::{DebugArgs, DebugCommand};
 use crate::ops;
-use crate::ops::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE};
+use crate::ops::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE, STOP_FRAMES};
 use crate::supervisor::Supervisor;
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
 use std::path::PathBuf;
@@ -65,7 +65,9 @@ impl Tool for DebugTool {
              breakpoints (REPLACES the file's set; allowed before launch); launch `program` or \
              attach to 127.0.0.1:`port`; continue, pause, step_over, step_in, step_out. Launch, \
              attach, continue, pause and steps wait at most {} for a stop, else report running \
-             (see status). When stopped: threads; stack ({MAX_FRAMES} frames); scopes of a frame; \
+             (see status); a stop answers with its reason (exception message, exit code and \
+             output tail), file:line with source, {STOP_FRAMES} frames and the top frame's \
+             locals. To go deeper: threads; stack ({MAX_FRAMES} frames); scopes of a frame; \
              variables of a reference ({MAX_CHILDREN} children, values cut at {MAX_VALUE} chars); evaluate in a \
              frame (default: top). Frame ids and references last until the program moves. \
              output: new stdout/stderr, capped. terminate kills adapter and debuggee (an \

@@ -8,3 +8,13 @@ pub(crate) const MAX_CHILDREN: usize = 50;
 pub(crate) const MAX_VALUE: usize = 400;
 /// Bytes of output returned by one `output` call.
 pub(crate) const MAX_OUTPUT: usize = 8 * 1024;
+/// Frames in a stop snapshot.
+pub(crate) const STOP_FRAMES: usize = 5;
+/// Locals of the top frame in a stop snapshot.
+pub(crate) const STOP_LOCALS: usize = 20;
+/// Characters of one local's value in a stop snapshot.
+pub(crate) const STOP_VALUE: usize = 200;
+/// Source lines shown on each side of the stopped line.
+pub(crate) const STOP_CONTEXT: usize = 2;
+/// Characters of the output tail shown when the program exits.
+pub(crate) const EXIT_TAIL: usize = 2000;

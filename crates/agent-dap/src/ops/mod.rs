@@ -16,6 +16,7 @@ mod scopes;
 mod stack;
 mod start;
 mod status;
+mod stop;
 mod terminate;
 mod threads;
 mod variables;

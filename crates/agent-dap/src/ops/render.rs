@@ -1,8 +1,7 @@
 //! How results read: where the debuggee went after it moved, breakpoints as the adapter
 //! verified them, one variable, a capped value.
 
-use super::inspect::location;
-use super::limits::{MAX_OUTPUT, MAX_VALUE};
+use super::limits::{EXIT_TAIL, MAX_OUTPUT, MAX_VALUE};
 use crate::session::Session;
 use crate::state::{Run, State, human, lock};
 use crate::supervisor::Supervisor;
@@ -18,6 +17,16 @@ pub(super) fn truncate(s: &str, max: usize) -> String {
     }
     let kept: String = s.chars().take(max).collect();
     format!("{kept}… ({} more characters)", count - max)
+}
+
+/// The last `max` characters of `s`, saying how many came before.
+pub(super) fn tail(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().skip(count - max).collect();
+    format!("({} earlier characters) …{kept}", count - max)
 }
 
 /// One line per breakpoint of `file` ("- a.py:4: verified"), and the rows.
@@ -53,6 +62,11 @@ pub(super) fn breakpoint_lines(
 
 /// One variable (or an evaluation's result) as a line and a row, remembering its reference.
 pub(super) fn variable_row(s: &Session, v: &Value) -> (String, Value) {
+    variable_row_capped(s, v, MAX_VALUE)
+}
+
+/// [`variable_row`] with the value cut at `max` characters.
+pub(super) fn variable_row_capped(s: &Session, v: &Value, max: usize) -> (String, Value) {
     let name = v.get("name").and_then(Value::as_str).unwrap_or("?");
     let value = v.get("value").and_then(Value::as_str).unwrap_or("");
     let ty = v
@@ -66,7 +80,7 @@ pub(super) fn variable_row(s: &Session, v: &Value) -> (String, Value) {
     if r > 0 {
         s.known().refs.insert(r);
     }
-    let value = truncate(value, MAX_VALUE);
+    let value = truncate(value, max);
     let mut line = match ty {
         Some(t) => format!("{name}: {t} = {value}"),
         None => format!("{name} = {value}"),
@@ -107,27 +121,15 @@ pub(super) async fn after_move(
             thread_id,
             reason,
             description,
-        } => {
-            let at = location(sup, s, *thread_id)
-                .await
-                .unwrap_or_else(|e| format!("an unknown location ({e})"));
-            let desc = description
-                .as_ref()
-                .filter(|d| !d.is_empty() && *d != reason)
-                .map(|d| format!(", {d}"))
-                .unwrap_or_default();
-            (
-                format!("stopped ({reason}{desc}) at {at}"),
-                json!({"state": "stopped", "reason": reason, "thread_id": thread_id, "at": at}),
-            )
-        }
+        } => super::stop::snapshot(sup, s, *thread_id, reason, description.as_deref()).await,
         Run::Exited => {
             // Output events can trail the exit by a moment.
             tokio::time::sleep(Duration::from_millis(200)).await;
             let code = s.state().exit_code.or(state.exit_code);
             let out = {
                 let o = lock(&s.shared.output);
-                o.read(o.read_cursor, MAX_OUTPUT).0
+                let from = o.read_cursor.max(o.end().saturating_sub(MAX_OUTPUT));
+                o.read(from, MAX_OUTPUT).0
             };
             let mut text = match code {
                 Some(c) => format!("the program exited with code {c}"),
@@ -137,7 +139,7 @@ pub(super) async fn after_move(
                 let _ = write!(
                     text,
                     "; new output (also in `output`):\n{}",
-                    truncate(&out, 2000)
+                    tail(&out, EXIT_TAIL)
                 );
             }
             (text, json!({"state": "exited", "exit_code": code}))

@@ -38,11 +38,17 @@ async fn go_binary_under_delve() {
         .await;
     let launched = f.ok(json!({"op": "launch", "program": "demo"})).await;
     assert!(launched.text.contains("with delve"), "{}", launched.text);
-    assert!(
-        launched.text.contains("at main.scale (main.go:9)"),
-        "{}",
-        launched.text
-    );
+    // One answer shows the stop: file:line with its source, the frames, the locals.
+    for shown in [
+        "at main.scale (main.go:9)",
+        "main.go:9\n",
+        ">  9 | \treturn q",
+        "#1 frame_id ",
+        ": main.main (main.go:15)",
+        "- k: int = 3",
+    ] {
+        assert!(launched.text.contains(shown), "{shown}: {}", launched.text);
+    }
     let stack = f.ok(json!({"op": "stack"})).await;
     let frames = stack.structured.as_ref().unwrap()["frames"]
         .as_array()

@@ -30,13 +30,19 @@ async fn python_session() {
     f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4]}))
         .await;
     let launched = f.ok(json!({"op": "launch", "program": "app.py"})).await;
-    assert!(
-        launched
-            .text
-            .contains("stopped (breakpoint) at total (app.py:4)"),
-        "{}",
-        launched.text
-    );
+    // One answer shows the stop: file:line with its source, the frames, the locals.
+    for shown in [
+        "stopped (breakpoint) at total (app.py:4)",
+        "app.py:4\n",
+        "> 4 |         acc += i",
+        ": <module> (app.py:10)",
+        "- n: int = 3",
+    ] {
+        assert!(launched.text.contains(shown), "{shown}: {}", launched.text);
+    }
+    let snap = launched.structured.as_ref().unwrap();
+    assert_eq!(snap["line"], 4, "{snap}");
+    assert_eq!(snap["locals"][2]["name"], "n", "{snap}");
     let stack = f.ok(json!({"op": "stack"})).await;
     let frames = stack.structured.as_ref().unwrap()["frames"]
         .as_array()

@@ -1,0 +1,248 @@
+//! The stop snapshot: what a model needs to see of a stop in one answer — why it stopped (an
+//! exception with its message), `file:line` with the source around it, the top frames, and the
+//! top frame's locals. `stack`, `scopes` and `variables` go deeper from the ids it hands out.
+
+use super::inspect::{first_thread, frame_text};
+use super::limits::{STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
+use super::render::{truncate, variable_row_capped};
+use crate::DapError;
+use crate::session::Session;
+use crate::state::lock;
+use crate::supervisor::Supervisor;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Characters of one source line shown.
+const SOURCE_LINE: usize = 200;
+
+/// The snapshot of a stop of `thread` (default: the first thread) for `reason`.
+pub(super) async fn snapshot(
+    sup: &Supervisor,
+    s: &Session,
+    thread: Option<i64>,
+    reason: &str,
+    description: Option<&str>,
+) -> (String, Value) {
+    let desc = description
+        .filter(|d| !d.is_empty() && *d != reason)
+        .map(|d| format!(", {d}"))
+        .unwrap_or_default();
+    let thread = match thread {
+        Some(t) => Ok(t),
+        None => first_thread(s).await,
+    };
+    let frames = match thread {
+        Ok(t) => top_frames(sup, s, t).await.map(|f| (t, f)),
+        Err(e) => Err(e),
+    };
+    let (thread, frames, total) = match frames {
+        Ok((t, (f, total))) => (t, f, total),
+        Err(e) => {
+            return (
+                format!("stopped ({reason}{desc}) at an unknown location ({e})"),
+                json!({"state": "stopped", "reason": reason}),
+            );
+        }
+    };
+    let top = frames.first().cloned().unwrap_or(Value::Null);
+    let at = format!("{} in thread {thread}", frame_text(sup, &top));
+    let mut text = format!("stopped ({reason}{desc}) at {at}");
+    let mut structured = json!({
+        "state": "stopped", "reason": reason, "thread_id": thread, "at": at,
+    });
+    if reason == "exception"
+        && let Some((id, message)) = exception(s, thread).await
+    {
+        let _ = write!(text, "\nexception {id}: {message}");
+        structured["exception"] = json!({"id": id, "message": message});
+    }
+    // The source around the stopped line.
+    let path = top.pointer("/source/path").and_then(Value::as_str);
+    let line = top.get("line").and_then(Value::as_u64).unwrap_or(0) as usize;
+    if let Some(path) = path
+        && line > 0
+        && let Some(listing) = source_around(Path::new(path), line)
+    {
+        let _ = write!(text, "\n{}:{line}", sup.shown(Path::new(path)));
+        let width = (line + STOP_CONTEXT).to_string().len();
+        for (n, src) in &listing {
+            let mark = if *n == line { '>' } else { ' ' };
+            let _ = write!(text, "\n{mark} {n:>width$} | {src}");
+        }
+        structured["file"] = json!(sup.shown(Path::new(path)));
+        structured["line"] = json!(line);
+        structured["source"] = json!(
+            listing
+                .iter()
+                .map(|(n, l)| json!({"line": n, "text": l}))
+                .collect::<Vec<_>>()
+        );
+    }
+    // The top frames.
+    let mut rows = Vec::new();
+    let _ = write!(text, "\nframes:");
+    for (i, f) in frames.iter().enumerate() {
+        let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
+        let _ = write!(text, "\n#{i} frame_id {id}: {}", frame_text(sup, f));
+        rows.push(json!({"frame_id": id, "at": frame_text(sup, f)}));
+    }
+    let more = total.map_or(0, |t| t.saturating_sub(frames.len()));
+    if more > 0 {
+        let _ = write!(text, "\n… {more} more frame(s) (`stack`)");
+    }
+    structured["frames"] = json!(rows);
+    // The top frame's locals.
+    if let Some(frame) = top.get("id").and_then(Value::as_i64) {
+        match locals(s, frame).await {
+            Ok(Some((scope, reference, vars))) => {
+                let _ = write!(text, "\n{scope} of frame {frame} (reference {reference}):");
+                let mut rows = Vec::new();
+                for v in vars.iter().take(STOP_LOCALS) {
+                    let (line, row) = variable_row_capped(s, v, STOP_VALUE);
+                    let _ = write!(text, "\n- {line}");
+                    rows.push(row);
+                }
+                let left = vars.len().saturating_sub(STOP_LOCALS);
+                if left > 0 {
+                    let _ = write!(
+                        text,
+                        "\n… {left} more not shown (`variables` reference {reference})"
+                    );
+                }
+                if vars.is_empty() {
+                    text.push_str("\n(none)");
+                }
+                structured["locals"] = json!(rows);
+                structured["locals_not_shown"] = json!(left);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let _ = write!(text, "\nlocals unavailable: {e}");
+            }
+        }
+    }
+    (text, structured)
+}
+
+/// The top frames of `thread`, remembered for `scopes` and `evaluate`, and the total count.
+async fn top_frames(
+    sup: &Supervisor,
+    s: &Session,
+    thread: i64,
+) -> Result<(Vec<Value>, Option<usize>), DapError> {
+    let body = s
+        .request(
+            "stackTrace",
+            json!({"threadId": thread, "startFrame": 0, "levels": STOP_FRAMES}),
+        )
+        .await?;
+    let mut frames = body
+        .get("stackFrames")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    frames.truncate(STOP_FRAMES);
+    let total = body
+        .get("totalFrames")
+        .and_then(Value::as_u64)
+        .map(|t| t as usize);
+    let mut known = s.known();
+    for f in &frames {
+        if let Some(id) = f.get("id").and_then(Value::as_i64) {
+            known.frames.insert(id, frame_text(sup, f));
+        }
+    }
+    Ok((frames, total))
+}
+
+/// The exception a thread stopped on: its id (type) and message, when the adapter tells.
+async fn exception(s: &Session, thread: i64) -> Option<(String, String)> {
+    let supported = lock(&s.capabilities)
+        .get("supportsExceptionInfoRequest")
+        .and_then(Value::as_bool)
+        == Some(true);
+    if !supported {
+        return None;
+    }
+    let body = s
+        .request("exceptionInfo", json!({"threadId": thread}))
+        .await
+        .ok()?;
+    let id = body
+        .get("exceptionId")
+        .and_then(Value::as_str)
+        .unwrap_or("exception")
+        .to_string();
+    let message = body
+        .get("description")
+        .and_then(Value::as_str)
+        .or_else(|| body.pointer("/details/message").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string();
+    Some((id, truncate(message.trim(), 1000)))
+}
+
+/// The first scope of `frame` that is not expensive (its locals): its name, reference and
+/// variables.
+async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Value>)>, DapError> {
+    let body = s.request("scopes", json!({"frameId": frame})).await?;
+    let scopes = body
+        .get("scopes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    {
+        let mut known = s.known();
+        for sc in &scopes {
+            if let Some(r) = sc.get("variablesReference").and_then(Value::as_i64)
+                && r > 0
+            {
+                known.refs.insert(r);
+            }
+        }
+    }
+    let Some(scope) = scopes
+        .iter()
+        .find(|sc| sc.get("expensive").and_then(Value::as_bool) != Some(true))
+    else {
+        return Ok(None);
+    };
+    let name = scope
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("locals")
+        .to_string();
+    let reference = scope
+        .get("variablesReference")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if reference <= 0 {
+        return Ok(None);
+    }
+    let body = s
+        .request("variables", json!({"variablesReference": reference}))
+        .await?;
+    let vars = body
+        .get("variables")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(Some((name, reference, vars)))
+}
+
+/// Lines `line - STOP_CONTEXT ..= line + STOP_CONTEXT` of `path` (1-based), each capped.
+fn source_around(path: &Path, line: usize) -> Option<Vec<(usize, String)>> {
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let first = line.saturating_sub(STOP_CONTEXT).max(1);
+    let listing: Vec<(usize, String)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .skip(first - 1)
+        .take(line + STOP_CONTEXT + 1 - first)
+        .map(|(n, l)| (n, truncate(l.trim_end(), SOURCE_LINE)))
+        .collect();
+    listing.iter().any(|(n, _)| *n == line).then_some(listing)
+}
