@@ -65,9 +65,10 @@ impl Conn {
         head.push_str("\r\n");
         self.connect()?;
         let r = self.stream.as_mut().context("no connection")?;
+        // One write: head and body in one segment, as HTTP clients send a small request.
+        head.push_str(&body);
         let w = r.get_mut();
         w.write_all(head.as_bytes())?;
-        w.write_all(body.as_bytes())?;
         w.flush()?;
 
         let mut line = String::new();
