@@ -16,6 +16,34 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// Whether a `path` argument is a glob.
+pub fn is_glob(path: &str) -> bool {
+    path.contains(['*', '?', '[', '{'])
+}
+
+/// The directory a glob starts from (its components before the first one with a glob
+/// character) and the glob itself, relative to the root.
+pub fn split_glob(path: &str) -> (String, String) {
+    let trimmed = path.trim_start_matches("./");
+    let mut base = Vec::new();
+    for part in trimmed.split('/') {
+        if is_glob(part) {
+            break;
+        }
+        base.push(part);
+    }
+    // A glob with no directory part (`*.py`) starts at the root.
+    let base = if base.len() == trimmed.split('/').count() {
+        base[..base.len().saturating_sub(1)].join("/")
+    } else {
+        base.join("/")
+    };
+    (
+        if base.is_empty() { ".".into() } else { base },
+        trimmed.to_string(),
+    )
+}
+
 /// What to search: the confined target, whether it is one file, the grammar, and the glob a
 /// file's path (relative to the root) must match when `path` was a glob.
 #[derive(Debug, Clone)]
@@ -45,8 +73,8 @@ pub fn scope(
 ) -> Result<Scope, AstGrepError> {
     let given = path.unwrap_or(".");
     let given = if given.trim().is_empty() { "." } else { given };
-    let (given, glob) = if crate::scopes::is_glob(given) {
-        let (base, pattern) = crate::scopes::split_glob(given);
+    let (given, glob) = if is_glob(given) {
+        let (base, pattern) = split_glob(given);
         let glob = globset::GlobBuilder::new(&pattern)
             .literal_separator(true)
             .build()

@@ -8,34 +8,6 @@ use crate::pattern::{self, Compiled};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Whether a `path` argument is a glob.
-pub fn is_glob(path: &str) -> bool {
-    path.contains(['*', '?', '[', '{'])
-}
-
-/// The directory a glob starts from (its components before the first one with a glob
-/// character) and the glob itself, relative to the root.
-pub fn split_glob(path: &str) -> (String, String) {
-    let trimmed = path.trim_start_matches("./");
-    let mut base = Vec::new();
-    for part in trimmed.split('/') {
-        if is_glob(part) {
-            break;
-        }
-        base.push(part);
-    }
-    // A glob with no directory part (`*.py`) starts at the root.
-    let base = if base.len() == trimmed.split('/').count() {
-        base[..base.len().saturating_sub(1)].join("/")
-    } else {
-        base.join("/")
-    };
-    (
-        if base.is_empty() { ".".into() } else { base },
-        trimmed.to_string(),
-    )
-}
-
 /// The bundled languages with files under `scope.target` (those the glob admits), most files
 /// first, looking at no more than `budget` entries.
 fn present(scope: &Scope, budget: usize) -> Vec<Lang> {
@@ -155,15 +127,15 @@ mod tests {
     #[test]
     fn globs_split_at_their_first_wild_component() {
         assert_eq!(
-            split_glob("src/**/*.py"),
+            engine::split_glob("src/**/*.py"),
             ("src".into(), "src/**/*.py".into())
         );
-        assert_eq!(split_glob("*.rs"), (".".into(), "*.rs".into()));
+        assert_eq!(engine::split_glob("*.rs"), (".".into(), "*.rs".into()));
         assert_eq!(
-            split_glob("./a/b/c?.go"),
+            engine::split_glob("./a/b/c?.go"),
             ("a/b".into(), "a/b/c?.go".into())
         );
-        assert!(is_glob("**/*.ts") && !is_glob("src/main.rs"));
+        assert!(engine::is_glob("**/*.ts") && !engine::is_glob("src/main.rs"));
     }
 
     #[test]

@@ -1,14 +1,11 @@
 //! `diagnostics` with `"*"`: the project checker of every detected root, in the same format.
 
-use crate::render::{Diag, Loc};
+use crate::render::{Diag, Finding, Loc};
 use crate::supervisor::{Supervisor, resolve_command};
 use agent_proc::{Launcher, RunError};
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-
-/// (file, 1-based line, 1-based column, severity, code, message)
-pub(crate) type Finding = (PathBuf, u32, u32, String, String, String);
 
 struct Checker {
     name: &'static str,

@@ -1,7 +1,7 @@
 //! The C/C++ project checker: each translation unit of a `compile_commands.json` compiled again
 //! with `-fsyntax-only` (bounded), its findings in the checkers' common form.
 
-use crate::checker::Finding;
+use crate::render::Finding;
 use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
 use serde_json::Value;

@@ -6,6 +6,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// A checker's finding before rendering: (file, 1-based line, 1-based column, severity, code,
+/// message).
+pub(crate) type Finding = (PathBuf, u32, u32, String, String, String);
+
 /// A place in a file, for the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Loc {
