@@ -16,15 +16,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 pub use agent_tier::BoxFuture;
 
 /// Which kind of worker: `fast` for well-specified mechanical work, `good` for design,
-/// judgement, or reviewing a fast worker's output.
+/// judgement, or reviewing a fast worker's output. (The variants carry no doc comments:
+/// `vibe_spawn`'s `tier` field says it, once, in the schema.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum WorkerTier {
-    /// Well-specified mechanical work (the default).
     #[default]
     Fast,
-    /// Design, judgement, or reviewing a fast worker's output.
     Good,
 }
 
@@ -61,7 +60,43 @@ pub struct WorkerJob {
     /// backend must not give the worker more than this. [`CommandBackend`] puts it in the
     /// worker's environment as `AGENT_TOOLS_SURFACE`.
     pub surface: Surface,
+    /// Beat it whenever the worker shows it is alive (writes output): `vibe_list` shows when it
+    /// last did and flags a long silence as stalled. [`CommandBackend`] beats on stdout and
+    /// stderr.
+    pub heartbeat: Heartbeat,
 }
+
+/// When a worker run last showed it is alive. Clones share the beat; two heartbeats are equal
+/// when they are the same one.
+#[derive(Clone, Default)]
+pub struct Heartbeat(Arc<Mutex<Option<std::time::Instant>>>);
+
+impl Heartbeat {
+    /// The worker is alive now.
+    pub fn beat(&self) {
+        // Poisoning needs a panic while held; this section cannot panic.
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+    }
+
+    /// When it last beat; `None`: never.
+    pub fn last(&self) -> Option<std::time::Instant> {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl fmt::Debug for Heartbeat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Heartbeat").field(&self.last()).finish()
+    }
+}
+
+impl PartialEq for Heartbeat {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Heartbeat {}
 
 /// Runs workers. Supplied by the harness; [`CommandBackend`] is the shipped one.
 pub trait VibeBackend: Send + Sync + 'static {
@@ -260,6 +295,10 @@ async fn run_command(
         .args(&cmd.args)
         .stdin_piped()
         .stderr_tail(4096)
+        .on_stderr({
+            let heartbeat = job.heartbeat.clone();
+            move |_| heartbeat.beat()
+        })
         .env("VIBE_LABEL", &job.label)
         .env("VIBE_TIER", job.tier.as_str())
         .env("VIBE_WORKER_ID", &job.worker_id)
@@ -280,12 +319,14 @@ async fn run_command(
     let captured = Arc::new(Mutex::new(Captured::default()));
     let reader = child.take_stdout().map(|mut out| {
         let captured = captured.clone();
+        let heartbeat = job.heartbeat.clone();
         tokio::spawn(async move {
             let mut chunk = [0u8; 8192];
             while let Ok(n) = out.read(&mut chunk).await {
                 if n == 0 {
                     break;
                 }
+                heartbeat.beat();
                 // Poisoning needs a panic while held; this section cannot panic.
                 let mut c = captured.lock().unwrap_or_else(|e| e.into_inner());
                 let room = max_output.saturating_sub(c.bytes.len());

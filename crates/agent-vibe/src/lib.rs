@@ -7,8 +7,13 @@
 //! - [`CommandBackend`]: the shipped backend — a configured program per tier (`fast`, `good`),
 //!   started through `agent_proc` (own process group, run tag, swept when it ends) with the
 //!   brief on stdin and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its stdout is the result;
-//! - the roster: every worker of the run with its state (running, done, failed, killed), elapsed
-//!   time and last result, kept for the whole run.
+//! - the roster: every worker of the run with its state (running, done, failed, timed_out,
+//!   killed), elapsed time, when it last wrote output, and last result, kept for the whole run
+//!   (a finished worker's result can be read again by `vibe_wait` any number of times).
+//!
+//! Each worker has a time budget per run (`timeout_s` on spawn, default 30 minutes): over it,
+//! the run and everything it started are ended and the worker is `timed_out`. `vibe_list` flags
+//! a running worker as stalled after a silence (default 5 minutes).
 //!
 //! `vibe_spawn` returns at once; `vibe_send` appends to the brief and runs the worker again
 //! (stopping a current run); `vibe_wait` returns the current state when its timeout passes
@@ -24,8 +29,8 @@ mod roster;
 mod tools;
 
 pub use backend::{
-    BoxFuture, CommandBackend, DEFAULT_MAX_OUTPUT, VibeBackend, WorkerCommand, WorkerJob,
-    WorkerTier,
+    BoxFuture, CommandBackend, DEFAULT_MAX_OUTPUT, Heartbeat, VibeBackend, WorkerCommand,
+    WorkerJob, WorkerTier,
 };
 pub use error::VibeError;
 pub use roster::{Roster, WorkerState, WorkerView};
@@ -50,8 +55,13 @@ pub struct VibeConfig {
     pub good: Option<WorkerCommand>,
     /// A backend supplied by the harness; when set it replaces the command backend.
     pub backend: Option<Arc<dyn VibeBackend>>,
-    /// A worker run longer than this is stopped and counts as failed (default 1 hour).
+    /// A worker's time budget per run when `vibe_spawn` gives no `timeout_s` (default 30
+    /// minutes); over it the run is stopped and the worker is `timed_out`.
+    pub default_budget: Duration,
+    /// The longest budget `timeout_s` may ask for (default 1 hour).
     pub max_run: Duration,
+    /// A running worker silent this long is listed as stalled (default 5 minutes).
+    pub stall_after: Duration,
     /// How long `vibe_wait` waits when no `timeout_seconds` is given (default 300 s).
     pub default_wait: Duration,
     /// The longest `vibe_wait` may wait (default 3600 s).
@@ -68,7 +78,9 @@ impl Default for VibeConfig {
             fast: None,
             good: None,
             backend: None,
+            default_budget: Duration::from_secs(1800),
             max_run: Duration::from_secs(3600),
+            stall_after: Duration::from_secs(300),
             default_wait: Duration::from_secs(300),
             max_wait: Duration::from_secs(3600),
             list_result_chars: 200,
@@ -86,7 +98,9 @@ impl std::fmt::Debug for VibeConfig {
                 "backend",
                 &self.backend.as_ref().map(|b| b.name().to_string()),
             )
+            .field("default_budget", &self.default_budget)
             .field("max_run", &self.max_run)
+            .field("stall_after", &self.stall_after)
             .field("default_wait", &self.default_wait)
             .field("max_wait", &self.max_wait)
             .field("list_result_chars", &self.list_result_chars)
@@ -127,8 +141,11 @@ pub fn attach(registry: &Registry, config: VibeConfig) {
         default_wait: config.default_wait.min(config.max_wait),
         max_wait: config.max_wait,
         list_result_chars: config.list_result_chars.max(20),
+        default_budget: config.default_budget.min(config.max_run),
+        max_run: config.max_run,
+        stall_after: config.stall_after,
     };
-    registry.register(tools::Spawn(roster.clone()));
+    registry.register(tools::Spawn(roster.clone(), limits));
     registry.register(tools::Send(roster.clone()));
     registry.register(tools::Wait(roster.clone(), limits));
     registry.register(tools::Kill(roster.clone()));

@@ -1,7 +1,7 @@
 //! The run's worker roster: every worker spawned in this run, its state and its last result.
 //! Records are kept for the whole run.
 
-use crate::backend::{VibeBackend, WorkerJob, WorkerTier};
+use crate::backend::{Heartbeat, VibeBackend, WorkerJob, WorkerTier};
 use crate::error::VibeError;
 use agent_tier::Surface;
 use serde::Serialize;
@@ -18,8 +18,11 @@ pub enum WorkerState {
     Running,
     /// Its last run succeeded.
     Done,
-    /// Its last run failed (non-zero exit, crash, over its time budget, could not start).
+    /// Its last run failed (non-zero exit, crash, could not start).
     Failed,
+    /// Its last run went over its time budget (`timeout_s`) and was stopped.
+    #[serde(rename = "timed_out")]
+    TimedOut,
     /// It was stopped with `vibe_kill`.
     Killed,
 }
@@ -31,6 +34,7 @@ impl WorkerState {
             WorkerState::Running => "running",
             WorkerState::Done => "done",
             WorkerState::Failed => "failed",
+            WorkerState::TimedOut => "timed_out",
             WorkerState::Killed => "killed",
         }
     }
@@ -51,6 +55,11 @@ pub struct WorkerView {
     pub elapsed_seconds: f64,
     /// How many runs it has had (1 + the messages sent).
     pub runs: u32,
+    /// The time budget of each run, in seconds.
+    pub budget_seconds: f64,
+    /// How long ago the current (or last) run last wrote output, in seconds; `None`: it has
+    /// written none.
+    pub last_output_seconds_ago: Option<f64>,
     /// The last run's result (its stdout, or what went wrong); `None` while the first run is
     /// still going.
     pub result: Option<String>,
@@ -66,6 +75,10 @@ struct Worker {
     /// The gate the worker runs behind: the spawning call's surface, narrowed by every send.
     surface: Surface,
     runs: u32,
+    /// Each run's time budget.
+    budget: Duration,
+    /// When the current (or last) run last wrote output.
+    heartbeat: Heartbeat,
     generation: u64,
     state: WorkerState,
     started: Instant,
@@ -85,6 +98,11 @@ impl Worker {
             state: self.state,
             elapsed_seconds: end.saturating_duration_since(self.started).as_secs_f64(),
             runs: self.runs,
+            budget_seconds: self.budget.as_secs_f64(),
+            last_output_seconds_ago: self
+                .heartbeat
+                .last()
+                .map(|t| end.saturating_duration_since(t).as_secs_f64()),
             result: self.result.clone(),
             unread: self.unread,
         }
@@ -124,8 +142,8 @@ fn seq_of(id: &str) -> Option<u64> {
 }
 
 impl Roster {
-    /// A roster that runs workers through `backend`; a run longer than `max_run` is stopped and
-    /// counts as failed.
+    /// A roster that runs workers through `backend`; no run may be given a budget longer than
+    /// `max_run`.
     pub fn new(backend: Arc<dyn VibeBackend>, max_run: Duration) -> Arc<Self> {
         Arc::new_cyclic(|me| Roster {
             backend,
@@ -181,6 +199,7 @@ impl Roster {
         w.state = WorkerState::Running;
         w.started = Instant::now();
         w.ended = None;
+        w.heartbeat = Heartbeat::default();
         let job = WorkerJob {
             worker_id: w.id.clone(),
             label: w.label.clone(),
@@ -188,18 +207,23 @@ impl Roster {
             brief: w.brief.clone(),
             run: w.runs,
             surface: w.surface,
+            heartbeat: w.heartbeat.clone(),
         };
         let run = self.backend.run(job);
-        let max_run = self.max_run;
+        let max_run = w.budget.min(self.max_run);
         let me = self.me.clone();
         let (id, generation) = (w.id.clone(), w.generation);
         w.task = Some(tokio::spawn(async move {
             let result = match tokio::time::timeout(max_run, run).await {
-                Ok(r) => r,
-                Err(_) => Err(format!(
-                    "the worker ran longer than its budget of {}s and was stopped",
-                    max_run.as_secs()
-                )),
+                Ok(Ok(out)) => (WorkerState::Done, out),
+                Ok(Err(e)) => (WorkerState::Failed, e),
+                Err(_) => (
+                    WorkerState::TimedOut,
+                    format!(
+                        "timed out: the worker ran longer than its budget of {}s and was stopped with everything it started",
+                        max_run.as_secs()
+                    ),
+                ),
             };
             if let Some(roster) = me.upgrade() {
                 roster.finish(&id, generation, result);
@@ -207,17 +231,13 @@ impl Roster {
         }));
     }
 
-    fn finish(&self, id: &str, generation: u64, result: Result<String, String>) {
+    fn finish(&self, id: &str, generation: u64, (state, result): (WorkerState, String)) {
         let _ = self.with_worker(id, |w| {
             if w.generation != generation {
                 return; // a stale run that was replaced or stopped
             }
-            w.state = if result.is_ok() {
-                WorkerState::Done
-            } else {
-                WorkerState::Failed
-            };
-            w.result = Some(result.unwrap_or_else(|e| e));
+            w.state = state;
+            w.result = Some(result);
             w.unread = true;
             w.ended = Some(Instant::now());
             w.task = None;
@@ -225,13 +245,15 @@ impl Roster {
         self.bump();
     }
 
-    /// Spawn a worker; returns at once with its view.
+    /// Spawn a worker whose every run has `budget` (at most the roster's `max_run`); returns at
+    /// once with its view.
     pub async fn spawn(
         &self,
         brief: String,
         label: String,
         tier: WorkerTier,
         surface: Surface,
+        budget: Duration,
     ) -> Result<WorkerView, VibeError> {
         self.backend
             .check(tier)
@@ -248,6 +270,8 @@ impl Roster {
                 brief,
                 surface,
                 runs: 0,
+                budget: budget.min(self.max_run),
+                heartbeat: Heartbeat::default(),
                 generation: 0,
                 state: WorkerState::Running,
                 started: Instant::now(),

@@ -17,6 +17,9 @@ pub(crate) struct Limits {
     pub default_wait: Duration,
     pub max_wait: Duration,
     pub list_result_chars: usize,
+    pub default_budget: Duration,
+    pub max_run: Duration,
+    pub stall_after: Duration,
 }
 
 /// A human duration with one decimal for seconds: `0.4s`, `12.0s`, `3m05s`.
@@ -72,23 +75,26 @@ fn structured(v: &WorkerView, result: Option<&str>) -> serde_json::Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpawnArgs {
-    /// The worker's brief: everything it needs to do the job on its own.
+    /// Everything the worker needs to do the job on its own.
     pub brief: String,
-    /// A short label for the worker, shown by `vibe_list`.
+    /// Short label, shown by vibe_list.
     pub label: String,
-    /// `fast` (well-specified mechanical work, the default) or `good` (design, judgement, or
-    /// reviewing a fast worker's output).
+    /// `fast` (default): well-specified mechanical work; `good`: design, judgement, reviewing a
+    /// fast worker.
     #[serde(default)]
     pub tier: WorkerTier,
+    /// Time budget in seconds per run (default 1800); over it the worker is stopped.
+    #[serde(default)]
+    pub timeout_s: Option<u64>,
 }
 
 /// Arguments of `vibe_send`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendArgs {
-    /// The worker's id, as `vibe_spawn` returned it (`w1`).
+    /// Id from vibe_spawn (`w1`).
     pub worker_id: String,
-    /// What to add to the brief; the worker runs again with the brief plus this message.
+    /// What to add to the brief.
     pub message: String,
 }
 
@@ -96,10 +102,9 @@ pub struct SendArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
-    /// The worker's id, as `vibe_spawn` returned it (`w1`).
+    /// Id from vibe_spawn (`w1`).
     pub worker_id: String,
-    /// How long to wait at most, in seconds (default 300, at most 3600). When it passes the
-    /// worker's current state is returned; that is not an error.
+    /// Most seconds to wait (default 300, at most 3600).
     #[serde(default)]
     pub timeout_seconds: Option<f64>,
 }
@@ -135,7 +140,7 @@ fn wait_timeout(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KillArgs {
-    /// The worker's id, as `vibe_spawn` returned it (`w1`).
+    /// Id from vibe_spawn (`w1`).
     pub worker_id: String,
 }
 
@@ -144,7 +149,7 @@ pub struct KillArgs {
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {}
 
-pub(crate) struct Spawn(pub Arc<Roster>);
+pub(crate) struct Spawn(pub Arc<Roster>, pub Limits);
 pub(crate) struct Send(pub Arc<Roster>);
 pub(crate) struct Wait(pub Arc<Roster>, pub Limits);
 pub(crate) struct Kill(pub Arc<Roster>);
@@ -171,7 +176,7 @@ impl Tool for Spawn {
         true
     }
     fn description(&self) -> String {
-        "Start a background worker on a brief; returns its id at once while the worker keeps running. `tier`: `fast` (well-specified mechanical work, the default) or `good` (design, judgement, or reviewing a fast worker's output). Collect the result with vibe_wait.".into()
+        "Delegate a self-contained task to a background worker (not work you must steer step by step). Returns its id at once; collect the result with vibe_wait.".into()
     }
     async fn call(&self, args: SpawnArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.brief.trim().is_empty() {
@@ -186,10 +191,27 @@ impl Tool for Spawn {
             )
             .into());
         }
+        let budget = match args.timeout_s {
+            None => self.1.default_budget,
+            Some(s) if s >= 1 && s <= self.1.max_run.as_secs() => Duration::from_secs(s),
+            Some(s) => {
+                return Err(VibeError::InvalidArguments(format!(
+                    "`timeout_s` is {s}; pass a number of seconds from 1 to {}",
+                    self.1.max_run.as_secs()
+                ))
+                .into());
+            }
+        };
         let tier = args.tier;
         let v = self
             .0
-            .spawn(args.brief, args.label.trim().to_string(), tier, cx.surface)
+            .spawn(
+                args.brief,
+                args.label.trim().to_string(),
+                tier,
+                cx.surface,
+                budget,
+            )
             .await?;
         let text = format!(
             "spawned {} ({}, {} tier); it is running. Collect its result with vibe_wait {{\"worker_id\": \"{}\"}}.",
@@ -220,7 +242,7 @@ impl Tool for Send {
         true
     }
     fn description(&self) -> String {
-        "Append a message to a worker's brief and run it again (its current run, if any, is stopped first). Returns at once; collect the new result with vibe_wait.".into()
+        "Append a message to a worker's brief and rerun it from the brief: not a conversation, the worker starts over (a current run is stopped). Returns at once; collect with vibe_wait.".into()
     }
     async fn call(&self, args: SendArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.message.trim().is_empty() {
@@ -265,7 +287,7 @@ impl Tool for Wait {
     }
     fn description(&self) -> String {
         format!(
-            "Wait until a worker finishes, or until `timeout_seconds` pass (default {}s), and return its state and result. A timeout is not an error: the worker keeps running and its current state is returned.",
+            "Wait for a worker's result. After `timeout_seconds` (default {}s) its current state comes back instead, not an error; it keeps running.",
             self.1.default_wait.as_secs()
         )
     }
@@ -313,7 +335,7 @@ impl Tool for Kill {
         true
     }
     fn description(&self) -> String {
-        "Stop a worker: its process and everything it started are killed. Its record and last result stay in vibe_list; vibe_send runs it again.".into()
+        "Stop a worker and everything it started. Its record and last result stay; vibe_send reruns it.".into()
     }
     async fn call(&self, args: KillArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let (v, was_running) = self.0.kill(&args.worker_id).await?;
@@ -344,7 +366,10 @@ impl Tool for List {
         true
     }
     fn description(&self) -> String {
-        "List this run's workers: id, label, tier, state (running, done, failed, killed), elapsed time, and the start of the last result (vibe_wait returns it whole).".into()
+        format!(
+            "This run's workers: id, label, tier, state (running, done, failed, timed_out, killed), elapsed time, last output (stalled after {} silent), start of the last result (vibe_wait gives it whole).",
+            human_elapsed(self.1.stall_after.as_secs_f64())
+        )
     }
     async fn call(&self, _args: ListArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let views = self.0.list();
@@ -357,11 +382,28 @@ impl Tool for List {
         let cap = self.1.list_result_chars;
         let mut text = String::new();
         let mut rows = Vec::new();
-        let (mut running, mut unread) = (0, 0);
+        let (mut running, mut unread, mut stalled_n) = (0, 0, 0);
         for v in &views {
             let _ = write!(text, "{}", header(v));
+            let mut stalled = false;
             if v.state == crate::roster::WorkerState::Running {
                 running += 1;
+                match v.last_output_seconds_ago {
+                    Some(s) => {
+                        let _ = write!(text, ", last output {} ago", human_elapsed(s));
+                    }
+                    None => text.push_str(", no output yet"),
+                }
+                let silence = v.last_output_seconds_ago.unwrap_or(v.elapsed_seconds);
+                stalled = silence >= self.1.stall_after.as_secs_f64();
+                if stalled {
+                    stalled_n += 1;
+                    let _ = write!(
+                        text,
+                        "; STALLED (silent over {}): wait, send it a message, or kill it",
+                        human_elapsed(self.1.stall_after.as_secs_f64())
+                    );
+                }
             }
             let preview = v.result.as_deref().map(|r| bounded(r, cap));
             if let Some(p) = &preview {
@@ -376,11 +418,18 @@ impl Tool for List {
             text.push('\n');
             let mut row = structured(v, preview.as_deref());
             row["unread"] = json!(v.unread);
+            row["last_output_seconds_ago"] = json!(v.last_output_seconds_ago);
+            row["stalled"] = json!(stalled);
             rows.push(row);
         }
+        let stalled = if stalled_n > 0 {
+            format!(" ({stalled_n} stalled)")
+        } else {
+            String::new()
+        };
         let _ = write!(
             text,
-            "{} workers, {running} running, {unread} with an unread result",
+            "{} workers, {running} running{stalled}, {unread} with an unread result",
             views.len()
         );
         Ok(ToolOutput::text(text).with_structured(json!({"workers": rows})))

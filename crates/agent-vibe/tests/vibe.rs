@@ -38,6 +38,26 @@ echo "boom: cannot open config" >&2
 exit 3
 "#;
 
+/// Starts a grandchild in a new session (`setsid`), records its pid and its own, then sleeps.
+const SETSID: &str = r#"#!/bin/sh
+cat > /dev/null
+setsid sleep 600 &
+echo "$! $$" >> "$(dirname "$0")/pids"
+sleep 600
+"#;
+
+/// Writes nothing, ever.
+const SILENT: &str = r#"#!/bin/sh
+cat > /dev/null
+exec sleep 600
+"#;
+
+/// Writes a line every 0.2 s.
+const CHATTY: &str = r#"#!/bin/sh
+cat > /dev/null
+while :; do echo tick; sleep 0.2; done
+"#;
+
 const LONG: &str = r#"#!/bin/sh
 cat > /dev/null
 i=0
@@ -52,6 +72,9 @@ impl Fixture {
             ("slow.sh", SLOW),
             ("crash.sh", CRASH),
             ("long.sh", LONG),
+            ("setsid.sh", SETSID),
+            ("silent.sh", SILENT),
+            ("chatty.sh", CHATTY),
         ] {
             let p = dir.path().join(name);
             std::fs::write(&p, body).unwrap();
@@ -348,16 +371,40 @@ async fn a_crashing_worker_is_failed_with_its_status_and_output() {
     });
 }
 
+/// A worker over its `timeout_s` is ended with everything it started and reported as
+/// `timed_out`; a budget over the host's cap is an argument error.
 #[tokio::test]
-async fn a_worker_over_its_budget_is_stopped_and_failed() {
-    let f = Fixture::new("slow.sh", None, |c| c.max_run = Duration::from_secs(2));
-    let id = f.spawn("too-slow", "take your time").await;
+async fn a_worker_over_its_budget_is_stopped_and_timed_out() {
+    let f = Fixture::new("slow.sh", None, |c| c.max_run = Duration::from_secs(60));
+    let over = f
+        .call(
+            "vibe_spawn",
+            json!({"brief": "x", "label": "y", "timeout_s": 61}),
+        )
+        .await;
+    assert!(over.is_error, "{}", over.text);
+    assert!(over.text.contains("`timeout_s` is 61"), "{}", over.text);
+    let spawned = f
+        .ok(
+            "vibe_spawn",
+            json!({"brief": "take your time", "label": "too-slow", "timeout_s": 2}),
+        )
+        .await;
+    let id = spawned.structured.unwrap()["worker_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let out = f.finished(&id).await;
-    assert_eq!(state(&out), "failed");
+    assert_eq!(state(&out), "timed_out");
     assert!(
         out.text.contains("longer than its budget of 2s"),
         "{}",
         out.text
+    );
+    let list = f.ok("vibe_list", json!({})).await;
+    assert_eq!(
+        list.structured.unwrap()["workers"][0]["state"],
+        json!("timed_out")
     );
     // Under heavy load the script may be stopped before it records its pids; when it did,
     // everything it started must be gone.
@@ -551,4 +598,119 @@ async fn wait_timeout_out_of_range_is_an_argument_error() {
             .await;
         assert!(!out.is_error, "{good}: {}", out.text);
     }
+}
+
+/// The session a process leads or belongs to (field 6 of /proc/PID/stat).
+fn session_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()
+}
+
+/// `vibe_kill` ends the worker's whole tree, including a grandchild it started in a new
+/// session (outside its process group): the run's tag finds it.
+#[tokio::test]
+async fn kill_ends_a_grandchild_in_a_new_session() {
+    let f = Fixture::new("setsid.sh", None, |_| {});
+    let id = f.spawn("escaper", "start something and leave").await;
+    f.runs_recorded(1).await;
+    let (grandchild, worker) = f.pids()[0];
+    // The grandchild really left: its own session, not the worker's.
+    let mut left = false;
+    for _ in 0..100 {
+        if session_of(grandchild).is_some_and(|s| Some(s) != session_of(worker)) {
+            left = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(left, "the grandchild never moved to a new session");
+    assert!(!gone(grandchild) && !gone(worker));
+    let killed = f.ok("vibe_kill", json!({"worker_id": id})).await;
+    assert_eq!(state(&killed), "killed");
+    assert!(
+        all_gone(&[worker, grandchild]).await,
+        "the grandchild in its own session outlived vibe_kill"
+    );
+}
+
+/// `vibe_list` shows when a running worker last wrote output and flags a silent one as stalled
+/// (the threshold is the crate's limit, 1 s here).
+#[tokio::test]
+async fn a_silent_worker_is_listed_as_stalled() {
+    let f = Fixture::new("silent.sh", Some("chatty.sh"), |c| {
+        c.stall_after = Duration::from_secs(1)
+    });
+    let silent = f.spawn("quiet", "think hard").await;
+    let chatty = f
+        .ok(
+            "vibe_spawn",
+            json!({"brief": "talk", "label": "talker", "tier": "good"}),
+        )
+        .await
+        .structured
+        .unwrap()["worker_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let row = |list: &ToolOutput, id: &str| {
+        list.structured.as_ref().unwrap()["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["worker_id"] == json!(id))
+            .cloned()
+            .unwrap()
+    };
+    // Before the threshold nobody is stalled.
+    let early = f.ok("vibe_list", json!({})).await;
+    assert_eq!(
+        row(&early, &silent)["stalled"],
+        json!(false),
+        "{}",
+        early.text
+    );
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    let list = f.ok("vibe_list", json!({})).await;
+    let (s, c) = (row(&list, &silent), row(&list, &chatty));
+    assert_eq!(s["stalled"], json!(true), "{}", list.text);
+    assert_eq!(s["last_output_seconds_ago"], Value::Null, "{}", list.text);
+    assert_eq!(c["stalled"], json!(false), "{}", list.text);
+    let ago = c["last_output_seconds_ago"].as_f64().unwrap();
+    assert!(
+        ago < 1.0,
+        "the chatty worker wrote {ago}s ago: {}",
+        list.text
+    );
+    assert!(list.text.contains("STALLED"), "{}", list.text);
+    assert!(list.text.contains("(1 stalled)"), "{}", list.text);
+    for id in [&silent, &chatty] {
+        f.ok("vibe_kill", json!({"worker_id": id})).await;
+    }
+}
+
+/// A finished worker's result stays: `vibe_wait` returns it whole every time it is asked.
+#[tokio::test]
+async fn a_result_can_be_read_again() {
+    let f = Fixture::new("echo.sh", None, |_| {});
+    let id = f.spawn("notes", "summarise the changelog").await;
+    let first = f.finished(&id).await;
+    let second = f.finished(&id).await;
+    let third = f
+        .ok("vibe_wait", json!({"worker_id": id, "timeout_seconds": 0}))
+        .await;
+    let result = |o: &ToolOutput| o.structured.as_ref().unwrap()["result"].clone();
+    assert!(
+        result(&first)
+            .as_str()
+            .unwrap()
+            .contains("summarise the changelog")
+    );
+    assert_eq!(result(&first), result(&second));
+    assert_eq!(result(&first), result(&third));
+    assert_eq!(state(&third), "done");
 }
