@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
 
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -476,4 +477,186 @@ fn protocol_crates_stay_in_the_crate_that_speaks_them() {
         }
     }
     assert!(seen >= 3, "the protocol crates were not found ({seen})");
+}
+
+// ---- no module cycles -------------------------------------------------------------------------
+
+/// The modules a crate root declares (`mod x;`, `pub mod x;`, cfg-gated or not).
+fn declared(root: &str) -> BTreeSet<String> {
+    root.lines()
+        .map(str::trim)
+        .filter_map(|l| {
+            let l = l.strip_prefix("pub ").unwrap_or(l);
+            l.strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// The modules of `mods` that `src` names through `crate::` in code (a doc link to a module is
+/// no import).
+fn imports(src: &str, mods: &BTreeSet<String>) -> BTreeSet<String> {
+    let flat: String = src
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .flat_map(str::chars)
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut out = BTreeSet::new();
+    for (i, _) in flat.match_indices("crate::") {
+        let rest = &flat[i + "crate::".len()..];
+        let names: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group
+                .split('}')
+                .next()
+                .unwrap_or_default()
+                .split(',')
+                .collect(),
+            None => vec![rest],
+        };
+        for name in names {
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if mods.contains(&name) {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// A cycle in `graph`, if there is one, as the path around it.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut c = path[at..].to_vec();
+            c.push(node.to_string());
+            return Some(c);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+/// The files of top-level module `m` of a crate: `m.rs` and everything under `m/`.
+fn module_files(src: &Path, m: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let file = src.join(format!("{m}.rs"));
+    if file.is_file() {
+        out.push(file);
+    }
+    walk(&src.join(m), &mut out);
+    out
+}
+
+/// No two modules of a crate import each other, directly or around a loop (each top-level
+/// module with its child files counts as one room); and no file of the host is compiled as a
+/// module of both its library and its binary.
+#[test]
+fn no_module_imports_one_that_imports_it_back() {
+    let meta = metadata();
+    let mut checked = 0;
+    for pkg in meta["packages"].as_array().unwrap() {
+        let manifest = PathBuf::from(pkg["manifest_path"].as_str().unwrap());
+        if !manifest.to_string_lossy().contains("/crates/") {
+            continue;
+        }
+        let src = manifest.parent().unwrap().join("src");
+        let roots: Vec<&str> = ["lib.rs", "main.rs"]
+            .into_iter()
+            .filter(|r| src.join(r).is_file())
+            .collect();
+        let mut decl = Vec::new();
+        for r in &roots {
+            let mods = declared(&std::fs::read_to_string(src.join(r)).unwrap());
+            let graph: BTreeMap<String, BTreeSet<String>> = mods
+                .iter()
+                .map(|m| {
+                    let mut deps = BTreeSet::new();
+                    for f in module_files(&src, m) {
+                        deps.extend(imports(&std::fs::read_to_string(&f).unwrap(), &mods));
+                    }
+                    deps.remove(m);
+                    (m.clone(), deps)
+                })
+                .collect();
+            if let Some(c) = cycle(&graph) {
+                panic!(
+                    "{} {r}: modules import each other: {}",
+                    pkg["name"].as_str().unwrap(),
+                    c.join(" → ")
+                );
+            }
+            checked += 1;
+            decl.push(mods);
+        }
+        if let [lib, bin] = decl.as_slice() {
+            let both: Vec<_> = lib.intersection(bin).collect();
+            assert!(
+                both.is_empty(),
+                "{}: modules of both the library and the binary: {both:?}",
+                pkg["name"].as_str().unwrap()
+            );
+        }
+    }
+    assert!(checked >= 10, "only {checked} crate roots checked");
+}
+
+#[test]
+fn the_cycle_check_sees_imports_and_cycles() {
+    let mods: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
+    assert_eq!(
+        imports(
+            "/// see [`crate::b`]\nuse crate::{a::X,\n  b};\nlet y = crate::c::f();",
+            &mods
+        ),
+        mods
+    );
+    let g = |edges: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (from, to) in edges {
+            g.entry(from.to_string())
+                .or_default()
+                .insert(to.to_string());
+        }
+        g
+    };
+    assert!(cycle(&g(&[("a", "b"), ("b", "c")])).is_none());
+    assert_eq!(
+        cycle(&g(&[("a", "b"), ("b", "a")])).unwrap(),
+        ["a", "b", "a"]
+    );
+    assert!(cycle(&g(&[("a", "b"), ("b", "c"), ("c", "a")])).is_some());
 }

@@ -16,7 +16,7 @@ pub(crate) struct ApplyPatchTool;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ApplyPatchArgs {
-    /// A unified diff (`--- a/f` `+++ b/f` `@@ -l,s +l,s @@`) or a `*** Begin Patch` envelope.
+    /// Unified diff or `*** Begin Patch` envelope.
     #[serde(alias = "input", alias = "diff")]
     patch: String,
 }
@@ -30,7 +30,7 @@ impl Tool for ApplyPatchTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Change several files in one all-or-nothing step; for one exact replacement `edit` is simpler. `patch` is either a unified diff (`--- a/f` / `+++ b/f` / `@@ -l,s +l,s @@`, `/dev/null` to create or delete; hunk counts must match their lines) or the envelope `*** Begin Patch` … `*** End Patch` with `*** Add File: p` (lines `+`), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`, chunks of ` `/`-`/`+` lines, each opened by `@@` or `@@ <a line of the file to search from>`). Context must match; a chunk that matches in several places is refused. Line endings are kept. If anything does not apply, no file changes.".into()
+        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (`--- a/f`, `+++ b/f`, `@@ -l,s +l,s @@`, counts matching; `/dev/null` creates or deletes) or a `*** Begin Patch` … `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context must match exactly; a chunk matching several places is refused. Line endings are kept. New diagnostics may follow: information, the change was made.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()

@@ -20,7 +20,14 @@ mod read;
 mod tools;
 
 use agent_tier::{BoxError, ToolOutput};
-pub use tools::attach;
+
+/// Register the four file tools.
+pub fn attach(registry: &agent_tier::Registry) {
+    registry.register(read::ReadTool);
+    registry.register(tools::WriteTool);
+    registry.register(tools::EditTool);
+    registry.register(apply::ApplyPatchTool);
+}
 
 /// Run a call's file work on the blocking pool, off the async threads.
 async fn off_thread(

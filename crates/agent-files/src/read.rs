@@ -26,13 +26,13 @@ pub(crate) struct ReadTool;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReadArgs {
-    /// File to read, relative to the workspace root.
+    /// File, relative to the workspace root.
     #[serde(alias = "file")]
     path: String,
-    /// First line to return (1-based). Default 1.
+    /// First line, 1-based (default 1).
     #[schemars(range(min = 1))]
     offset: Option<u64>,
-    /// Most lines to return. Default 2000.
+    /// Lines to return (default 2000).
     #[schemars(range(min = 1))]
     limit: Option<u32>,
 }
@@ -49,7 +49,7 @@ impl Tool for ReadTool {
         Tier::Read
     }
     fn description(&self) -> String {
-        "Read a text file in the workspace. Lines come numbered as `N| text` (1-based, the numbers `lsp`, `debug` and `ast_grep` use). At most 2000 lines or 256 KiB per call; the result ends by saying what is left and the `offset` to continue from. Use `ast_grep` or `lsp` to find code; `read` to look at it.".into()
+        "Look at a text file (to find code, use ast_grep or lsp). Lines come numbered `N| text`, 1-based as lsp, debug and ast_grep count them; `offset` and `limit` count lines. At most 2000 lines or 256 KiB a call; the result ends with how many lines remain and the `offset` to continue from.".into()
     }
     fn parallel_safe(&self) -> bool {
         true

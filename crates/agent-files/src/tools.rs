@@ -3,7 +3,7 @@
 //! client).
 
 use agent_tier::workspace::{self, FileChange, FsError};
-use agent_tier::{BoxError, CallContext, Hints, Registry, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -28,14 +28,6 @@ pub(crate) fn read_for_change(path: &Path, arg: &str) -> Result<Option<Vec<u8>>,
     }
 }
 
-/// Register the four file tools.
-pub fn attach(registry: &Registry) {
-    registry.register(crate::read::ReadTool);
-    registry.register(WriteTool);
-    registry.register(EditTool);
-    registry.register(crate::apply::ApplyPatchTool);
-}
-
 pub(crate) fn changed(root: &Path, paths: &[&Path]) -> serde_json::Value {
     json!({ "changed_files": paths.iter().map(|p| workspace::display_path(root, p)).collect::<Vec<_>>() })
 }
@@ -48,13 +40,13 @@ fn io_err(context: &'static str, path: &Path, source: std::io::Error) -> FsError
     }
 }
 
-struct WriteTool;
+pub(crate) struct WriteTool;
 
 /// Arguments of `write`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WriteArgs {
-    /// File to write, relative to the workspace root; created with its directories if missing.
+pub(crate) struct WriteArgs {
+    /// File, relative to the workspace root.
     path: String,
     /// The whole new content.
     content: String,
@@ -76,7 +68,7 @@ impl Tool for WriteTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Write a whole file inside the workspace (atomically; the file's mode is kept).".into()
+        "Write a whole file, creating it and its directories if needed (to change part of it: edit or apply_patch). Atomic; keeps the file's mode. New diagnostics may follow: information, the file was written.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()
@@ -110,17 +102,17 @@ impl Tool for WriteTool {
     }
 }
 
-struct EditTool;
+pub(crate) struct EditTool;
 
 /// Arguments of `edit`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct EditArgs {
-    /// File to edit, relative to the workspace root.
+pub(crate) struct EditArgs {
+    /// File, relative to the workspace root.
     path: String,
-    /// The exact text to replace; it must occur exactly once in the file.
+    /// Exact text, occurring once in the file.
     old_string: String,
-    /// The replacement text.
+    /// Replacement text.
     new_string: String,
 }
 
@@ -133,7 +125,7 @@ impl Tool for EditTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Replace one exact, unique occurrence of `old_string` with `new_string` in a file.".into()
+        "Replace one exact text that occurs once in a file (several places or files: apply_patch). New diagnostics may follow: information, the change was made.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()
