@@ -126,27 +126,23 @@ struct Staged {
     replacements: usize,
 }
 
-const LANGUAGE_DOC: &str = "bash, c, c_sharp, cpp, css, dart, go, html, java, javascript, json, kotlin, lua, php, python, ruby, rust, swift, toml, tsx, typescript, yaml";
-
 /// Arguments of `ast_grep`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AstGrepArgs {
-    /// A code snippet with metavariables: `$NAME` matches one node, `$$$NAME` a run of sibling
-    /// nodes (possibly empty), `$_` one node without binding it. A metavariable used twice must
-    /// match the same code both times. Example: `if ($X != null) $X.dispose()`.
+    /// Code snippet with metavariables.
     pub pattern: String,
-    /// File, directory or glob (`src/**/*.py`) to search, relative to the workspace root;
-    /// default the whole workspace. `.gitignore` is honoured.
+    /// File, directory or glob (`src/**/*.py`), relative to the workspace root; default all of
+    /// it. `.gitignore` is honoured.
     #[serde(default)]
     pub path: Option<String>,
-    /// Grammar id: bash, c, c_sharp (cs), cpp, css, dart, go, html, java, javascript (js), json,
-    /// kotlin, lua, php, python (py), ruby, rust (rs), swift, toml, tsx, typescript (ts), yaml
-    /// (yml). Inferred from a file's or a glob's extension; without it a directory is searched
-    /// in every bundled language present there whose grammar accepts the pattern.
+    /// bash, c, c_sharp (cs), cpp, css, dart, go, html, java, javascript (js), json, kotlin, lua,
+    /// php, python (py), ruby, rust (rs), swift, toml, tsx, typescript (ts), yaml (yml). Default:
+    /// the file's or glob's extension; over a directory, every bundled language whose grammar
+    /// accepts the pattern.
     #[serde(default, alias = "lang")]
     pub language: Option<String>,
-    /// At most this many matches are listed (default 50); the result says how many more matched.
+    /// Matches listed (default 50); the rest are counted.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_results: Option<usize>,
@@ -156,17 +152,14 @@ pub struct AstGrepArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AstEditArgs {
-    /// What to match: a code snippet with metavariables (`$NAME`, `$$$NAME`, `$_`), as for
-    /// `ast_grep`. Example: `dispose($X)`.
+    /// As for ast_grep.
     pub pattern: String,
-    /// What to replace each match with; `$NAME` and `$$$NAME` are substituted with what the
-    /// pattern captured. Example: `$X.dispose()`. Multi-line text keeps the site's indentation.
+    /// Replacement template.
     pub rewrite: String,
-    /// File or directory to rewrite, relative to the workspace root; default the whole workspace.
+    /// As for ast_grep.
     #[serde(default)]
     pub path: Option<String>,
-    /// Grammar id (as for `ast_grep`); inferred from a file's or a glob's extension; over a
-    /// directory, the one language present whose grammar accepts the pattern (several: pass it).
+    /// As for ast_grep, but over a directory where several languages accept the pattern, required.
     #[serde(default)]
     pub language: Option<String>,
 }
@@ -265,15 +258,12 @@ impl Tool for AstGrepTool {
     }
 
     fn description(&self) -> String {
-        format!(
-            "Structural code search: find code by shape, not text. The pattern is parsed by the \
-             same grammar as the files, so it matches however the code is spaced or broken \
-             across lines, and never inside strings or comments. `$NAME` matches one node, \
-             `$$$NAME` a run of sibling nodes, `$_` one node without binding; a metavariable \
-             used twice must capture the same code. Example: pattern `if ($X != null) \
-             $X.dispose()` with language `dart` finds guards that dispose what they checked. \
-             Languages: {LANGUAGE_DOC}."
-        )
+        "Find code by its syntax shape, never text in strings or comments (what a symbol means: \
+         lsp). The pattern is parsed like the files, so spacing and line breaks do not matter. \
+         Metavariables are `$` + UPPERCASE: `$X` one node, `$$$ARGS` a run of sibling nodes (maybe none), `$_` one \
+         node unbound; `$x` is literal. A metavariable used twice must match the same code. \
+         Example: `if ($X != null) $X.dispose()`."
+            .to_string()
     }
 
     fn parallel_safe(&self) -> bool {
@@ -310,12 +300,11 @@ impl Tool for AstEditTool {
     }
 
     fn description(&self) -> String {
-        "Structural rewrite, staged first: same matching as ast_grep, plus a `rewrite` template \
-         into which `$NAME` / `$$$NAME` captures are substituted. Nothing is written: the result \
-         is a proposal with a unified diff and an edit_id; call resolve with that edit_id and \
-         action `accept` to write every file at once (or `discard`). Where matches overlap, the \
-         outermost is rewritten. Example: pattern `dispose($X)`, rewrite `$X.dispose()`, \
-         language `dart`."
+        "Rewrite code by its syntax shape, across files (one place: edit; renaming a symbol: \
+         lsp_rename). Matches as ast_grep; in `rewrite`, `$X` and `$$$X` stand for what they \
+         captured, and multi-line text keeps the site's indentation. Where matches overlap, the \
+         outermost is rewritten. Nothing is written: you get a diff and an edit_id for resolve \
+         (accept or discard). Example: `dispose($X)` → `$X.dispose()`."
             .to_string()
     }
 

@@ -8,13 +8,12 @@ use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
 
-/// What `resolve` does with a staged edit.
+/// What `resolve` does with a staged edit: write every file of it (all or nothing), or drop it.
+/// (The variants carry no doc comments: the tool's description says it, once.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ResolveAction {
-    /// Write every file of the staged edit (all or nothing).
     Accept,
-    /// Drop the staged edit; nothing is written.
     Discard,
 }
 
@@ -22,10 +21,9 @@ pub enum ResolveAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResolveArgs {
-    /// The id from an `ast_edit` proposal, e.g. `edit_1`.
+    /// From the ast_edit proposal (`edit_1`).
     pub edit_id: String,
-    /// `accept` writes the staged change (rejected whole if any file changed since staging);
-    /// `discard` drops it.
+    /// `accept` or `discard`.
     pub action: ResolveAction,
 }
 
@@ -43,10 +41,9 @@ impl Tool for ResolveTool {
     }
 
     fn description(&self) -> String {
-        "Commit or discard a change staged by ast_edit. `accept` first compares every file with \
-         the content captured at staging: any difference rejects the whole change and writes \
-         nothing. Files are written atomically; if one write fails the others are restored, so \
-         the tree ends fully old or fully new. `discard` drops the staged change."
+        "Write or drop a change ast_edit staged (other changes are written at once). `accept` \
+         writes every file atomically, all or nothing: if any file changed since staging, or one \
+         write fails, no file changes. `discard` drops it."
             .to_string()
     }
 

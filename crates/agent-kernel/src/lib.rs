@@ -114,15 +114,14 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
     .collect()
 }
 
-/// The cell's language.
+/// The cell's language: Python in the project's own interpreter, JavaScript in `node`. (The
+/// variants carry no doc comments: the field's description says it, once, in the schema.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum Language {
-    /// Python, in the project's own interpreter.
     #[default]
     Python,
-    /// JavaScript, in `node`.
     #[serde(alias = "js", alias = "node")]
     Javascript,
 }
@@ -131,16 +130,15 @@ pub enum Language {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EvalArgs {
-    /// The cell: Python or JavaScript source. Variables, imports and loaded data persist between
-    /// calls; the last expression is echoed as in a notebook.
+    /// Python or JavaScript source.
     pub code: String,
-    /// Required: 5–10 words saying what the cell does; used as its label in the transcript.
+    /// 5–10 words: what the cell does (its transcript label).
     #[serde(alias = "label")]
     pub description: String,
     /// `python` (default) or `javascript`.
     #[serde(default)]
     pub language: Language,
-    /// Discard this language's interpreter first and start clean.
+    /// Start this language's interpreter afresh.
     #[serde(default)]
     pub reset: bool,
 }
@@ -161,14 +159,14 @@ struct EvalTool {
     state: Arc<State>,
 }
 
-const DESCRIPTION: &str = "Run a Python or JavaScript cell in a persistent interpreter: variables, imports and loaded data persist across calls (`reset` starts clean). Python runs in the project's own interpreter (.venv/bin/python, venv/bin/python, else python3), JavaScript in node (top-level let/const/function/class persist; top-level await works).
+const DESCRIPTION: &str = "Compute, inspect data or try code in a persistent Python or JavaScript interpreter (to step through a program: debug). Variables, imports and data persist across calls; `reset` starts clean. Python is the project's (.venv, venv, else python3); JavaScript is node (top-level declarations persist; top-level await works).
 
-- The last expression is echoed, as in a notebook; stdout and stderr are returned in order (long output is capped, with a note of what was cut).
-- display(x) shows values; pandas DataFrames render as tables; matplotlib figures (Agg) come back as PNG images after the cell.
-- IPython idioms work without IPython: %pip install … (this interpreter's pip; the next import sees the new install), %cd, %pwd, %env, %time, %timeit, %%time, %%timeit, %%bash, !cmd and x = !cmd.
-- tool(name, args) calls one of your own tools from the cell and returns its text (Python: tool(\"read\", {\"path\": \"src/app.py\"}); JavaScript: await tool(...), several may run at once); a tool error raises. The same surface, approvals and guardrails apply as to your own calls. eval itself cannot be called this way.
-- input() and stdin fail at once: nobody can type into a cell.
-- A cell that prints nothing for the inactivity budget is interrupted (then killed if it ignores that); print progress from long loops. A pending tool() call pauses the budget.
+- The last expression is echoed; stdout and stderr come in order, long output capped with a note.
+- display(x) shows values, DataFrames as tables; matplotlib figures come back as PNG.
+- Without IPython: %pip install (this interpreter's pip; importable at once), %cd, %pwd, %env, %time, %timeit, %%time, %%timeit, %%bash, !cmd, x = !cmd.
+- tool(name, args) calls one of your tools and returns its text (JavaScript: await it; calls may overlap); errors raise; same surface, approvals and guardrails; not eval itself.
+- input() and stdin fail at once.
+- A cell silent for the inactivity budget is interrupted, then killed: print progress in long loops (a pending tool() call pauses the clock).
 - description is required: 5–10 words saying what the cell does.";
 
 /// An empty description is an error (the cell needs a label); one outside 5–10 words runs, with

@@ -47,29 +47,20 @@ impl State {
     }
 }
 
-/// An `lsp` operation.
+/// An `lsp` operation. The variants carry no doc comments: the tool's description says what
+/// each does, once (a variant's doc comment would be repeated in the schema).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Operation {
-    /// Errors and warnings of `file`; with `file` = `"*"`, run the project checker of every root.
     Diagnostics,
-    /// Where the symbol is declared.
     Definition,
-    /// Where its type is declared.
     TypeDefinition,
-    /// Concrete implementations.
     Implementation,
-    /// Every use (at most 50).
     References,
-    /// Signature and doc comment.
     Hover,
-    /// With `query`: workspace search (at most 100); with `file`: the file's symbols (at most 200).
     Symbols,
-    /// Quick fixes the server offers at the symbol.
     CodeActions,
-    /// Which servers run, for which roots, and what is missing for the others.
     Status,
-    /// Restart the server(s) of `file`'s root (all servers without `file`).
     Reload,
 }
 
@@ -97,21 +88,21 @@ pub struct LspArgs {
     /// The operation.
     #[serde(alias = "op")]
     pub operation: Operation,
-    /// The file, relative to the workspace root; `"*"` with `diagnostics` runs the project checker.
+    /// File, relative to the workspace root; diagnostics: `"*"` for every root.
     #[serde(default, alias = "path")]
     pub file: Option<String>,
-    /// 1-based line number of the symbol (navigation operations).
+    /// position: 1-based line.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub line: Option<u32>,
-    /// A substring of that line that names the symbol (navigation operations); never a column.
+    /// position: substring of that line naming the symbol (not a column).
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Which occurrence of `symbol` on the line, 1-based, when it occurs more than once (default 1).
+    /// position: which occurrence on the line (default 1).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
-    /// Workspace symbol search text (`symbols` only).
+    /// symbols: workspace search text.
     #[serde(default)]
     pub query: Option<String>,
 }
@@ -120,15 +111,15 @@ pub struct LspArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
-    /// Where the symbol is, relative to the workspace root.
+    /// File, relative to the workspace root.
     #[serde(alias = "path")]
     pub file: String,
-    /// 1-based line number.
+    /// 1-based line.
     #[schemars(range(min = 1))]
     pub line: u32,
-    /// A substring that identifies the symbol on that line.
+    /// Substring of that line naming the symbol.
     pub symbol: String,
-    /// Which occurrence of `symbol` on the line, 1-based, when it occurs more than once (default 1).
+    /// Which occurrence on the line (default 1).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
@@ -231,13 +222,14 @@ impl Tool for LspTool {
     }
 
     fn description(&self) -> String {
-        "Ask the project's language server. Positions are `line` (1-based) plus `symbol`, a substring \
-of that line naming the symbol (add `occurrence` when it appears more than once). Operations: \
-diagnostics (file, or \"*\" to run the project checkers: that runs project code, an exec-tier call the \
-full surface only allows), definition, type_definition, implementation, \
-references (at most 50), hover, symbols (query: workspace search, at most 100; file: the file's \
-symbols, at most 200), code_actions, status (which servers run and what is missing), reload. \
-Results are `path:line:col: <line text>`."
+        "Ask the language server what code means: declarations, uses, types, errors (to find code \
+by shape: ast_grep). A position is `line` (1-based) + `symbol`, a substring of that line naming \
+it (+ `occurrence` if repeated). At a position: definition, type_definition, implementation, \
+references (50 at most), hover (signature, docs), code_actions (lists fixes; cannot apply them). \
+symbols: `query` searches the workspace (100), `file` lists its own (200). diagnostics of `file`; \
+`\"*\"` runs every root's project checker: slow, runs project code, exec tier only. status: which \
+servers run, what is missing. reload: restarts the servers of `file`'s root, or all. Results are \
+`path:line:col: <line text>`."
             .to_string()
     }
 
@@ -271,9 +263,8 @@ impl Tool for RenameTool {
     }
 
     fn description(&self) -> String {
-        "Rename a symbol across the project with the language server: `file`, `line` (1-based), \
-`symbol` (a substring of that line naming it), `new_name`. All files change or none do; the result \
-lists every file and its number of edits."
+        "Rename a symbol everywhere, through the language server (to rewrite a code pattern: \
+ast_edit). All files change or none do; the result lists each file and its edit count."
             .to_string()
     }
 
