@@ -29,7 +29,8 @@ pub mod workspace;
 pub use error::CallError;
 pub use registry::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, AskingGuard, BoxFuture,
-    CallContext, Origin, Registry, RunInfo, Wrapper,
+    CallContext, Origin, PROGRESS_MAX, ProgressListener, ProgressSink, Registry, RunInfo, Wrapper,
+    progress, progress_wanted,
 };
 pub use tier::{Surface, Tier};
 pub use tool::{BoxError, Effects, Hints, Image, Tool, ToolInfo, ToolOutput};

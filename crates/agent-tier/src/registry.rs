@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 mod erased;
+mod progress;
 use erased::{Erased, ErasedTool};
+pub use progress::{PROGRESS_MAX, ProgressListener, ProgressSink, progress, progress_wanted};
 
 /// A boxed, sendable future: what the object-safe traits here (and the families') return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -53,6 +55,8 @@ pub struct CallContext {
     /// The resource keys held by this call and every call enclosing it: a nested call that
     /// needs one of them is refused instead of waiting for itself.
     held: Arc<Vec<String>>,
+    /// Where this call's progress goes (shared with the calls nested in it).
+    progress: ProgressSink,
 }
 
 impl fmt::Debug for CallContext {
@@ -75,14 +79,39 @@ impl CallContext {
         &self.registry
     }
 
+    /// Report progress to whoever made the call (over MCP: a progress notification, when the
+    /// client asked for them). Cheap, never blocks, never fails; a no-op when nobody listens; a
+    /// message not yet taken is replaced by the next; long ones are cut at [`PROGRESS_MAX`].
+    pub fn progress(&self, message: impl Into<String>) {
+        self.progress.send(message);
+    }
+
+    /// Whether anybody listens to [`CallContext::progress`]: skip composing messages otherwise.
+    pub fn progress_wanted(&self) -> bool {
+        self.progress.is_listening()
+    }
+
+    /// This call's progress sink, for a task the tool spawns.
+    pub fn progress_sink(&self) -> ProgressSink {
+        self.progress.clone()
+    }
+
     /// Call another tool from inside this one (a kernel cell's `tool()` bridge, a worker). The
-    /// nested call takes the same path as a model call, on this call's surface.
+    /// nested call takes the same path as a model call, on this call's surface, and reports its
+    /// progress to this call's sink.
     pub async fn nested_call(&self, origin: Origin, name: &str, args: Value) -> ToolOutput {
         use tracing::Instrument;
         let span = tracing::info_span!("tool_call", tool = name, surface = %self.surface, origin = ?origin);
         match self
             .registry
-            .try_call(name, args, self.surface, origin, self.held.clone())
+            .try_call(
+                name,
+                args,
+                self.surface,
+                origin,
+                self.held.clone(),
+                self.progress.clone(),
+            )
             .instrument(span)
             .await
         {
@@ -329,11 +358,25 @@ impl Registry {
         surface: Surface,
         origin: Origin,
     ) -> ToolOutput {
+        self.call_with_progress(name, args, surface, origin, ProgressSink::none())
+            .await
+    }
+
+    /// [`Registry::call_with`], with the tool's progress messages (and those of calls nested
+    /// in it) going to `progress`.
+    pub async fn call_with_progress(
+        &self,
+        name: &str,
+        args: Value,
+        surface: Surface,
+        origin: Origin,
+        progress: ProgressSink,
+    ) -> ToolOutput {
         use tracing::Instrument;
         let span = tracing::info_span!("tool_call", tool = name, %surface, origin = ?origin);
         let started = std::time::Instant::now();
         let out = match self
-            .try_call(name, args, surface, origin, Arc::default())
+            .try_call(name, args, surface, origin, Arc::default(), progress)
             .instrument(span.clone())
             .await
         {
@@ -360,6 +403,7 @@ impl Registry {
         surface: Surface,
         origin: Origin,
         held: Arc<Vec<String>>,
+        progress: ProgressSink,
     ) -> Result<ToolOutput, CallError> {
         self.seal();
         let tool = read(&self.inner.tools).get(name).cloned();
@@ -451,6 +495,7 @@ impl Registry {
                 Some(k) => Arc::new(held.iter().cloned().chain([k.clone()]).collect()),
                 None => held,
             },
+            progress,
         };
 
         let lock = key.map(|key| {
@@ -462,7 +507,9 @@ impl Registry {
             None => None,
         };
 
-        let handle = AbortOnDrop(tokio::spawn(tool.clone().run(parsed, cx.clone())));
+        let handle = AbortOnDrop(tokio::spawn(
+            progress::CURRENT.scope(cx.progress.clone(), tool.clone().run(parsed, cx.clone())),
+        ));
         let joined = handle.join().await;
         let mut output = match joined {
             Ok(Ok(out)) => out,
@@ -492,7 +539,9 @@ impl Registry {
             .cloned()
             .collect();
         for w in wrappers {
-            output = w.after(name, &args, output, &cx).await;
+            output = progress::CURRENT
+                .scope(cx.progress.clone(), w.after(name, &args, output, &cx))
+                .await;
         }
         Ok(output)
     }
