@@ -49,6 +49,8 @@ pub struct Common {
     pub listen: Option<std::net::SocketAddr>,
     /// Where the HTTP bearer token is read from.
     pub token_file: Option<PathBuf>,
+    /// `--ask-timeout`: how long a person has to answer (zero: no limit; `None`: the default).
+    pub ask_timeout: Option<std::time::Duration>,
 }
 
 impl Common {
@@ -60,6 +62,7 @@ impl Common {
             conversation_id: self.conversation.clone(),
             sandbox_prefix: self.sandbox_prefix.clone(),
             approval: self.approval.clone(),
+            ask_timeout: self.ask_timeout,
         }
     }
 }
@@ -199,6 +202,10 @@ struct RunArgs {
     /// exec, or none
     #[arg(long, value_name = "TIERS", value_parser = parse_tiers)]
     approval: Option<Tiers>,
+    /// How long ask_user and approval prompts wait for an answer, in seconds (default 600;
+    /// 0: no limit)
+    #[arg(long, value_name = "SECS")]
+    ask_timeout: Option<u64>,
 }
 
 fn parse_surface(text: &str) -> Result<Surface, String> {
@@ -248,6 +255,7 @@ fn common(root: RootArg, surface: Surface) -> Common {
         approval: Vec::new(),
         listen: None,
         token_file: None,
+        ask_timeout: None,
     }
 }
 
@@ -257,6 +265,7 @@ fn run_common(run: RunArgs) -> Common {
         conversation: run.conversation,
         sandbox_prefix: run.sandbox_prefix.map(|w| w.0).unwrap_or_default(),
         approval: run.approval.map(|t| t.0).unwrap_or_default(),
+        ask_timeout: run.ask_timeout.map(std::time::Duration::from_secs),
         ..common(run.root, run.surface.surface)
     }
 }
@@ -446,6 +455,30 @@ mod tests {
             ]
             .join("\n")
         );
+    }
+
+    #[test]
+    fn ask_timeout_is_seconds_and_zero_is_no_limit() {
+        use std::time::Duration;
+        let timeout = |args: &[&str]| match parsed(args) {
+            Command::Serve(c) | Command::Repl(c) => c.host().ask_timeout,
+            Command::Call { common, .. } => common.host().ask_timeout,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(timeout(&["serve"]), None);
+        assert_eq!(
+            timeout(&["serve", "--ask-timeout", "30"]),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            timeout(&["repl", "--ask-timeout", "0"]),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            timeout(&["call", "read", "--ask-timeout", "5"]),
+            Some(Duration::from_secs(5))
+        );
+        assert!(parse_err(&["serve", "--ask-timeout", "-1"]).contains("--ask-timeout"));
     }
 
     #[test]

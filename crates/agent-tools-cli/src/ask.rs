@@ -7,30 +7,38 @@ use agent_tools::Registry;
 use agent_tools::ask::{AskApprover, AskConfig, AskPort};
 use serde_json::Value;
 use std::sync::Arc;
+use std::time::Duration;
 
-/// Attach `ask_user` and the approver through one port, in the space `space`.
-fn attach(registry: &Registry, port: Arc<dyn AskPort>, space: &str) {
+/// Attach `ask_user` and the approver through one port, in the space `space`, waiting
+/// `timeout` for a person (`None`: the default; zero: no limit).
+fn attach(registry: &Registry, port: Arc<dyn AskPort>, space: &str, timeout: Option<Duration>) {
+    let default = AskConfig::default();
     let config = AskConfig {
         port: Some(port),
         target_space: Some(space.to_string()),
-        ..AskConfig::default()
+        timeout: match timeout {
+            None => default.timeout,
+            Some(t) if t.is_zero() => None,
+            Some(t) => Some(t),
+        },
     };
     registry.set_approver(Arc::new(AskApprover::from_config(&config)));
     agent_tools::ask::attach(registry, config);
 }
 
 /// Attach `ask_user` with the terminal card (fails closed when stdin is not a TTY).
-pub fn attach_terminal(registry: &Registry) {
+pub fn attach_terminal(registry: &Registry, timeout: Option<Duration>) {
     use agent_tools::ask::{TerminalOptions, TerminalPort};
     attach(
         registry,
         Arc::new(TerminalPort::new(TerminalOptions::default())),
         "terminal",
+        timeout,
     );
 }
 
 /// Attach `ask_user` through MCP elicitation (fails closed when the client did not declare it).
-pub fn attach_elicitation(registry: &Registry, peer: Peer) {
+pub fn attach_elicitation(registry: &Registry, peer: Peer, timeout: Option<Duration>) {
     use agent_tools::ask::ElicitationPort;
     let space = registry
         .run()
@@ -41,6 +49,7 @@ pub fn attach_elicitation(registry: &Registry, peer: Peer) {
         registry,
         Arc::new(ElicitationPort::new(Arc::new(McpElicitor(peer)))),
         &space,
+        timeout,
     );
 }
 

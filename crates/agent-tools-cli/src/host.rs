@@ -15,6 +15,9 @@ pub struct HostOptions {
     pub conversation_id: Option<String>,
     pub sandbox_prefix: Vec<String>,
     pub approval: Vec<agent_tools::Tier>,
+    /// How long `ask_user` and approval prompts wait for a person: `None` the default (10
+    /// minutes), zero no limit.
+    pub ask_timeout: Option<std::time::Duration>,
 }
 
 /// Which families this binary was built with.
@@ -75,7 +78,7 @@ pub fn build(opts: &HostOptions) -> Registry {
 pub fn terminal_registry(opts: &HostOptions) -> Registry {
     let registry = build(opts);
     #[cfg(feature = "ask")]
-    crate::ask::attach_terminal(&registry);
+    crate::ask::attach_terminal(&registry, opts.ask_timeout);
     registry
 }
 
@@ -83,7 +86,7 @@ pub fn terminal_registry(opts: &HostOptions) -> Registry {
 fn served_registry(opts: &HostOptions, peer: Peer) -> Registry {
     let registry = build(opts);
     #[cfg(feature = "ask")]
-    crate::ask::attach_elicitation(&registry, peer);
+    crate::ask::attach_elicitation(&registry, peer, opts.ask_timeout);
     #[cfg(not(feature = "ask"))]
     let _ = peer;
     registry

@@ -389,13 +389,22 @@ fn ask_user_through_mcp_elicitation() {
         "{resp}"
     );
 
-    // Decline is a skip: a success that says to proceed on a stated assumption.
+    assert_eq!(
+        resp["result"]["structuredContent"]["outcome"], "answered",
+        "{resp}"
+    );
+
+    // Decline: outcome `declined`, a success that says to proceed on a stated assumption.
     let ask2 = json!({"name": "ask_user", "arguments": {"question": "Keep the old API?", "options": [{"label": "yes"}, {"label": "no"}]}});
     c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ask2}));
     let req = c.until_method("elicitation/create");
     c.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "decline"}}));
     let (resp, _) = c.until(3);
     assert_eq!(resp["result"]["isError"], false, "{resp}");
+    assert_eq!(
+        resp["result"]["structuredContent"]["outcome"], "declined",
+        "{resp}"
+    );
     assert!(
         resp["result"]["content"][0]["text"]
             .as_str()
@@ -403,6 +412,30 @@ fn ask_user_through_mcp_elicitation() {
             .contains("assumption"),
         "{resp}"
     );
+}
+
+/// `--ask-timeout 1` under `serve`: a client that never answers the elicitation gets outcome
+/// `timed_out` after about a second.
+#[cfg(feature = "ask")]
+#[test]
+fn ask_timeout_under_serve_gives_timed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Client::start(dir.path(), &["--ask-timeout", "1"]);
+    c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}}),
+    );
+    let started = std::time::Instant::now();
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask_user", "arguments": {"question": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}}}));
+    let _unanswered = c.until_method("elicitation/create");
+    let (resp, _) = c.until(2);
+    assert_eq!(resp["result"]["isError"], true, "{resp}");
+    assert_eq!(
+        resp["result"]["structuredContent"]["outcome"], "timed_out",
+        "{resp}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
 
 #[cfg(feature = "ask")]
@@ -417,6 +450,10 @@ fn ask_user_fails_closed_without_elicitation() {
     );
     let resp = c.rpc(2, "tools/call", json!({"name": "ask_user", "arguments": {"question": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}}));
     assert_eq!(resp["result"]["isError"], true, "{resp}");
+    assert_eq!(
+        resp["result"]["structuredContent"]["outcome"], "no_operator",
+        "{resp}"
+    );
     assert!(
         resp["result"]["content"][0]["text"]
             .as_str()
