@@ -143,7 +143,11 @@ async fn connect(port: u16, timeout: Duration) -> Result<tokio::net::TcpStream, 
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
-            Ok(s) => return Ok(s),
+            Ok(s) => {
+                // DAP messages are small and come in bursts: never hold one back (Nagle).
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
             Err(e) if tokio::time::Instant::now() >= deadline => {
                 return Err(format!("cannot connect to 127.0.0.1:{port}: {e}"));
             }

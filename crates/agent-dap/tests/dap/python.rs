@@ -80,3 +80,48 @@ async fn python_session() {
         insta::assert_snapshot!(f.redacted());
     });
 }
+
+/// The debuggee runs with `TCP_NODELAY` set on its sockets (a `sitecustomize` in a private
+/// directory prepended to its `PYTHONPATH`) and the project's own `sitecustomize` still runs;
+/// the project's files are left as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_debuggee_gets_nodelay_and_keeps_its_sitecustomize() {
+    require("python3");
+    let prog = "import builtins, socket\nprint('patched', socket.socket.connect.__name__ == '_connect')\nprint('project site', getattr(builtins, 'PROJECT_SITE', None))\n";
+    let mut f = Fixture::new(
+        &[
+            ("requirements.txt", ""),
+            (
+                "site/sitecustomize.py",
+                "import builtins\nbuiltins.PROJECT_SITE = 'ran'\n",
+            ),
+            ("prog.py", prog),
+        ],
+        config(),
+    );
+    f.link_venv();
+    let before: Vec<_> = walk(f.root());
+    let done = f
+        .ok(json!({"op": "launch", "program": "prog.py", "env": {"PYTHONPATH": "site"}}))
+        .await;
+    assert!(done.text.contains("exited with code 0"), "{}", done.text);
+    let out = f.ok(json!({"op": "output", "cursor": 0})).await;
+    assert!(out.text.contains("patched True"), "{}", out.text);
+    assert!(out.text.contains("project site ran"), "{}", out.text);
+    f.finish().await;
+    assert_eq!(walk(f.root()), before, "the project's files changed");
+}
+
+/// Every path under `dir` (not following the `.venv` link).
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let p = e.path();
+        out.push(p.clone());
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(walk(&p));
+        }
+    }
+    out.sort();
+    out
+}
