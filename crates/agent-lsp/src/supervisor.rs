@@ -1,5 +1,11 @@
 //! The run's servers: one per (server id, root), started at call time when a root marker AND a
 //! binary are both present, restarted with backoff after a crash.
+//!
+//! The log (`tracing`, target `agent_lsp::supervisor`): a server started for a root (`info`), a
+//! restart after a crash with its backoff (`info` with `notice = true`, which the host forwards
+//! to MCP clients as a `notice`), a server that could not start (`warn`). The crash itself is
+//! logged by `agent-proc` when the process is reaped (`warn`), labelled with the purpose given
+//! here (`language server <id> for <root>`).
 
 use crate::client::{Server, tail_lines};
 use crate::config::{Resolved, ServerSpec};
@@ -419,10 +425,12 @@ impl Supervisor {
     ) -> Result<Arc<Server>, LspError> {
         let slot = self.slot(&spec.id, &root);
         let mut s = slot.lock().await;
+        let mut crashed: Option<String> = None;
         if let Some(srv) = &s.server {
-            if srv.exited().is_none() {
+            let Some(status) = srv.exited() else {
                 return Ok(srv.clone());
-            }
+            };
+            crashed = Some(status);
             // A server that ran a good while before dying starts its backoff afresh.
             if srv.started.elapsed() > Duration::from_secs(120) {
                 s.crashes = 0;
@@ -431,25 +439,52 @@ impl Supervisor {
             s.last_crash = Some(Instant::now());
             s.server = None;
         }
+        let (id, at_root) = (spec.id.clone(), root.display().to_string());
         if let (true, Some(at)) = (s.crashes > 0, s.last_crash) {
             let backoff = Duration::from_millis(250 * (1u64 << (s.crashes - 1).min(5)))
                 .min(Duration::from_secs(8));
-            let since = at.elapsed();
-            if since < backoff {
-                tokio::time::sleep(backoff - since).await;
+            let wait = backoff.saturating_sub(at.elapsed());
+            let after = crashed
+                .as_deref()
+                .or(s.last_error.as_deref())
+                .unwrap_or("an earlier failure");
+            tracing::info!(
+                notice = true,
+                server = %id,
+                root = %at_root,
+                attempt = s.crashes,
+                backoff_ms = wait.as_millis() as u64,
+                "restarting language server {id} for {at_root} after it {after} (attempt {}, in {} ms)",
+                s.crashes,
+                wait.as_millis()
+            );
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
             }
         }
-        match Server::start(
-            spec,
-            root,
-            binary,
-            args,
-            &self.prefix,
-            self.cfg.request_timeout,
+        let purpose = format!("language server {id} for {at_root}");
+        let started = agent_proc::with_purpose(
+            purpose,
+            Server::start(
+                spec,
+                root,
+                binary.clone(),
+                args,
+                &self.prefix,
+                self.cfg.request_timeout,
+            ),
         )
-        .await
-        {
+        .await;
+        match started {
             Ok(srv) => {
+                tracing::info!(
+                    notice = s.crashes > 0,
+                    server = %id,
+                    root = %at_root,
+                    pid = srv.pid,
+                    binary = %binary.display(),
+                    "language server {id} started for {at_root}"
+                );
                 s.server = Some(srv.clone());
                 s.last_error = None;
                 Ok(srv)
@@ -458,6 +493,13 @@ impl Supervisor {
                 s.crashes += 1;
                 s.last_crash = Some(Instant::now());
                 s.last_error = Some(e.to_string());
+                tracing::warn!(
+                    server = %id,
+                    root = %at_root,
+                    failures = s.crashes,
+                    error = %e,
+                    "language server {id} could not start for {at_root}; the next call retries after a backoff"
+                );
                 Err(e)
             }
         }

@@ -67,46 +67,30 @@ pub fn display_col(line: &str, character: u32, enc: Encoding) -> usize {
     line[..b].chars().count() + 1
 }
 
-fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/')
-}
-
-/// `file://` URI of an absolute path.
+/// `file://` URI of an absolute path (the `url` crate's encoding: every byte outside the URL
+/// path-segment set, `%`, `#`, `?`, spaces and non-ASCII included, is percent-encoded). A
+/// relative path, which has no URI, is taken from `/`.
 pub fn path_to_uri(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let mut s = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
-        if is_unreserved(b) {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("%{b:02X}"));
-        }
-    }
-    s
+    let abs;
+    let path = if path.is_absolute() {
+        path
+    } else {
+        abs = Path::new("/").join(path);
+        &abs
+    };
+    url::Url::from_file_path(path)
+        .map(String::from)
+        .unwrap_or_else(|()| format!("file://{}", path.display()))
 }
 
-/// The path of a `file://` URI (None for other schemes).
+/// The path of a `file://` URI (None for other schemes, a host other than `localhost`, or text
+/// that is not a URI).
 pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
-    let rest = uri.strip_prefix("file://")?;
-    // `file://localhost/x` and `file:///x`
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
+    let url = url::Url::parse(uri).ok()?;
+    if url.scheme() != "file" {
+        return None;
     }
-    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+    url.to_file_path().ok()
 }
 
 #[cfg(test)]
@@ -140,5 +124,51 @@ mod tests {
         assert_eq!(u, "file:///tmp/a%20b/%C3%A9.py");
         assert_eq!(uri_to_path(&u).unwrap(), p);
         assert_eq!(uri_to_path("file:///x%2").unwrap(), Path::new("/x%2"));
+        assert_eq!(
+            uri_to_path("file://localhost/tmp/x.py").unwrap(),
+            Path::new("/tmp/x.py")
+        );
+    }
+
+    #[test]
+    fn uris_round_trip_every_awkward_path() {
+        use std::os::unix::ffi::OsStrExt;
+        for p in [
+            "/tmp/a b/c.py",
+            "/tmp/100%/x.py",
+            "/tmp/%41/x.py",
+            "/tmp/a#b/c?d.py",
+            "/tmp/é/日本/😀.rs",
+            "/tmp/back\\slash/x.py",
+            "/tmp/semi;colon:at@+plus/x.py",
+        ] {
+            let u = path_to_uri(Path::new(p));
+            assert!(u.starts_with("file:///"), "{u}");
+            assert!(!u[7..].contains([' ', '#', '?']), "{u}");
+            assert!(u.is_ascii(), "{u}");
+            assert_eq!(uri_to_path(&u).unwrap(), Path::new(p), "{u}");
+        }
+        assert_eq!(
+            path_to_uri(Path::new("/tmp/100%/a#b")),
+            "file:///tmp/100%25/a%23b"
+        );
+        // Bytes that are not UTF-8 survive too.
+        let raw = std::ffi::OsStr::from_bytes(b"/tmp/\xff\xfe.py");
+        let u = path_to_uri(Path::new(raw));
+        assert_eq!(u, "file:///tmp/%FF%FE.py");
+        assert_eq!(uri_to_path(&u).unwrap().as_os_str(), raw);
+    }
+
+    #[test]
+    fn only_local_file_uris_are_paths() {
+        for u in [
+            "https://example.invalid/x.py",
+            "untitled:Untitled-1",
+            "jdt://contents/java.base/java/lang/String.class",
+            "file://server/share/x.py",
+            "not a uri",
+        ] {
+            assert_eq!(uri_to_path(u), None, "{u}");
+        }
     }
 }
