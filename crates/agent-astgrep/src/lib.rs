@@ -132,14 +132,12 @@ struct Staged {
 pub struct AstGrepArgs {
     /// Code snippet with metavariables.
     pub pattern: String,
-    /// File, directory or glob (`src/**/*.py`), relative to the workspace root; default all of
-    /// it. `.gitignore` is honoured.
+    /// File, directory or glob (`src/**/*.py`); default: everything. `.gitignore` is honoured.
     #[serde(default)]
     pub path: Option<String>,
-    /// bash, c, c_sharp (cs), cpp, css, dart, go, html, java, javascript (js), json, kotlin, lua,
-    /// php, python (py), ruby, rust (rs), swift, toml, tsx, typescript (ts), yaml (yml). Default:
-    /// the file's or glob's extension; over a directory, every bundled language whose grammar
-    /// accepts the pattern.
+    /// bash, c, c_sharp, cpp, css, dart, go, html, java, javascript, json, kotlin, lua, php,
+    /// python, ruby, rust, swift, toml, tsx, typescript, yaml. Default: the file's or glob's
+    /// extension; over a directory, every bundled language whose grammar accepts the pattern.
     #[serde(default, alias = "lang")]
     pub language: Option<String>,
     /// Matches listed (default 50); the rest are counted.
@@ -260,9 +258,9 @@ impl Tool for AstGrepTool {
     fn description(&self) -> String {
         "Find code by its syntax shape, never text in strings or comments (what a symbol means: \
          lsp). The pattern is parsed like the files, so spacing and line breaks do not matter. \
-         Metavariables are `$` + UPPERCASE: `$X` one node, `$$$ARGS` a run of sibling nodes (maybe none), `$_` one \
-         node unbound; `$x` is literal. A metavariable used twice must match the same code. \
-         Example: `if ($X != null) $X.dispose()`."
+         Metavariables are `$` + UPPERCASE: `$X` one node, `$$$ARGS` a run of sibling nodes \
+         (maybe none), `$_` one node unbound; `$x` is literal. A repeated metavariable must \
+         match the same code. Example: `if ($X != null) $X.dispose()`."
             .to_string()
     }
 
@@ -304,7 +302,7 @@ impl Tool for AstEditTool {
          lsp_rename). Matches as ast_grep; in `rewrite`, `$X` and `$$$X` stand for what they \
          captured, and multi-line text keeps the site's indentation. Where matches overlap, the \
          outermost is rewritten. Nothing is written: you get a diff and an edit_id for resolve \
-         (accept or discard). Example: `dispose($X)` → `$X.dispose()`."
+         (accept or discard)."
             .to_string()
     }
 

@@ -26,7 +26,7 @@ pub(crate) struct ReadTool;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReadArgs {
-    /// File, relative to the workspace root.
+    /// Workspace-relative file.
     #[serde(alias = "file")]
     path: String,
     /// First line, 1-based (default 1).
@@ -49,7 +49,7 @@ impl Tool for ReadTool {
         Tier::Read
     }
     fn description(&self) -> String {
-        "Look at a text file (to find code, use ast_grep or lsp). Lines come numbered `N| text`, 1-based as lsp, debug and ast_grep count them; `offset` and `limit` count lines. At most 2000 lines or 256 KiB a call; the result ends with how many lines remain and the `offset` to continue from.".into()
+        "Look at a text file (to find code: ast_grep or lsp). Lines come numbered `N| text`, 1-based as lsp, debug and ast_grep count them; `offset` and `limit` count lines. At most 2000 lines or 256 KiB a call; the end says how many lines remain and the `offset` to continue from.".into()
     }
     fn parallel_safe(&self) -> bool {
         true

@@ -46,7 +46,7 @@ pub(crate) struct WriteTool;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WriteArgs {
-    /// File, relative to the workspace root.
+    /// Workspace-relative file.
     path: String,
     /// The whole new content.
     content: String,
@@ -108,7 +108,7 @@ pub(crate) struct EditTool;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EditArgs {
-    /// File, relative to the workspace root.
+    /// Workspace-relative file.
     path: String,
     /// Exact text, occurring once in the file.
     old_string: String,

@@ -132,13 +132,13 @@ pub enum Language {
 pub struct EvalArgs {
     /// Python or JavaScript source.
     pub code: String,
-    /// 5–10 words: what the cell does (its transcript label).
+    /// 5–10 words: what the cell does.
     #[serde(alias = "label")]
     pub description: String,
     /// `python` (default) or `javascript`.
     #[serde(default)]
     pub language: Language,
-    /// Start this language's interpreter afresh.
+    /// Restart this language's interpreter first.
     #[serde(default)]
     pub reset: bool,
 }
@@ -159,14 +159,14 @@ struct EvalTool {
     state: Arc<State>,
 }
 
-const DESCRIPTION: &str = "Compute, inspect data or try code in a persistent Python or JavaScript interpreter (to step through a program: debug). Variables, imports and data persist across calls; `reset` starts clean. Python is the project's (.venv, venv, else python3); JavaScript is node (top-level declarations persist; top-level await works).
+const DESCRIPTION: &str = "Compute, inspect data or try code in a persistent Python or JavaScript interpreter (to step through a program: debug). State persists across calls; `reset` starts clean. Python: the project's (.venv, venv, else python3); JavaScript: node (top-level declarations persist, await works).
 
 - The last expression is echoed; stdout and stderr come in order, long output capped with a note.
-- display(x) shows values, DataFrames as tables; matplotlib figures come back as PNG.
-- Without IPython: %pip install (this interpreter's pip; importable at once), %cd, %pwd, %env, %time, %timeit, %%time, %%timeit, %%bash, !cmd, x = !cmd.
-- tool(name, args) calls one of your tools and returns its text (JavaScript: await it; calls may overlap); errors raise; same surface, approvals and guardrails; not eval itself.
+- display(x) shows a value: DataFrames as tables, matplotlib figures as PNG.
+- Without IPython: %pip install (this interpreter; importable at once), %cd, %pwd, %env, %time, %timeit, %%time, %%timeit, %%bash, !cmd, x = !cmd.
+- tool(name, args) calls one of your tools, returning its text (JavaScript: await; calls may overlap); errors raise; same surface, approvals, guardrails; not eval itself.
 - input() and stdin fail at once.
-- A cell silent for the inactivity budget is interrupted, then killed: print progress in long loops (a pending tool() call pauses the clock).
+- Silent past the inactivity budget: interrupted, then killed; print progress in long loops (a pending tool() pauses the clock).
 - description is required: 5–10 words saying what the cell does.";
 
 /// An empty description is an error (the cell needs a label); one outside 5–10 words runs, with

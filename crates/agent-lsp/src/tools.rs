@@ -88,17 +88,17 @@ pub struct LspArgs {
     /// The operation.
     #[serde(alias = "op")]
     pub operation: Operation,
-    /// File, relative to the workspace root; diagnostics: `"*"` for every root.
+    /// Workspace-relative file; diagnostics: `"*"` for every root.
     #[serde(default, alias = "path")]
     pub file: Option<String>,
     /// position: 1-based line.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub line: Option<u32>,
-    /// position: substring of that line naming the symbol (not a column).
+    /// position: a substring of `line` naming the symbol (not a column).
     #[serde(default)]
     pub symbol: Option<String>,
-    /// position: which occurrence on the line (default 1).
+    /// position: which occurrence of `symbol` on the line (default 1).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
@@ -111,7 +111,7 @@ pub struct LspArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
-    /// File, relative to the workspace root.
+    /// Workspace-relative file.
     #[serde(alias = "path")]
     pub file: String,
     /// 1-based line.
@@ -223,13 +223,12 @@ impl Tool for LspTool {
 
     fn description(&self) -> String {
         "Ask the language server what code means: declarations, uses, types, errors (to find code \
-by shape: ast_grep). A position is `line` (1-based) + `symbol`, a substring of that line naming \
-it (+ `occurrence` if repeated). At a position: definition, type_definition, implementation, \
-references (50 at most), hover (signature, docs), code_actions (lists fixes; cannot apply them). \
-symbols: `query` searches the workspace (100), `file` lists its own (200). diagnostics of `file`; \
-`\"*\"` runs every root's project checker: slow, runs project code, exec tier only. status: which \
-servers run, what is missing. reload: restarts the servers of `file`'s root, or all. Results are \
-`path:line:col: <line text>`."
+by shape: ast_grep). At a position (`line`, `symbol`): definition, type_definition, \
+implementation, references (max 50), hover (signature, docs), code_actions (lists fixes; cannot \
+apply them). symbols: `query` searches the workspace (100), `file` lists its own (200). \
+diagnostics of `file`; `\"*\"` runs every root's project checker: slow, runs project code, exec \
+tier only. status: which servers run, what is missing. reload: restarts the servers of `file`'s \
+root, or all. Results are `path:line:col: <line text>`."
             .to_string()
     }
 
