@@ -23,6 +23,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+mod progress;
+use progress::CellProgress;
+
 pub(crate) const PYTHON_DRIVER: &str = include_str!("driver/python.py");
 pub(crate) const NODE_DRIVER: &str = include_str!("driver/node.js");
 /// `sh -c NODE_BOOT <node> <driver>`: moves the wire off fd 0, then becomes node.
@@ -417,6 +420,8 @@ impl Kernel {
         let mut kill_at: Option<Instant> = None;
         // A question to a person pending anywhere in the run pauses the budget too.
         let mut asking = cx.registry().asking_watch();
+        // The output so far, as the call's progress (when anybody listens).
+        let mut progress = CellProgress::new(cx, self.lang.as_str());
         loop {
             let person_pending = *asking.borrow() > 0;
             let budget_armed = bridges.is_empty() && kill_at.is_none() && !person_pending;
@@ -426,16 +431,23 @@ impl Kernel {
                     None | Some(Event::Closed) => return self.died(out).await,
                     Some(Event::Raw(s)) => {
                         out.stream("stdout", &s);
+                        progress.push(&s);
+                        progress.flush(cx);
                         deadline = after(config.inactivity_budget);
                     }
                     Some(Event::Stderr(s)) => {
                         out.stream("stderr", &s);
+                        progress.push(&s);
+                        progress.flush(cx);
                         deadline = after(config.inactivity_budget);
                     }
                     Some(Event::Frame(v)) => match v["t"].as_str().unwrap_or("") {
                         "stream" => {
                             let name = if v["name"] == "stderr" { "stderr" } else { "stdout" };
-                            out.stream(name, v["text"].as_str().unwrap_or(""));
+                            let text = v["text"].as_str().unwrap_or("");
+                            out.stream(name, text);
+                            progress.push(text);
+                            progress.flush(cx);
                             deadline = after(config.inactivity_budget);
                         }
                         "display" => {
@@ -494,6 +506,9 @@ impl Kernel {
                     if bridges.is_empty() {
                         deadline = after(config.inactivity_budget);
                     }
+                }
+                _ = tokio::time::sleep_until(progress.due().unwrap_or(far)), if progress.due().is_some() => {
+                    progress.flush(cx);
                 }
                 Ok(()) = asking.changed() => {
                     // The budget starts afresh once the last question is answered.
