@@ -75,7 +75,7 @@ fn structured(v: &WorkerView, result: Option<&str>) -> serde_json::Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpawnArgs {
-    /// Everything the worker needs to do the job on its own.
+    /// Everything the worker needs, self-contained.
     pub brief: String,
     /// Short label, shown by vibe_list.
     pub label: String,
@@ -83,7 +83,7 @@ pub struct SpawnArgs {
     /// fast worker.
     #[serde(default)]
     pub tier: WorkerTier,
-    /// Time budget in seconds per run (default 1800); over it the worker is stopped.
+    /// Seconds a run may take (default 1800), then it is stopped.
     #[serde(default)]
     pub timeout_s: Option<u64>,
 }
@@ -242,7 +242,7 @@ impl Tool for Send {
         true
     }
     fn description(&self) -> String {
-        "Append a message to a worker's brief and rerun it from the brief: not a conversation, the worker starts over (a current run is stopped). Returns at once; collect with vibe_wait.".into()
+        "Add a message to a worker's brief and rerun it from that brief: not a conversation (a current run is stopped). Returns at once; collect with vibe_wait.".into()
     }
     async fn call(&self, args: SendArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.message.trim().is_empty() {
