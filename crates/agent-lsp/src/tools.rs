@@ -119,7 +119,7 @@ pub struct RenameArgs {
     pub line: u32,
     /// Substring of that line naming the symbol.
     pub symbol: String,
-    /// Which occurrence on the line (default 1).
+    /// Which occurrence of `symbol` on the line (default 1).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
