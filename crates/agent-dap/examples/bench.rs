@@ -129,13 +129,16 @@ impl Raw {
 }
 
 async fn raw_client(root: &Path, treated: bool, steps: usize) -> (Vec<Duration>, Vec<Duration>) {
-    let child = agent_proc::Command::new(&agent_proc::Launcher::host(), python())
+    let site = tempfile::tempdir().expect("tempdir");
+    std::fs::write(site.path().join("sitecustomize.py"), NODELAY_SITE).unwrap();
+    let mut cmd = agent_proc::Command::new(&agent_proc::Launcher::host(), python())
         .args(["-m", "debugpy.adapter"])
         .stdin_piped()
-        .current_dir(root)
-        .spawn()
-        .await
-        .expect("start debugpy");
+        .current_dir(root);
+    if treated {
+        cmd = cmd.env("PYTHONPATH", site.path());
+    }
+    let child = cmd.spawn().await.expect("start debugpy");
     let mut raw = Raw {
         r: BufReader::new(child.take_stdout().unwrap()),
         w: child.take_stdin().unwrap(),
@@ -146,9 +149,7 @@ async fn raw_client(root: &Path, treated: bool, steps: usize) -> (Vec<Duration>,
     let s = raw.send("initialize", json!({"adapterID": "debugpy", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})).await;
     raw.until(is_resp(s)).await;
     let program = root.join("loop.py").display().to_string();
-    let site = tempfile::tempdir().expect("tempdir");
     let env = if treated {
-        std::fs::write(site.path().join("sitecustomize.py"), NODELAY_SITE).unwrap();
         json!({"PYTHONPATH": site.path().display().to_string()})
     } else {
         json!({})

@@ -55,6 +55,11 @@ impl Adapter for Debugpy {
             } else {
                 None
             };
+            // The adapter's end of the socket too (it runs no project code).
+            let adapter_env = match &scratch {
+                Some(dir) => vec![("PYTHONPATH".into(), dir.path().display().to_string())],
+                None => Vec::new(),
+            };
             let arguments = json!({
                 "name": "agent-dap", "type": "python", "request": "launch",
                 "program": spec.program.display().to_string(), "args": spec.args,
@@ -63,7 +68,11 @@ impl Adapter for Debugpy {
                 "console": "internalConsole", "redirectOutput": true, "subProcess": false,
                 "justMyCode": true, "stopOnEntry": false,
             });
-            Launch { arguments, scratch }
+            Launch {
+                arguments,
+                scratch,
+                adapter_env,
+            }
         })
     }
 
@@ -89,8 +98,9 @@ const NODELAY_SITE: &str = include_str!("nodelay_sitecustomize.py");
 ///
 /// debugpy's adapter and the debuggee (pydevd) talk over a local TCP socket on which pydevd
 /// leaves Nagle's algorithm on: a stop's small messages then wait for delayed ACKs, and a step
-/// takes ~88 ms instead of ~3 ms. The debuggee's side is the one that matters; the project's
-/// files are never touched. Without a scratch directory the launch goes on untreated.
+/// takes ~88 ms instead of ~3 ms. The debuggee's side is the one that matters (the adapter's
+/// alone does not help; both is a little faster than the debuggee's alone); the project's files
+/// are never touched. Without a scratch directory the launch goes on untreated.
 fn nodelay_site(env: &mut BTreeMap<String, String>) -> Option<Scratch> {
     let dir = Scratch::new().ok()?;
     std::fs::write(dir.path().join("sitecustomize.py"), NODELAY_SITE).ok()?;

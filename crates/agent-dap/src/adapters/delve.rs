@@ -84,6 +84,7 @@ impl Adapter for Delve {
             Launch {
                 arguments: a,
                 scratch,
+                adapter_env: Vec::new(),
             }
         })
     }

@@ -47,10 +47,12 @@ pub(crate) struct LaunchSpec<'a> {
     pub prefix: &'a [String],
 }
 
-/// An adapter's `launch` arguments, and the scratch directory they name (kept for the session).
+/// An adapter's `launch` arguments, the scratch directory they name (kept for the session), and
+/// environment variables for the adapter's own process.
 pub(crate) struct Launch {
     pub arguments: Value,
     pub scratch: Option<Scratch>,
+    pub adapter_env: Vec<(String, String)>,
 }
 
 impl From<Value> for Launch {
@@ -58,6 +60,7 @@ impl From<Value> for Launch {
         Launch {
             arguments,
             scratch: None,
+            adapter_env: Vec::new(),
         }
     }
 }

@@ -36,6 +36,7 @@ pub(crate) async fn start(
     binary: &Path,
     prefix: &[String],
     cwd: &Path,
+    env: &[(String, String)],
     connect_timeout: Duration,
 ) -> Result<Started, DapError> {
     let args = adapter.command_args();
@@ -47,6 +48,9 @@ pub(crate) async fn start(
     let mut cmd = agent_proc::Command::new(&launcher, binary)
         .args(args)
         .current_dir(cwd);
+    for (k, v) in env {
+        cmd = cmd.env(k, v);
+    }
     let transport = adapter.transport();
     if transport == Transport::Stdio {
         cmd = cmd.stdin_piped();

@@ -67,6 +67,7 @@ pub(super) async fn run(
             target: format!("127.0.0.1:{port}"),
             arguments,
             attach_port: Some((port, via)),
+            adapter_env: Vec::new(),
         },
     )
     .await?;

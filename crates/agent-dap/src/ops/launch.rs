@@ -73,6 +73,7 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
             target: sup.shown(&program),
             arguments: launch.arguments,
             attach_port: None,
+            adapter_env: launch.adapter_env,
         },
     )
     .await

@@ -25,6 +25,8 @@ pub(super) struct Start<'a> {
     pub arguments: Value,
     /// For `attach`: the port, and how it is reached.
     pub attach_port: Option<(u16, AttachVia)>,
+    /// Environment of the adapter's own process.
+    pub adapter_env: Vec<(String, String)>,
 }
 
 pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput, DapError> {
@@ -48,6 +50,7 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
                 st.binary,
                 &sup.prefix,
                 st.marker,
+                &st.adapter_env,
                 cfg.startup_timeout,
             )
             .await?
