@@ -339,14 +339,22 @@ pub async fn run_all(sup: &Supervisor, project_code: bool) -> ToolOutput {
     let mut notes = Vec::new();
     // Every checker for every root it applies to: the fixed ones, then each C/C++ database.
     let mut runs: Vec<(String, PathBuf, std::time::Duration, CheckResult)> = Vec::new();
+    // What runs now, as the call's progress (a checker may take minutes).
+    let report = |name: &str, root: &Path| {
+        let d = agent_tier::workspace::display_path(ws, root);
+        let shown = if d.is_empty() { "." } else { d.as_str() };
+        agent_tier::progress(format!("running {name} in {shown}"));
+    };
     for c in CHECKERS {
         for root in crate::roots::outermost(crate::roots::roots_in(ws, c.markers)) {
+            report(c.name, &root);
             let started = std::time::Instant::now();
             let r = run_one(sup, c, &root, project_code).await;
             runs.push((c.name.to_string(), root, started.elapsed(), r));
         }
     }
     for dir in crate::checker_c::databases(ws) {
+        report("C/C++ -fsyntax-only", &dir);
         let started = std::time::Instant::now();
         let r = crate::checker_c::run(sup, &dir)
             .await

@@ -26,7 +26,9 @@ pub(super) struct Located {
 impl State {
     pub(super) async fn locate(&self, op: Operation, at: &At) -> Result<Located, LspError> {
         let t = self.target(op.name(), at, false)?;
-        let (srv, ready) = self.open(&t).await?;
+        let srv = self.sup.server_for(&t.path).await?;
+        srv.sync(&t.path, &t.text, false).await?;
+        let ready = self.wait_ready_reporting(&srv).await;
         let enc = srv.encoding();
         let character = units_of_byte(&t.line_text, t.byte, enc);
         let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
@@ -48,6 +50,42 @@ impl State {
             td,
             at: shown_at,
         })
+    }
+
+    /// Wait (bounded by the ready timeout) until the server has finished loading, telling the
+    /// call's progress what it waits for, about once a second; `false` when it had not in time.
+    async fn wait_ready_reporting(&self, srv: &Server) -> bool {
+        let timeout = self.sup.cfg.ready_timeout;
+        if !agent_tier::progress_wanted() || srv.is_idle() {
+            return srv.wait_ready(timeout).await;
+        }
+        let started = Instant::now();
+        let deadline = started + timeout;
+        let root = match agent_tier::workspace::display_path(self.ws(), &srv.root) {
+            d if d.is_empty() => ".".to_string(),
+            d => d,
+        };
+        loop {
+            let (tasks, _) = srv.loading();
+            let tasks = match tasks {
+                0 => String::new(),
+                n => format!(", {n} task(s) in progress"),
+            };
+            agent_tier::progress(format!(
+                "waiting for {} to finish indexing {root} ({} s{tasks})",
+                srv.spec.id,
+                started.elapsed().as_secs()
+            ));
+            let step = deadline
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_secs(1));
+            if srv.wait_ready(step).await {
+                return true;
+            }
+            if srv.exited().is_some() || Instant::now() >= deadline {
+                return false;
+            }
+        }
     }
 
     /// Refuse an operation the server does not offer.
