@@ -66,21 +66,51 @@ pub struct WorkerJob {
     pub heartbeat: Heartbeat,
 }
 
-/// When a worker run last showed it is alive. Clones share the beat; two heartbeats are equal
-/// when they are the same one.
+/// When a worker run last showed it is alive, and the last line it wrote. Clones share the
+/// beat; two heartbeats are equal when they are the same one.
 #[derive(Clone, Default)]
-pub struct Heartbeat(Arc<Mutex<Option<std::time::Instant>>>);
+pub struct Heartbeat(Arc<Mutex<Beat>>);
+
+#[derive(Default)]
+struct Beat {
+    at: Option<std::time::Instant>,
+    line: Option<String>,
+}
+
+/// The most of a worker's last output line kept for [`Heartbeat::last_line`], in characters.
+const LAST_LINE: usize = 200;
 
 impl Heartbeat {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Beat> {
+        // Poisoning needs a panic while held; no section here can panic.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The worker is alive now.
     pub fn beat(&self) {
-        // Poisoning needs a panic while held; this section cannot panic.
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+        self.lock().at = Some(std::time::Instant::now());
+    }
+
+    /// The worker wrote `bytes` (stdout or stderr): it is alive now, and its last non-blank
+    /// line (the end of one, cut to its last 200 characters) is kept.
+    pub fn output(&self, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty());
+        let mut b = self.lock();
+        b.at = Some(std::time::Instant::now());
+        if let Some(line) = line {
+            b.line = Some(tail_of(line, LAST_LINE));
+        }
     }
 
     /// When it last beat; `None`: never.
     pub fn last(&self) -> Option<std::time::Instant> {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.lock().at
+    }
+
+    /// The last non-blank line of output given to [`Heartbeat::output`]; `None`: none yet.
+    pub fn last_line(&self) -> Option<String> {
+        self.lock().line.clone()
     }
 }
 
@@ -297,7 +327,7 @@ async fn run_command(
         .stderr_tail(4096)
         .on_stderr({
             let heartbeat = job.heartbeat.clone();
-            move |_| heartbeat.beat()
+            move |bytes| heartbeat.output(bytes)
         })
         .env("VIBE_LABEL", &job.label)
         .env("VIBE_TIER", job.tier.as_str())
@@ -326,7 +356,7 @@ async fn run_command(
                 if n == 0 {
                     break;
                 }
-                heartbeat.beat();
+                heartbeat.output(&chunk[..n]);
                 // Poisoning needs a panic while held; this section cannot panic.
                 let mut c = captured.lock().unwrap_or_else(|e| e.into_inner());
                 let room = max_output.saturating_sub(c.bytes.len());

@@ -378,6 +378,12 @@ impl Roster {
         }
     }
 
+    /// The worker's view and the last line its current (or last) run wrote, without marking
+    /// anything read (for a waiting call's progress).
+    pub fn peek(&self, id: &str) -> Result<(WorkerView, Option<String>), VibeError> {
+        self.with_worker(id, |w| (w.view(), w.heartbeat.last_line()))
+    }
+
     /// Every worker of this run, oldest first.
     pub fn list(&self) -> Vec<WorkerView> {
         self.lock().workers.values().map(Worker::view).collect()

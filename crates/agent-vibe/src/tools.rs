@@ -59,6 +59,21 @@ fn header(v: &WorkerView) -> String {
     )
 }
 
+/// What a waiting `vibe_wait` reports: the worker's header and its last output line.
+fn waiting_line(v: &WorkerView, line: Option<&str>) -> String {
+    let mut text = header(v);
+    match (v.last_output_seconds_ago, line) {
+        (Some(ago), Some(line)) => {
+            let _ = write!(text, "; last output {} ago: {line}", human_elapsed(ago));
+        }
+        (Some(ago), None) => {
+            let _ = write!(text, "; last output {} ago", human_elapsed(ago));
+        }
+        _ => text.push_str("; no output yet"),
+    }
+    text
+}
+
 fn structured(v: &WorkerView, result: Option<&str>) -> serde_json::Value {
     json!({
         "worker_id": v.worker_id,
@@ -291,9 +306,26 @@ impl Tool for Wait {
             self.1.default_wait.as_secs()
         )
     }
-    async fn call(&self, args: WaitArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+    async fn call(&self, args: WaitArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let timeout = wait_timeout(args.timeout_seconds, self.1.default_wait, self.1.max_wait)?;
-        let (v, ended) = self.0.wait(&args.worker_id, timeout).await?;
+        let wait = self.0.wait(&args.worker_id, timeout);
+        let (v, ended) = if cx.progress_wanted() {
+            // While waiting, the worker's state and last output line, once a second.
+            tokio::pin!(wait);
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tokio::select! {
+                    r = &mut wait => break r?,
+                    _ = tick.tick() => {
+                        if let Ok((v, line)) = self.0.peek(&args.worker_id) {
+                            cx.progress(waiting_line(&v, line.as_deref()));
+                        }
+                    }
+                }
+            }
+        } else {
+            wait.await?
+        };
         let mut text = header(&v);
         if !ended {
             let _ = write!(
