@@ -8,7 +8,9 @@
 //! JSON-RPC framing, `initialize` with every revision it knows, `ping`, request ids, errors.
 //! The transports are in [`crate::stdio`] (stdio) and [`crate::http`] (Streamable HTTP).
 
-use agent_tools::tier::{Registry, Surface, ToolInfo, ToolOutput};
+use agent_tools::tier::{
+    Origin, ProgressListener, ProgressSink, Registry, Surface, ToolInfo, ToolOutput,
+};
 use base64::Engine;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
@@ -24,6 +26,18 @@ use std::time::Duration;
 /// How often a running call with a progress token reports that it is still running, so that
 /// clients with a request timeout keep it alive and the person sees what is happening.
 const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// The shortest gap between two progress notifications carrying a tool's own messages; what a
+/// tool reports meanwhile is coalesced (its newest message is sent).
+const PROGRESS_GAP: Duration = Duration::from_millis(200);
+
+/// The next progress message of a call, or never when nobody listens.
+async fn next_progress(listener: &mut Option<ProgressListener>) -> Option<String> {
+    match listener {
+        Some(l) => l.next().await,
+        None => std::future::pending().await,
+    }
+}
 
 /// The client side as the tools see it: the connected client most recently heard from, through
 /// which `ask_user` and approvals send `elicitation/create`. Over stdio that is the one client;
@@ -223,8 +237,9 @@ impl Host {
         }
     }
 
-    /// Run one call; report progress if asked; give up (dropping the call, which aborts the
-    /// tool and frees its lock) when the client cancels.
+    /// Run one call; report progress if asked (the tool's own messages, coalesced to one per
+    /// [`PROGRESS_GAP`], and a heartbeat through silent stretches); give up (dropping the call,
+    /// which aborts the tool and frees its lock) when the client cancels.
     async fn run_call(
         &self,
         name: &str,
@@ -244,18 +259,39 @@ impl Host {
             }
         };
         notify(0.0, None, format!("calling {name}")).await;
-        let call = self.registry.call(name, args, self.surface);
+        let (sink, mut listener) = match progress {
+            Some(_) => {
+                let (sink, listener) = ProgressSink::channel();
+                (sink, Some(listener))
+            }
+            None => (ProgressSink::none(), None),
+        };
+        let call = self
+            .registry
+            .call_with_progress(name, args, self.surface, Origin::Model, sink);
         tokio::pin!(call);
         let started = tokio::time::Instant::now();
         let mut beat = tokio::time::interval_at(started + HEARTBEAT, HEARTBEAT);
         let mut steps = 0.0;
+        let mut next_allowed = started;
         let out = loop {
+            let throttled = listener.is_some() && tokio::time::Instant::now() < next_allowed;
             tokio::select! {
                 out = &mut call => break out,
                 _ = cx.ct.cancelled() => {
                     tracing::info!(tool = name, "call cancelled by the client");
                     return None;
                 }
+                message = next_progress(&mut listener), if !throttled => match message {
+                    Some(message) => {
+                        steps += 1.0;
+                        notify(steps, None, message).await;
+                        beat.reset();
+                        next_allowed = tokio::time::Instant::now() + PROGRESS_GAP;
+                    }
+                    None => listener = None,
+                },
+                _ = tokio::time::sleep_until(next_allowed), if throttled => {}
                 _ = beat.tick(), if progress.is_some() => {
                     steps += 1.0;
                     let secs = started.elapsed().as_secs();
