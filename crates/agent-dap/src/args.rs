@@ -57,6 +57,53 @@ impl Op {
     }
 }
 
+/// Which exceptions stop the debuggee, mapped onto the filters the adapter advertises.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum Exceptions {
+    /// Never stop on an exception.
+    None,
+    /// Stop on an exception nothing catches (a panic, for delve).
+    #[default]
+    Uncaught,
+    /// Stop wherever an exception is raised or thrown, too.
+    All,
+}
+
+impl Exceptions {
+    /// The name the model writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Exceptions::None => "none",
+            Exceptions::Uncaught => "uncaught",
+            Exceptions::All => "all",
+        }
+    }
+
+    /// The filters of `advertised` (an adapter's `exceptionBreakpointFilters` ids) that this
+    /// setting turns on.
+    pub fn filters<'a>(self, advertised: &[&'a str]) -> Vec<&'a str> {
+        let uncaught = |f: &str| {
+            let l = f.to_ascii_lowercase();
+            l == "uncaught" || l == "unhandled" || l.contains("panic")
+        };
+        let raised = |f: &str| {
+            let l = f.to_ascii_lowercase();
+            l.contains("raised") || l.contains("throw") || l == "all"
+        };
+        advertised
+            .iter()
+            .copied()
+            .filter(|f| match self {
+                Exceptions::None => false,
+                Exceptions::Uncaught => uncaught(f),
+                Exceptions::All => uncaught(f) || raised(f),
+            })
+            .collect()
+    }
+}
+
 /// Arguments of `debug`, flat as the model writes them. Each field's description starts with
 /// the operations that use it; the others ignore it. Behaviour is said once, in the tool's
 /// description.
@@ -91,6 +138,9 @@ pub struct DebugArgs {
     /// attach: port on 127.0.0.1
     #[serde(default)]
     pub port: Option<u16>,
+    /// launch/attach: stop on exceptions (default uncaught)
+    #[serde(default)]
+    pub exceptions: Option<Exceptions>,
     /// continue/pause/step_*/stack: default: last stopped
     #[serde(default)]
     pub thread_id: Option<i64>,
@@ -174,6 +224,7 @@ pub enum DebugCommand {
         env: BTreeMap<String, String>,
         /// Default: inferred from the program.
         adapter: Option<AdapterId>,
+        exceptions: Exceptions,
     },
     /// Attach to a debuggee listening on 127.0.0.1:`port`.
     Attach {
@@ -181,6 +232,7 @@ pub enum DebugCommand {
         port: u16,
         /// Default: the first usable of debugpy, delve, lldb.
         adapter: Option<AdapterId>,
+        exceptions: Exceptions,
     },
     /// Continue, pause or step a thread (default: the thread that last stopped).
     Move {
@@ -265,6 +317,7 @@ impl DebugCommand {
                 cwd: a.cwd,
                 env: a.env.unwrap_or_default(),
                 adapter: a.adapter,
+                exceptions: a.exceptions.unwrap_or_default(),
             },
             Op::Attach => {
                 let port = need(op, "port", a.port, "the port on 127.0.0.1 to attach to")?;
@@ -278,6 +331,7 @@ impl DebugCommand {
                 DebugCommand::Attach {
                     port,
                     adapter: a.adapter,
+                    exceptions: a.exceptions.unwrap_or_default(),
                 }
             }
             Op::Continue => moving(Motion::Continue),
@@ -337,11 +391,11 @@ mod tests {
             ),
             (
                 json!({"op": "launch", "program": "a.py", "file": "ignored.py"}),
-                r#"Launch { program: "a.py", args: [], cwd: None, env: {}, adapter: None }"#,
+                r#"Launch { program: "a.py", args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
             ),
             (
-                json!({"op": "attach", "port": 5678, "adapter": "lldb"}),
-                "Attach { port: 5678, adapter: Some(Lldb) }",
+                json!({"op": "attach", "port": 5678, "adapter": "lldb", "exceptions": "all"}),
+                "Attach { port: 5678, adapter: Some(Lldb), exceptions: All }",
             ),
             (
                 json!({"op": "step_in", "thread_id": 3}),
@@ -380,6 +434,22 @@ mod tests {
         for (args, expect) in cases {
             check(args, expect);
         }
+    }
+
+    /// The filters each setting turns on, for what debugpy, lldb-dap, delve and dart advertise.
+    #[test]
+    fn exceptions_map_onto_advertised_filters() {
+        let debugpy = ["raised", "uncaught", "userUnhandled"];
+        let lldb = ["cpp_catch", "cpp_throw", "objc_catch", "objc_throw"];
+        let dart = ["All", "Unhandled"];
+        assert_eq!(Exceptions::Uncaught.filters(&debugpy), ["uncaught"]);
+        assert_eq!(Exceptions::All.filters(&debugpy), ["raised", "uncaught"]);
+        assert!(Exceptions::None.filters(&debugpy).is_empty());
+        assert!(Exceptions::Uncaught.filters(&lldb).is_empty());
+        assert_eq!(Exceptions::All.filters(&lldb), ["cpp_throw", "objc_throw"]);
+        assert!(Exceptions::All.filters(&[]).is_empty());
+        assert_eq!(Exceptions::Uncaught.filters(&dart), ["Unhandled"]);
+        assert_eq!(Exceptions::All.filters(&dart), ["All", "Unhandled"]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::DapError;
 use crate::adapters::{AdapterId, Started};
+use crate::args::Exceptions;
 use crate::state::{Known, OutputBuf, Shared, State, human, lock};
 use crate::transport::Client;
 use agent_proc::{Child, Tail};
@@ -261,14 +262,16 @@ impl Session {
 
     /// Run the DAP start-up sequence: `initialize` → `launch`/`attach` (not awaited) →
     /// `initialized` → breakpoints, exception filters → `configurationDone` → the
-    /// launch/attach response. Returns the breakpoints' results per file.
+    /// launch/attach response. Returns the breakpoints' results per file, and the exception
+    /// filters set.
     pub async fn configure(
         &self,
         request: &str,
         arguments: Value,
         breakpoints: &BTreeMap<PathBuf, Vec<u32>>,
+        exceptions: Exceptions,
         startup_timeout: Duration,
-    ) -> Result<Vec<(PathBuf, Vec<Value>)>, DapError> {
+    ) -> Result<(Vec<(PathBuf, Vec<Value>)>, Vec<String>), DapError> {
         let caps = self
             .client
             .request(
@@ -356,18 +359,15 @@ impl Session {
                 .map_err(|e| self.startup_error(e))?;
             results.push((file.clone(), breakpoint_list(&body)));
         }
-        let filters: Vec<Value> = caps
-            .get("exceptionBreakpointFilters")
-            .and_then(Value::as_array)
-            .map(|fs| {
-                fs.iter()
-                    .filter(|f| f.get("default").and_then(Value::as_bool) == Some(true))
-                    .filter_map(|f| f.get("filter").cloned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if !filters.is_empty() {
-            // An adapter that rejects its own default filters still debugs; not fatal.
+        let advertised = exception_filters(&caps);
+        let advertised: Vec<&str> = advertised.iter().map(String::as_str).collect();
+        let filters: Vec<String> = exceptions
+            .filters(&advertised)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if !advertised.is_empty() {
+            // An adapter that rejects a filter it advertised still debugs; not fatal.
             let _ = self
                 .client
                 .request(
@@ -403,7 +403,7 @@ impl Session {
                 return Err(self.startup_error(refused(r.message)));
             }
         }
-        Ok(results)
+        Ok((results, filters))
     }
 
     fn startup_error(&self, e: DapError) -> DapError {
@@ -425,6 +425,19 @@ impl Session {
             other => other,
         }
     }
+}
+
+/// The ids of the `exceptionBreakpointFilters` an adapter advertises.
+pub(crate) fn exception_filters(caps: &Value) -> Vec<String> {
+    caps.get("exceptionBreakpointFilters")
+        .and_then(Value::as_array)
+        .map(|fs| {
+            fs.iter()
+                .filter_map(|f| f.get("filter").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The arguments of `setBreakpoints` for one file.

@@ -63,7 +63,7 @@ impl Tool for DebugTool {
             "Drive a debugger (DAP); one session per conversation, ended after {}. `op`: \
              adapters (which of debugpy, lldb, delve, dart are usable here, and why not); \
              breakpoints (REPLACES the file's set; allowed before launch); launch `program` or \
-             attach to 127.0.0.1:`port`; continue, pause, step_over, step_in, step_out. Launch, \
+             attach to 127.0.0.1:`port` (`exceptions` to stop on: none, uncaught (default), all); continue, pause, step_over, step_in, step_out. Launch, \
              attach, continue, pause and steps wait at most {} for a stop, else report running \
              (see status); a stop answers with its reason (exception message, exit code and \
              output tail), file:line with source, {STOP_FRAMES} frames and the top frame's \

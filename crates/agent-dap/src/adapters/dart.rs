@@ -46,4 +46,8 @@ impl Adapter for Dart {
     fn attach(&self, _port: u16) -> Option<(Value, AttachVia)> {
         None
     }
+
+    fn exception_filters(&self) -> &'static [&'static str] {
+        &["All", "Unhandled"]
+    }
 }

@@ -57,7 +57,14 @@ impl Adapter for Debugpy {
             };
             // The adapter's end of the socket too (it runs no project code).
             let adapter_env = match &scratch {
-                Some(dir) => vec![("PYTHONPATH".into(), dir.path().display().to_string())],
+                Some(dir) => {
+                    let ours = dir.path().display().to_string();
+                    let path = match std::env::var("PYTHONPATH") {
+                        Ok(rest) if !rest.is_empty() => format!("{ours}:{rest}"),
+                        _ => ours,
+                    };
+                    vec![("PYTHONPATH".into(), path)]
+                }
                 None => Vec::new(),
             };
             let arguments = json!({
@@ -82,6 +89,10 @@ impl Adapter for Debugpy {
             "justMyCode": true, "redirectOutput": true, "subProcess": false,
         });
         Some((arguments, AttachVia::DapServer))
+    }
+
+    fn exception_filters(&self) -> &'static [&'static str] {
+        &["raised", "uncaught", "userUnhandled"]
     }
 
     fn evaluate_context(&self) -> &'static str {

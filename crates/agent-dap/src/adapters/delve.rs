@@ -96,6 +96,14 @@ impl Adapter for Delve {
         Some((arguments, AttachVia::DapServer))
     }
 
+    fn exception_filters(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn native_exception_stops(&self) -> Option<&'static str> {
+        Some("stops on an unrecovered panic")
+    }
+
     fn attach_note(&self) -> Option<&'static str> {
         Some("(delve: connected to the headless server on that port)")
     }

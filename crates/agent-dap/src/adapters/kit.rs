@@ -100,6 +100,13 @@ pub(crate) trait Adapter: Sync {
     /// The `attach` request's arguments for a debuggee on 127.0.0.1:`port`, and how the port is
     /// reached; `None` when this adapter cannot attach.
     fn attach(&self, port: u16) -> Option<(Value, AttachVia)>;
+    /// The `exceptionBreakpointFilters` ids the adapter advertises (as observed in its
+    /// `initialize` response; a live session uses what it really advertises).
+    fn exception_filters(&self) -> &'static [&'static str];
+    /// Exceptions it stops on by itself, whatever the filters.
+    fn native_exception_stops(&self) -> Option<&'static str> {
+        None
+    }
     /// A line added to a successful `attach` result.
     fn attach_note(&self) -> Option<&'static str> {
         None

@@ -66,6 +66,14 @@ impl Adapter for Lldb {
         })
     }
 
+    fn exception_filters(&self) -> &'static [&'static str] {
+        &["cpp_catch", "cpp_throw", "objc_catch", "objc_throw"]
+    }
+
+    fn native_exception_stops(&self) -> Option<&'static str> {
+        Some("a crash stops as a signal")
+    }
+
     fn attach(&self, port: u16) -> Option<(Value, AttachVia)> {
         let arguments = json!({
             "name": "agent-dap", "type": "lldb-dap", "request": "attach",

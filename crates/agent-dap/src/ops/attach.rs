@@ -4,7 +4,7 @@
 use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::AdapterId;
-use crate::args::Op;
+use crate::args::{Exceptions, Op};
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 
@@ -15,6 +15,7 @@ pub(super) async fn run(
     sup: &Supervisor,
     port: u16,
     adapter: Option<AdapterId>,
+    exceptions: Exceptions,
 ) -> Result<ToolOutput, DapError> {
     sup.reject_live().await?;
     let found = sup.detect_all(&sup.root);
@@ -68,6 +69,7 @@ pub(super) async fn run(
             arguments,
             attach_port: Some((port, via)),
             adapter_env: Vec::new(),
+            exceptions,
         },
     )
     .await?;

@@ -3,7 +3,7 @@
 use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, LaunchSpec};
-use crate::args::Op;
+use crate::args::{Exceptions, Op};
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
@@ -17,6 +17,7 @@ pub(super) struct Request<'a> {
     pub cwd: Option<&'a str>,
     pub env: &'a BTreeMap<String, String>,
     pub adapter: Option<AdapterId>,
+    pub exceptions: Exceptions,
 }
 
 pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput, DapError> {
@@ -74,6 +75,7 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
             arguments: launch.arguments,
             attach_port: None,
             adapter_env: launch.adapter_env,
+            exceptions: req.exceptions,
         },
     )
     .await

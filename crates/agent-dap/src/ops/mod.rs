@@ -38,6 +38,7 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
             cwd,
             env,
             adapter,
+            exceptions,
         } => {
             let request = launch::Request {
                 program: &program,
@@ -45,10 +46,15 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
                 cwd: cwd.as_deref(),
                 env: &env,
                 adapter,
+                exceptions,
             };
             launch::run(sup, request).await
         }
-        DebugCommand::Attach { port, adapter } => attach::run(sup, port, adapter).await,
+        DebugCommand::Attach {
+            port,
+            adapter,
+            exceptions,
+        } => attach::run(sup, port, adapter, exceptions).await,
         DebugCommand::Move { motion, thread_id } => motion::run(sup, motion, thread_id).await,
         DebugCommand::Threads => threads::run(sup).await,
         DebugCommand::Stack { thread_id } => stack::run(sup, thread_id).await,

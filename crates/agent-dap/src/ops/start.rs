@@ -4,11 +4,13 @@
 use super::render::{after_move, breakpoint_lines};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
+use crate::args::Exceptions;
 use crate::session::Session;
 use crate::state::{Run, lock};
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -27,6 +29,8 @@ pub(super) struct Start<'a> {
     pub attach_port: Option<(u16, AttachVia)>,
     /// Environment of the adapter's own process.
     pub adapter_env: Vec<(String, String)>,
+    /// Which exceptions stop the debuggee.
+    pub exceptions: Exceptions,
 }
 
 pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput, DapError> {
@@ -69,8 +73,14 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     *sup.session.lock().await = Some(session.clone());
     let gen_before = session.state().stop_gen;
     let bps = lock(&sup.breakpoints).clone();
-    let results = match session
-        .configure(request, st.arguments, &bps, cfg.startup_timeout)
+    let (results, filters) = match session
+        .configure(
+            request,
+            st.arguments,
+            &bps,
+            st.exceptions,
+            cfg.startup_timeout,
+        )
         .await
     {
         Ok(r) => r,
@@ -106,6 +116,16 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         text.push_str(&list);
         bp_rows.extend(rows);
     }
+    let _ = write!(
+        text,
+        "\nexceptions: {} ({})",
+        st.exceptions.name(),
+        if filters.is_empty() {
+            "no adapter filter".to_string()
+        } else {
+            format!("filters {}", filters.join(", "))
+        }
+    );
     let (summary, mut structured) = after_move(sup, &session, &state, cfg.run_wait).await;
     text.push('\n');
     text.push_str(&summary);
@@ -113,5 +133,7 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     structured["adapter_pid"] = json!(session.adapter_pgid());
     structured["debuggee_pid"] = json!(session.state().debuggee_pid);
     structured["breakpoints"] = json!(bp_rows);
+    structured["exceptions"] = json!(st.exceptions.name());
+    structured["exception_filters"] = json!(filters);
     Ok(ToolOutput::text(text).with_structured(structured))
 }

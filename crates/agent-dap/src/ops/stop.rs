@@ -47,13 +47,22 @@ pub(super) async fn snapshot(
     };
     let top = frames.first().cloned().unwrap_or(Value::Null);
     let at = format!("{} in thread {thread}", frame_text(sup, &top));
+    let raised = if reason == "exception" {
+        exception(s, thread).await
+    } else {
+        None
+    };
+    // The exception's own line says what the description would.
+    let desc = if raised.is_some() {
+        String::new()
+    } else {
+        desc
+    };
     let mut text = format!("stopped ({reason}{desc}) at {at}");
     let mut structured = json!({
         "state": "stopped", "reason": reason, "thread_id": thread, "at": at,
     });
-    if reason == "exception"
-        && let Some((id, message)) = exception(s, thread).await
-    {
+    if let Some((id, message)) = raised {
         let _ = write!(text, "\nexception {id}: {message}");
         structured["exception"] = json!({"id": id, "message": message});
     }

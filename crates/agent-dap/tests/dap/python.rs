@@ -125,3 +125,50 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// An uncaught exception stops the debuggee by default (debugpy's `uncaught` filter), and the
+/// stop says so with the exception's type and message, where it was raised, and the locals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_uncaught_exception_stops_with_its_message() {
+    require("python3");
+    let prog = "def check(n):\n    limit = 3\n    if n > limit:\n        raise ValueError(f'n={n} is over the limit')\n    return n\n\n\ncheck(5)\n";
+    let mut f = Fixture::new(&[("requirements.txt", ""), ("prog.py", prog)], config());
+    f.link_venv();
+    let stop = f.ok(json!({"op": "launch", "program": "prog.py"})).await;
+    for shown in [
+        "exceptions: uncaught (filters uncaught)",
+        "stopped (exception",
+        "ValueError: n=5 is over the limit",
+        "> 4 |         raise ValueError",
+        "- limit: int = 3",
+    ] {
+        assert!(stop.text.contains(shown), "{shown}: {}", stop.text);
+    }
+    let snap = stop.structured.as_ref().unwrap();
+    assert_eq!(snap["reason"], "exception", "{snap}");
+    assert_eq!(snap["exception"]["id"], "ValueError", "{snap}");
+    f.finish().await;
+    insta::with_settings!({filters => filters()}, {
+        insta::assert_snapshot!(f.redacted());
+    });
+}
+
+/// With `exceptions: none` the same program runs to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_exceptions_none_runs_to_the_end() {
+    require("python3");
+    let prog = "raise ValueError('boom')\n";
+    let mut f = Fixture::new(&[("requirements.txt", ""), ("prog.py", prog)], config());
+    f.link_venv();
+    let done = f
+        .ok(json!({"op": "launch", "program": "prog.py", "exceptions": "none"}))
+        .await;
+    assert!(
+        done.text.contains("exceptions: none (no adapter filter)"),
+        "{}",
+        done.text
+    );
+    assert!(done.text.contains("exited with code 1"), "{}", done.text);
+    assert!(done.text.contains("ValueError: boom"), "{}", done.text);
+    f.finish().await;
+}
