@@ -57,7 +57,7 @@ pub(super) async fn run(
                 .with_structured(json!({"file": shown, "lines": [], "pending": false})),
         );
     }
-    let (list, rows) = breakpoint_lines(sup, &path, &breakpoint_list(&body));
+    let (list, rows) = breakpoint_lines(sup, &path, &lines, &breakpoint_list(&body));
     Ok(ToolOutput::text(format!("breakpoints in {shown}:{list}"))
         .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})))
 }

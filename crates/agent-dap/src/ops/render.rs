@@ -29,22 +29,46 @@ pub(super) fn tail(s: &str, max: usize) -> String {
     format!("({} earlier characters) …{kept}", count - max)
 }
 
-/// One line per breakpoint of `file` ("- a.py:4: verified"), and the rows.
+/// Characters of a breakpoint's source line echoed.
+const ECHO_LINE: usize = 120;
+
+/// One line per breakpoint of `file`, echoing the source line it landed on ("- a.py:4:
+/// verified: `acc += i`", "- a.py:5 (asked 3, moved by the adapter): …"), and the rows.
+/// `requested` are the lines asked for, in the order the adapter answers.
 pub(super) fn breakpoint_lines(
     sup: &Supervisor,
     file: &Path,
+    requested: &[u32],
     bps: &[Value],
 ) -> (String, Vec<Value>) {
     let mut text = String::new();
     let mut rows = Vec::new();
-    for bp in bps {
-        let line = bp.get("line").and_then(Value::as_i64);
+    let source = std::fs::read(file)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let source_line = |l: i64| {
+        usize::try_from(l)
+            .ok()
+            .and_then(|l| l.checked_sub(1))
+            .and_then(|i| source.lines().nth(i))
+            .map(|t| truncate(t.trim(), ECHO_LINE))
+    };
+    for (i, bp) in bps.iter().enumerate() {
+        let asked = requested.get(i).map(|l| i64::from(*l));
+        let line = bp.get("line").and_then(Value::as_i64).or(asked);
         let verified = bp.get("verified").and_then(Value::as_bool).unwrap_or(false);
         let message = bp.get("message").and_then(Value::as_str);
-        let at = match line {
+        let moved = match (asked, line) {
+            (Some(a), Some(l)) if a != l => Some(a),
+            _ => None,
+        };
+        let mut at = match line {
             Some(l) => format!("{}:{l}", sup.shown(file)),
             None => sup.shown(file),
         };
+        if let Some(a) = moved {
+            let _ = write!(at, " (asked {a}, moved by the adapter)");
+        }
         let _ = write!(
             text,
             "\n- {at}: {}",
@@ -53,9 +77,14 @@ pub(super) fn breakpoint_lines(
         if let Some(m) = message {
             let _ = write!(text, " ({m})");
         }
-        rows.push(
-            json!({"file": sup.shown(file), "line": line, "verified": verified, "message": message}),
-        );
+        let echoed = line.and_then(source_line);
+        if let Some(src) = echoed.as_deref().filter(|s| !s.is_empty()) {
+            let _ = write!(text, ": `{src}`");
+        }
+        rows.push(json!({
+            "file": sup.shown(file), "line": line, "requested_line": asked, "verified": verified,
+            "message": message, "source": echoed,
+        }));
     }
     (text, rows)
 }

@@ -72,12 +72,12 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     );
     *sup.session.lock().await = Some(session.clone());
     let gen_before = session.state().stop_gen;
-    let bps = lock(&sup.breakpoints).clone();
+    let asked = lock(&sup.breakpoints).clone();
     let (results, filters) = match session
         .configure(
             request,
             st.arguments,
-            &bps,
+            &asked,
             st.exceptions,
             cfg.startup_timeout,
         )
@@ -112,7 +112,8 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     );
     let mut bp_rows = Vec::new();
     for (file, bps) in &results {
-        let (list, rows) = breakpoint_lines(sup, file, bps);
+        let requested = asked.get(file).map(Vec::as_slice).unwrap_or_default();
+        let (list, rows) = breakpoint_lines(sup, file, requested, bps);
         text.push_str(&list);
         bp_rows.extend(rows);
     }

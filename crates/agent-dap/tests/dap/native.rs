@@ -60,6 +60,18 @@ async fn c_program_under_lldb() {
     f.ok(json!({"op": "evaluate", "expression": "p.y", "frame_id": main_frame}))
         .await;
     f.ok(json!({"op": "step_out"})).await;
+    // A breakpoint on a blank line lands on the next line with code: the result says where,
+    // and echoes that line.
+    let moved = f
+        .ok(json!({"op": "breakpoints", "file": "main.c", "lines": [9]}))
+        .await;
+    assert!(
+        moved.text.contains("(asked 9, moved by the adapter)"),
+        "{}",
+        moved.text
+    );
+    f.ok(json!({"op": "breakpoints", "file": "main.c", "lines": []}))
+        .await;
     f.ok(json!({"op": "threads"})).await;
     let done = f.ok(json!({"op": "continue"})).await;
     assert!(done.text.contains("exited with code 0"), "{}", done.text);

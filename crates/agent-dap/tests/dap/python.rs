@@ -30,8 +30,10 @@ async fn python_session() {
     f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4]}))
         .await;
     let launched = f.ok(json!({"op": "launch", "program": "app.py"})).await;
-    // One answer shows the stop: file:line with its source, the frames, the locals.
+    // One answer shows the stop: file:line with its source, the frames, the locals; the
+    // breakpoint echoes its line.
     for shown in [
+        "- app.py:4: verified: `acc += i`",
         "stopped (breakpoint) at total (app.py:4)",
         "app.py:4\n",
         "> 4 |         acc += i",
