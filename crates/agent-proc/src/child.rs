@@ -426,8 +426,21 @@ impl Child {
         let s = inner.wait().await?;
         let _ = self.status.set(s);
         self.reaped.store(true, Ordering::SeqCst);
+        if !self.expected_exit(s) {
+            // A crash's last words are on their way through the stderr pipe.
+            self.stderr_closed(Duration::from_millis(250)).await;
+        }
         self.log_exit(s);
         Ok(s)
+    }
+
+    /// Whether an exit with `s` was to be expected: asked for, the run ending, a
+    /// run-to-completion command, or a success.
+    fn expected_exit(&self, s: ExitStatus) -> bool {
+        self.oneshot
+            || s.success()
+            || self.ending.load(Ordering::SeqCst)
+            || RUN_ENDING.load(Ordering::SeqCst)
     }
 
     /// One line per reaped child: a warning when it ended on its own with a failure (a crash),
@@ -435,11 +448,10 @@ impl Child {
     /// run-to-completion command).
     fn log_exit(&self, s: ExitStatus) {
         let status = crate::describe_exit(s);
-        let expected = self.ending.load(Ordering::SeqCst) || RUN_ENDING.load(Ordering::SeqCst);
         let (purpose, pid) = (&self.purpose, self.pid);
         if self.oneshot {
             tracing::debug!(target: "agent_proc", %purpose, pid, %status, "a child finished");
-        } else if expected || s.success() {
+        } else if self.expected_exit(s) {
             tracing::info!(target: "agent_proc", %purpose, pid, %status, "a child exited");
         } else {
             let stderr_tail_bytes = self.tail.len();

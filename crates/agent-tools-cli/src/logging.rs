@@ -5,13 +5,27 @@
 //! Each tool call is one span (`tool_call`, opened by the registry with the tool's name, the
 //! surface and the origin); its close is logged at `info` with the time it took
 //! (`time.busy` + `time.idle`).
+//!
+//! Connected MCP clients get the events that matter to them as `notifications/message` (the
+//! server declares the `logging` capability): warnings and errors, and the `info` events marked
+//! `notice = true` (a language server restarted after a crash) as level `notice`, from every
+//! target but `rmcp`'s own. A client's `logging/setLevel` sets its threshold (default `notice`);
+//! the logger is the event's target, the data its message and fields. This is independent of
+//! [`LOG_ENV`], which only decides what the log file or stderr gets.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tracing::field::{Field, Visit};
+use tracing::level_filters::LevelFilter;
+use tracing::subscriber::Interest;
+use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::format::FmtSpan;
+use tracing_subscriber::layer::{Context, Filter, Layer, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// The environment variable holding the log filter.
 pub const LOG_ENV: &str = "AGENT_TOOLS_LOG";
@@ -33,8 +47,7 @@ pub fn init(log_file: Option<&Path>) -> Result<(), String> {
         }),
         _ => EnvFilter::new(DEFAULT),
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let fmt = tracing_subscriber::fmt::layer()
         .with_span_events(FmtSpan::CLOSE)
         .with_ansi(false);
     let installed = match log_file {
@@ -44,9 +57,269 @@ pub fn init(log_file: Option<&Path>) -> Result<(), String> {
                 .append(true)
                 .open(path)
                 .map_err(|e| format!("`--log-file` = `{}`: {e}", path.display()))?;
-            builder.with_writer(Mutex::new(file)).try_init()
+            tracing_subscriber::registry()
+                .with(fmt.with_writer(Mutex::new(file)).with_filter(filter))
+                .with(ToClients.with_filter(ClientsFilter))
+                .try_init()
         }
-        None => builder.with_writer(std::io::stderr).try_init(),
+        None => tracing_subscriber::registry()
+            .with(fmt.with_writer(std::io::stderr).with_filter(filter))
+            .with(ToClients.with_filter(ClientsFilter))
+            .try_init(),
     };
     installed.map_err(|e| format!("cannot install the log subscriber: {e}"))
+}
+
+// MCP logging is deprecated by SEP-2577 in rmcp; clients of the 2025 revisions still read it.
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+
+/// MCP levels as ranks, lowest first.
+#[allow(deprecated)]
+fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+#[allow(deprecated)]
+fn level_of(rank: u8) -> LoggingLevel {
+    match rank {
+        0 => LoggingLevel::Debug,
+        1 => LoggingLevel::Info,
+        2 => LoggingLevel::Notice,
+        3 => LoggingLevel::Warning,
+        _ => LoggingLevel::Error,
+    }
+}
+
+/// The rank of a `tracing` level (`info` counts as `notice` when the event says `notice = true`).
+fn rank_of(level: &Level, notice: bool) -> u8 {
+    match *level {
+        Level::ERROR => 4,
+        Level::WARN => 3,
+        Level::INFO if notice => 2,
+        Level::INFO => 1,
+        _ => 0,
+    }
+}
+
+/// A client's threshold before it sends `logging/setLevel`.
+const DEFAULT_RANK: u8 = 2;
+/// No client listens.
+const NOBODY: u8 = u8::MAX;
+
+struct Listener {
+    peer: rmcp::Peer<rmcp::service::RoleServer>,
+    rank: u8,
+}
+
+/// The connected clients and the lowest threshold among them.
+struct Listeners {
+    all: Mutex<Vec<Listener>>,
+    lowest: AtomicU8,
+    queue: tokio::sync::mpsc::Sender<Note>,
+    /// The queue's other end, until the first client starts the task that sends.
+    unsent: Mutex<Option<tokio::sync::mpsc::Receiver<Note>>>,
+}
+
+/// One message for the clients: its rank, logger and data.
+type Note = (u8, String, serde_json::Value);
+
+fn listeners() -> &'static Listeners {
+    static L: OnceLock<Listeners> = OnceLock::new();
+    L.get_or_init(|| {
+        // Bounded: a client that stops reading loses log messages, never memory.
+        let (queue, rx) = tokio::sync::mpsc::channel(256);
+        Listeners {
+            all: Mutex::new(Vec::new()),
+            lowest: AtomicU8::new(NOBODY),
+            queue,
+            unsent: Mutex::new(Some(rx)),
+        }
+    })
+}
+
+fn lock_all() -> std::sync::MutexGuard<'static, Vec<Listener>> {
+    listeners().all.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Recompute the lowest threshold; `tracing` re-asks the filter which callsites are enabled.
+fn relevel(all: &mut Vec<Listener>) {
+    all.retain(|l| !l.peer.is_transport_closed());
+    let lowest = all.iter().map(|l| l.rank).min().unwrap_or(NOBODY);
+    if listeners().lowest.swap(lowest, Ordering::SeqCst) != lowest {
+        tracing::callsite::rebuild_interest_cache();
+    }
+}
+
+fn same(
+    a: &rmcp::Peer<rmcp::service::RoleServer>,
+    b: &rmcp::Peer<rmcp::service::RoleServer>,
+) -> bool {
+    match (a.peer_info(), b.peer_info()) {
+        (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
+        _ => false,
+    }
+}
+
+/// A client finished `initialize`: it hears log messages from now on, at `notice` and above
+/// until it sets a level. Must be called on the host's runtime (the first call starts the task
+/// that sends them).
+pub fn add_client(peer: rmcp::Peer<rmcp::service::RoleServer>) {
+    if let Ok(rt) = tokio::runtime::Handle::try_current()
+        && let Some(mut rx) = listeners()
+            .unsent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    {
+        rt.spawn(async move {
+            while let Some((rank, logger, data)) = rx.recv().await {
+                forward(rank, logger, data).await;
+            }
+        });
+    }
+    let mut all = lock_all();
+    if !all.iter().any(|l| same(&l.peer, &peer)) {
+        all.push(Listener {
+            peer,
+            rank: DEFAULT_RANK,
+        });
+    }
+    relevel(&mut all);
+}
+
+/// A client's `logging/setLevel`: it hears messages at `level` and above.
+#[allow(deprecated)]
+pub fn set_client_level(peer: &rmcp::Peer<rmcp::service::RoleServer>, level: LoggingLevel) {
+    let mut all = lock_all();
+    let rank = rank(level);
+    match all.iter_mut().find(|l| same(&l.peer, peer)) {
+        Some(l) => l.rank = rank,
+        None => all.push(Listener {
+            peer: peer.clone(),
+            rank,
+        }),
+    }
+    relevel(&mut all);
+}
+
+/// Send one message to every client whose threshold it meets.
+#[allow(deprecated)]
+async fn forward(rank: u8, logger: String, data: serde_json::Value) {
+    let peers: Vec<_> = {
+        let mut all = lock_all();
+        relevel(&mut all);
+        all.iter()
+            .filter(|l| l.rank <= rank)
+            .map(|l| l.peer.clone())
+            .collect()
+    };
+    for peer in peers {
+        let note = LoggingMessageNotificationParam::new(level_of(rank), data.clone())
+            .with_logger(logger.clone());
+        let _ = peer.notify_logging_message(note).await;
+    }
+}
+
+/// Whether events of `target` may go to clients: not the MCP library's own (sending one would
+/// log again).
+fn forwardable(target: &str) -> bool {
+    !(target == "rmcp" || target.starts_with("rmcp::"))
+}
+
+/// Which events reach [`ToClients`]: those at or above the lowest client threshold.
+struct ClientsFilter;
+
+impl<S> Filter<S> for ClientsFilter {
+    fn enabled(&self, meta: &Metadata<'_>, _cx: &Context<'_, S>) -> bool {
+        let lowest = listeners().lowest.load(Ordering::Relaxed);
+        // `info` may be a notice: its fields decide in `on_event`.
+        meta.is_event() && forwardable(meta.target()) && rank_of(meta.level(), true) >= lowest
+    }
+
+    fn callsite_enabled(&self, meta: &'static Metadata<'static>) -> Interest {
+        if meta.is_event() && forwardable(meta.target()) {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(match listeners().lowest.load(Ordering::Relaxed) {
+            NOBODY => LevelFilter::OFF,
+            0 => LevelFilter::DEBUG,
+            1 | 2 => LevelFilter::INFO,
+            3 => LevelFilter::WARN,
+            _ => LevelFilter::ERROR,
+        })
+    }
+}
+
+/// The layer that hands events to the clients' queue (never blocking the code that logs).
+struct ToClients;
+
+#[derive(Default)]
+struct Fields {
+    message: String,
+    notice: bool,
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Visit for Fields {
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        if field.name() == "notice" {
+            self.notice = value;
+        } else {
+            self.rest.insert(field.name().into(), value.into());
+        }
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.rest.insert(field.name().into(), value.into());
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.rest.insert(field.name().into(), value.into());
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.message = value.to_string();
+        } else {
+            self.rest.insert(field.name().into(), value.into());
+        }
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        let text = format!("{value:?}");
+        if field.name() == "message" {
+            self.message = text;
+        } else {
+            self.rest.insert(field.name().into(), text.into());
+        }
+    }
+}
+
+impl<S: Subscriber> Layer<S> for ToClients {
+    fn on_event(&self, event: &Event<'_>, _cx: Context<'_, S>) {
+        let mut f = Fields::default();
+        event.record(&mut f);
+        let rank = rank_of(event.metadata().level(), f.notice);
+        if rank < listeners().lowest.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut data = serde_json::Map::new();
+        data.insert("message".into(), f.message.into());
+        data.extend(f.rest);
+        let logger = event.metadata().target().to_string();
+        let _ = listeners()
+            .queue
+            .try_send((rank, logger, serde_json::Value::Object(data)));
+    }
 }

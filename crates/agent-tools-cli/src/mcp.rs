@@ -306,7 +306,14 @@ impl Host {
 
 impl ServerHandler for Host {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // `logging`: crashes and restarts reach the client as `notifications/message`
+        // (`crate::logging`); deprecated by SEP-2577, still read by clients of the 2025 revisions.
+        #[allow(deprecated)]
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        ServerConfig::new(caps)
             .with_server_info(Implementation::new(
                 "agent-tools",
                 env!("CARGO_PKG_VERSION"),
@@ -321,7 +328,18 @@ impl ServerHandler for Host {
     ) -> Result<rmcp::model::InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         self.peer.set(context.peer.clone());
+        crate::logging::add_client(context.peer.clone());
         self.negotiate_initialize(&request)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        crate::logging::set_client_level(&context.peer, request.level);
+        Ok(())
     }
 
     async fn list_tools(
