@@ -347,6 +347,46 @@ fn host_binary(root: &Path, release: bool) -> Result<PathBuf> {
         .join("agent-tools"))
 }
 
+/// The size (characters / 4) of the MCP `instructions` a `serve` run sends at initialize, with
+/// the workspace path shown as `<root>` so that the figure does not depend on the checkout.
+fn instructions_tokens(bin: &Path, root: &Path, args: &[&str]) -> Result<usize> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(bin)
+        .arg("serve")
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("start agent-tools serve")?;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"codegen","version":"0"}}}"#;
+    let mut stdin = child.stdin.take().context("serve stdin")?;
+    writeln!(stdin, "{init}")?;
+    let mut lines = BufReader::new(child.stdout.take().context("serve stdout")?).lines();
+    let text = loop {
+        let Some(line) = lines.next() else {
+            bail!("serve closed stdout before answering initialize");
+        };
+        let v: serde_json::Value = serde_json::from_str(&line?)?;
+        if v["id"] == 1 {
+            break v["result"]["instructions"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+        }
+    };
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut text = text;
+    for shown in [root.to_path_buf(), root.canonicalize()?] {
+        text = text.replace(&shown.display().to_string(), "<root>");
+    }
+    Ok(text.chars().count() / 4)
+}
+
 fn codegen(root: &Path, check: bool) -> Result<()> {
     let bin = host_binary(root, false)?;
     let mut doc = String::from(
@@ -403,10 +443,13 @@ fn codegen(root: &Path, check: bool) -> Result<()> {
         size(&[])?,
         size(&["--vibe", "--surface", "plan"])?,
     );
+    let instr = instructions_tokens(&bin, root, &["--vibe"])?;
+    let with = full_vibe + instr;
+    let verdict = if with <= 4500 { "met" } else { "NOT met" };
     let report = format!(
-        "Size of the tool list a model reads (characters / 4): full surface with vibe {full_vibe} \
-         tokens (goal ≤ 4,500 with the instructions), without vibe {full}, plan surface with vibe \
-         {plan}.\n"
+        "Size of what a model reads (characters / 4): full surface with vibe {with} tokens — tool \
+         list {full_vibe} + MCP instructions {instr} (goal ≤ 4,500: {verdict}); without vibe \
+         {full} (tool list), plan surface with vibe {plan} (tool list).\n"
     );
     print!("{report}");
     doc = doc.replacen("\n\n| tool |", &format!("\n\n{report}\n| tool |"), 1);
