@@ -57,6 +57,17 @@ impl Op {
     }
 }
 
+/// What every breakpoint of one `breakpoints` call carries besides its line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BreakpointOptions {
+    /// Stop only when this expression is true.
+    pub condition: Option<String>,
+    /// Stop at the Nth hit (N ≥ 1).
+    pub hit_count: Option<u32>,
+    /// Log this message (`{expression}` interpolated) instead of stopping.
+    pub log_message: Option<String>,
+}
+
 /// Which exceptions stop the debuggee, mapped onto the filters the adapter advertises.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -120,6 +131,16 @@ pub struct DebugArgs {
     #[serde(default)]
     #[schemars(inner(range(min = 1)))]
     pub lines: Option<Vec<u32>>,
+    /// breakpoints: stop only if true
+    #[serde(default)]
+    pub condition: Option<String>,
+    /// breakpoints: stop at the Nth hit
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub hit_count: Option<u32>,
+    /// breakpoints: log ({expr}) instead of stopping
+    #[serde(default)]
+    pub log_message: Option<String>,
     /// launch: .py file, executable, Go package dir or .dart file
     #[serde(default)]
     pub program: Option<String>,
@@ -138,7 +159,7 @@ pub struct DebugArgs {
     /// attach: port on 127.0.0.1
     #[serde(default)]
     pub port: Option<u16>,
-    /// launch/attach: stop on exceptions (default uncaught)
+    /// launch/attach: default uncaught
     #[serde(default)]
     pub exceptions: Option<Exceptions>,
     /// continue/pause/step_*/stack: default: last stopped
@@ -215,6 +236,7 @@ pub enum DebugCommand {
         file: String,
         /// 1-based, none zero.
         lines: Vec<u32>,
+        options: BreakpointOptions,
     },
     /// Start `program`, stopping at the breakpoints.
     Launch {
@@ -304,7 +326,23 @@ impl DebugCommand {
                         format!("line {bad} is invalid; lines are 1-based"),
                     ));
                 }
-                DebugCommand::Breakpoints { file, lines }
+                if a.hit_count == Some(0) {
+                    return Err(invalid(
+                        op,
+                        "hit_count",
+                        "hit 0 never happens; hit_count counts from 1",
+                    ));
+                }
+                let options = BreakpointOptions {
+                    condition: a.condition.filter(|c| !c.trim().is_empty()),
+                    hit_count: a.hit_count,
+                    log_message: a.log_message.filter(|m| !m.is_empty()),
+                };
+                DebugCommand::Breakpoints {
+                    file,
+                    lines,
+                    options,
+                }
             }
             Op::Launch => DebugCommand::Launch {
                 program: need(
@@ -387,7 +425,7 @@ mod tests {
             (json!({"operation": "status"}), "Status"),
             (
                 json!({"op": "breakpoints", "file": "a.py", "lines": []}),
-                r#"Breakpoints { file: "a.py", lines: [] }"#,
+                r#"Breakpoints { file: "a.py", lines: [], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }"#,
             ),
             (
                 json!({"op": "launch", "program": "a.py", "file": "ignored.py"}),

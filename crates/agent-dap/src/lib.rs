@@ -33,7 +33,7 @@ mod tool;
 mod transport;
 
 pub use adapters::AdapterId;
-pub use args::{DebugArgs, DebugCommand, Exceptions, Motion, Op};
+pub use args::{BreakpointOptions, DebugArgs, DebugCommand, Exceptions, Motion, Op};
 pub use error::DapError;
 
 use agent_tier::Registry;

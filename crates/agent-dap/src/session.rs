@@ -3,7 +3,7 @@
 
 use crate::DapError;
 use crate::adapters::{AdapterId, Started};
-use crate::args::Exceptions;
+use crate::args::{BreakpointOptions, Exceptions};
 use crate::state::{Known, OutputBuf, Shared, State, human, lock};
 use crate::transport::Client;
 use agent_proc::{Child, Tail};
@@ -268,7 +268,7 @@ impl Session {
         &self,
         request: &str,
         arguments: Value,
-        breakpoints: &BTreeMap<PathBuf, Vec<u32>>,
+        breakpoints: &BTreeMap<PathBuf, FileBreakpoints>,
         exceptions: Exceptions,
         startup_timeout: Duration,
     ) -> Result<(Vec<(PathBuf, Vec<Value>)>, Vec<String>), DapError> {
@@ -347,12 +347,12 @@ impl Session {
             }));
         }
         let mut results = Vec::new();
-        for (file, lines) in breakpoints {
+        for (file, fb) in breakpoints {
             let body = self
                 .client
                 .request(
                     "setBreakpoints",
-                    set_breakpoints_args(file, lines),
+                    set_breakpoints_args(file, &fb.lines, &fb.options),
                     startup_timeout,
                 )
                 .await
@@ -440,14 +440,38 @@ pub(crate) fn exception_filters(caps: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// One file's breakpoints, as the model set them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FileBreakpoints {
+    pub lines: Vec<u32>,
+    pub options: BreakpointOptions,
+}
+
 /// The arguments of `setBreakpoints` for one file.
-pub(crate) fn set_breakpoints_args(file: &std::path::Path, lines: &[u32]) -> Value {
+pub(crate) fn set_breakpoints_args(
+    file: &std::path::Path,
+    lines: &[u32],
+    options: &BreakpointOptions,
+) -> Value {
+    let one = |l: &u32| {
+        let mut bp = json!({"line": l});
+        if let Some(c) = &options.condition {
+            bp["condition"] = json!(c);
+        }
+        if let Some(n) = options.hit_count {
+            bp["hitCondition"] = json!(n.to_string());
+        }
+        if let Some(m) = &options.log_message {
+            bp["logMessage"] = json!(m);
+        }
+        bp
+    };
     json!({
         "source": {
             "path": file.display().to_string(),
             "name": file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         },
-        "breakpoints": lines.iter().map(|l| json!({"line": l})).collect::<Vec<_>>(),
+        "breakpoints": lines.iter().map(one).collect::<Vec<_>>(),
         "lines": lines,
         "sourceModified": false,
     })

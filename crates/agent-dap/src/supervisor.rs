@@ -3,7 +3,7 @@
 //! session is live, how a path is shown). The operations themselves are in `ops`.
 
 use crate::adapters::{self, AdapterId, Detected, Scratch};
-use crate::session::Session;
+use crate::session::{FileBreakpoints, Session};
 use crate::{DapConfig, DapError};
 use agent_tier::workspace::display_path;
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ pub(crate) struct Supervisor {
     pub config: DapConfig,
     pub session: tokio::sync::Mutex<Option<Arc<Session>>>,
     /// Breakpoints per file, set again in every new session.
-    pub breakpoints: Mutex<BTreeMap<PathBuf, Vec<u32>>>,
+    pub breakpoints: Mutex<BTreeMap<PathBuf, FileBreakpoints>>,
     pub next_id: AtomicU64,
     /// Where delve builds a package's binary for the current session, outside the workspace.
     pub scratch: Mutex<Option<Scratch>>,

@@ -60,18 +60,17 @@ impl Tool for DebugTool {
     fn description(&self) -> String {
         let cfg = &self.sup.config;
         format!(
-            "Drive a debugger (DAP); one session per conversation, ended after {}. `op`: \
-             adapters (which of debugpy, lldb, delve, dart are usable here, and why not); \
-             breakpoints (REPLACES the file's set; allowed before launch); launch `program` or \
-             attach to 127.0.0.1:`port` (`exceptions` to stop on: none, uncaught (default), all); continue, pause, step_over, step_in, step_out. Launch, \
-             attach, continue, pause and steps wait at most {} for a stop, else report running \
-             (see status); a stop answers with its reason (exception message, exit code and \
-             output tail), file:line with source, {STOP_FRAMES} frames and the top frame's \
-             locals. To go deeper: threads; stack ({MAX_FRAMES} frames); scopes of a frame; \
-             variables of a reference ({MAX_CHILDREN} children, values cut at {MAX_VALUE} chars); evaluate in a \
-             frame (default: top). Frame ids and references last until the program moves. \
-             output: new stdout/stderr, capped. terminate kills adapter and debuggee (an \
-             attached one keeps running). Paths are relative to the workspace root.",
+            "Debugger (DAP); one session per conversation, killed after {}. `op`: adapters \
+             (usable ones, and why not); breakpoints (REPLACES the file's set; allowed before \
+             launch); launch `program` or attach to 127.0.0.1:`port`; continue, pause, \
+             step_over, step_in, step_out. These wait up to {} for a stop (else: running, see \
+             status) and answer with it: reason (exception message; exit code, output tail), \
+             file:line with source, {STOP_FRAMES} frames, the top frame's locals. Deeper: \
+             threads; stack ({MAX_FRAMES} frames); scopes of a frame; variables of a reference \
+             ({MAX_CHILDREN} children, values cut at {MAX_VALUE} chars); evaluate in a frame \
+             (default top). Ids last until the program moves. output: new stdout/stderr, \
+             capped. terminate kills adapter and debuggee (an attached one keeps running). \
+             Paths are relative to the workspace root.",
             spoken(cfg.ttl),
             spoken(cfg.run_wait),
         )

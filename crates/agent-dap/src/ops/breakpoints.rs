@@ -3,7 +3,8 @@
 
 use super::render::breakpoint_lines;
 use crate::DapError;
-use crate::session::{breakpoint_list, set_breakpoints_args};
+use crate::args::BreakpointOptions;
+use crate::session::{FileBreakpoints, Session, breakpoint_list, set_breakpoints_args};
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
@@ -14,6 +15,7 @@ pub(super) async fn run(
     sup: &Supervisor,
     file: &str,
     mut lines: Vec<u32>,
+    options: BreakpointOptions,
 ) -> Result<ToolOutput, DapError> {
     let path = confine_existing(&sup.root, "file", file)?;
     lines.sort_unstable();
@@ -23,7 +25,13 @@ pub(super) async fn run(
         if lines.is_empty() {
             map.remove(&path);
         } else {
-            map.insert(path.clone(), lines.clone());
+            map.insert(
+                path.clone(),
+                FileBreakpoints {
+                    lines: lines.clone(),
+                    options: options.clone(),
+                },
+            );
         }
     }
     let shown = sup.shown(&path);
@@ -49,7 +57,10 @@ pub(super) async fn run(
             .with_structured(json!({"file": shown, "lines": lines, "pending": true})));
     };
     let body = s
-        .request("setBreakpoints", set_breakpoints_args(&path, &lines))
+        .request(
+            "setBreakpoints",
+            set_breakpoints_args(&path, &lines, &options),
+        )
         .await?;
     if lines.is_empty() {
         return Ok(
@@ -58,6 +69,34 @@ pub(super) async fn run(
         );
     }
     let (list, rows) = breakpoint_lines(sup, &path, &lines, &breakpoint_list(&body));
-    Ok(ToolOutput::text(format!("breakpoints in {shown}:{list}"))
-        .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})))
+    let unsupported = unsupported(&s, &options);
+    let note = if unsupported.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nthis adapter does not support {}; it is ignored",
+            unsupported.join(", ")
+        )
+    };
+    Ok(
+        ToolOutput::text(format!("breakpoints in {shown}:{list}{note}"))
+            .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})),
+    )
+}
+
+/// The options asked for that the live adapter does not advertise.
+fn unsupported(s: &Session, options: &BreakpointOptions) -> Vec<&'static str> {
+    let caps = lock(&s.capabilities);
+    let has = |cap: &str| caps.get(cap).and_then(serde_json::Value::as_bool) == Some(true);
+    let mut out = Vec::new();
+    if options.condition.is_some() && !has("supportsConditionalBreakpoints") {
+        out.push("condition");
+    }
+    if options.hit_count.is_some() && !has("supportsHitConditionalBreakpoints") {
+        out.push("hit_count");
+    }
+    if options.log_message.is_some() && !has("supportsLogPoints") {
+        out.push("log_message");
+    }
+    out
 }

@@ -31,7 +31,11 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
     match command {
         DebugCommand::Adapters => Ok(adapters::run(sup)),
         DebugCommand::Status => status::run(sup).await,
-        DebugCommand::Breakpoints { file, lines } => breakpoints::run(sup, &file, lines).await,
+        DebugCommand::Breakpoints {
+            file,
+            lines,
+            options,
+        } => breakpoints::run(sup, &file, lines, options).await,
         DebugCommand::Launch {
             program,
             args,

@@ -112,7 +112,10 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     );
     let mut bp_rows = Vec::new();
     for (file, bps) in &results {
-        let requested = asked.get(file).map(Vec::as_slice).unwrap_or_default();
+        let requested = asked
+            .get(file)
+            .map(|f| f.lines.as_slice())
+            .unwrap_or_default();
         let (list, rows) = breakpoint_lines(sup, file, requested, bps);
         text.push_str(&list);
         bp_rows.extend(rows);

@@ -174,3 +174,37 @@ async fn python_exceptions_none_runs_to_the_end() {
     assert!(done.text.contains("ValueError: boom"), "{}", done.text);
     f.finish().await;
 }
+
+/// A breakpoint's `condition`, `hit_count` and `log_message` reach debugpy: the stop comes
+/// when the condition holds, at the Nth hit, and a log point prints instead of stopping.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_breakpoint_condition_hit_count_and_log_message() {
+    require("python3");
+    let mut f = Fixture::new(
+        &[
+            ("pyproject.toml", "[project]\nname='demo'\n"),
+            ("app.py", APP),
+        ],
+        config(),
+    );
+    f.link_venv();
+    f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4], "condition": "i == 2"}))
+        .await;
+    let stop = f.ok(json!({"op": "launch", "program": "app.py"})).await;
+    assert!(stop.text.contains("- i: int = 2"), "{}", stop.text);
+    f.ok(json!({"op": "terminate"})).await;
+    f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4], "hit_count": 2}))
+        .await;
+    let stop = f.ok(json!({"op": "launch", "program": "app.py"})).await;
+    assert!(stop.text.contains("- i: int = 1"), "{}", stop.text);
+    f.ok(json!({"op": "terminate"})).await;
+    f.ok(
+        json!({"op": "breakpoints", "file": "app.py", "lines": [4], "log_message": "acc is {acc}"}),
+    )
+    .await;
+    let done = f.ok(json!({"op": "launch", "program": "app.py"})).await;
+    assert!(done.text.contains("exited with code 0"), "{}", done.text);
+    let out = f.ok(json!({"op": "output", "cursor": 0})).await;
+    assert!(out.text.contains("acc is 1"), "{}", out.text);
+    f.finish().await;
+}
