@@ -16,6 +16,12 @@
 //!   task per adapter, responses matched by `request_seq`, end of stream failing every request):
 //!   events applied in order, reverse requests answered (`runInTerminal` declined,
 //!   `startDebugging` refused), a timeout on every request.
+//! - A stop is one answer: `launch`, `attach`, `continue`, `pause` and the steps wait (bounded)
+//!   for the debuggee to stop or exit and return the stop snapshot — the reason (an exception's
+//!   type and message, an exit's code and output tail), `file:line` with the source around it,
+//!   the top frames and the top frame's locals. Uncaught exceptions stop by default.
+//! - A debugpy debuggee runs with `TCP_NODELAY` on its sockets (a `sitecustomize` in a private
+//!   scratch directory on its `PYTHONPATH`): a step takes milliseconds, not Nagle's ~88 ms.
 //! - A session ends on `terminate`, when the debuggee terminates, when the adapter dies, or when
 //!   its hard TTL expires; ending kills the adapter's and the debuggee's process groups.
 //!
