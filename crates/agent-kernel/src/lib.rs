@@ -163,8 +163,8 @@ const DESCRIPTION: &str = "Compute, inspect data or try code in a persistent Pyt
 
 - The last expression is echoed; stdout and stderr come in order, long output capped with a note.
 - display(x) shows a value: DataFrames as tables, matplotlib figures as PNG.
-- Without IPython: %pip install (this interpreter; importable at once), %cd, %pwd, %env, %time, %timeit, %%time, %%timeit, %%bash, !cmd, x = !cmd.
-- tool(name, args) calls one of your tools, returning its text (JavaScript: await; calls may overlap); errors raise; same surface, approvals, guardrails; not eval itself.
+- Magics without IPython: %pip install (into this interpreter), %cd, %env, %time(it), %%bash, !cmd, x = !cmd.
+- tool(name, args) calls one of your tools (not eval) and returns its text; errors raise; JavaScript: await it.
 - input() and stdin fail at once.
 - Silent past the inactivity budget: interrupted, then killed; print progress in long loops (a pending tool() pauses the clock).
 - description is required: 5–10 words saying what the cell does.";

@@ -263,7 +263,9 @@ impl Tool for RenameTool {
 
     fn description(&self) -> String {
         "Rename a symbol everywhere, through the language server (to rewrite a code pattern: \
-ast_edit). All files change or none do; the result lists each file and its edit count."
+ast_edit). An ambiguous `symbol` is refused with its occurrences. All files change or none do; \
+the server's references then check the result, and a rename they contradict is rolled back. \
+Lists each file's edit count and what was verified."
             .to_string()
     }
 
