@@ -77,7 +77,8 @@ pub(super) async fn snapshot(
         let width = (line + STOP_CONTEXT).to_string().len();
         for (n, src) in &listing {
             let mark = if *n == line { '>' } else { ' ' };
-            let _ = write!(text, "\n{mark} {n:>width$} | {src}");
+            let row = format!("{mark} {n:>width$} | {src}");
+            let _ = write!(text, "\n{}", row.trim_end());
         }
         structured["file"] = json!(sup.shown(Path::new(path)));
         structured["line"] = json!(line);
