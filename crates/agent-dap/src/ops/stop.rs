@@ -66,14 +66,37 @@ pub(super) async fn snapshot(
         let _ = write!(text, "\nexception {id}: {message}");
         structured["exception"] = json!({"id": id, "message": message});
     }
+    // The frame shown: the top one, or (stopped inside a runtime or library, as a panic or
+    // an exception raised by a library call is) the first in the workspace.
+    let canonical = sup.root.canonicalize().unwrap_or_else(|_| sup.root.clone());
+    let in_root = |f: &Value| {
+        f.pointer("/source/path")
+            .and_then(Value::as_str)
+            .is_some_and(|p| {
+                Path::new(p).starts_with(&sup.root) || Path::new(p).starts_with(&canonical)
+            })
+    };
+    let (focus_index, focus) = if in_root(&top) {
+        (0, top.clone())
+    } else {
+        frames
+            .iter()
+            .enumerate()
+            .find(|(_, f)| in_root(f))
+            .map(|(i, f)| (i, f.clone()))
+            .unwrap_or((0, top.clone()))
+    };
     // The source around the stopped line.
-    let path = top.pointer("/source/path").and_then(Value::as_str);
-    let line = top.get("line").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let path = focus.pointer("/source/path").and_then(Value::as_str);
+    let line = focus.get("line").and_then(Value::as_u64).unwrap_or(0) as usize;
     if let Some(path) = path
         && line > 0
         && let Some(listing) = source_around(Path::new(path), line)
     {
         let _ = write!(text, "\n{}:{line}", sup.shown(Path::new(path)));
+        if focus_index > 0 {
+            let _ = write!(text, " (frame #{focus_index}, the first in the workspace)");
+        }
         let width = (line + STOP_CONTEXT).to_string().len();
         for (n, src) in &listing {
             let mark = if *n == line { '>' } else { ' ' };
@@ -102,8 +125,8 @@ pub(super) async fn snapshot(
         let _ = write!(text, "\n… {more} more frame(s) (`stack`)");
     }
     structured["frames"] = json!(rows);
-    // The top frame's locals.
-    if let Some(frame) = top.get("id").and_then(Value::as_i64) {
+    // The shown frame's locals.
+    if let Some(frame) = focus.get("id").and_then(Value::as_i64) {
         match locals(s, frame).await {
             Ok(Some((scope, reference, vars))) => {
                 let _ = write!(text, "\n{scope} of frame {frame} (reference {reference}):");

@@ -150,3 +150,30 @@ async fn attach_to_headless_delve() {
     let _ = child.wait();
     crate::common::assert_gone(&[server]).await;
 }
+
+/// An unrecovered panic stops the program under delve (it needs no filter), and the stop shows
+/// the panic's message and where it happened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn go_panic_stops_with_its_message() {
+    require("go");
+    require("dlv");
+    let src = "package main\n\nfunc check(n int) int {\n\tlimit := 3\n\tif n > limit {\n\t\tpanic(\"over the limit\")\n\t}\n\treturn n\n}\n\nfunc main() {\n\tcheck(5)\n}\n";
+    let mut f = Fixture::new(
+        &[("go.mod", "module demo\n\ngo 1.19\n"), ("main.go", src)],
+        config(),
+    );
+    f.run("go", &["build", "-gcflags=all=-N -l", "-o", "demo", "."]);
+    let stop = f.ok(json!({"op": "launch", "program": "demo"})).await;
+    // Delve stops inside the runtime; the listing and the locals are of the first frame in the
+    // workspace.
+    for shown in [
+        "stopped (exception",
+        "exception panic: \"over the limit\"",
+        "main.go:6 (frame #2, the first in the workspace)",
+        "> 6 | \t\tpanic(\"over the limit\")",
+        "- limit: int = 3",
+    ] {
+        assert!(stop.text.contains(shown), "{shown}: {}", stop.text);
+    }
+    f.finish().await;
+}
