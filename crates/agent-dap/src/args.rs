@@ -141,7 +141,7 @@ pub struct DebugArgs {
     /// breakpoints: log ({expr}) instead of stopping
     #[serde(default)]
     pub log_message: Option<String>,
-    /// launch: .py file, executable, Go package dir or .dart file
+    /// launch: .py, executable, Go package dir or .dart
     #[serde(default)]
     pub program: Option<String>,
     /// launch: program arguments

@@ -110,10 +110,7 @@ pub fn instructions(registry: &Registry, surface: Surface) -> String {
         registry.run().root.display()
     )];
     let routes: [(&[&str], &str); 8] = [
-        (
-            &["read"],
-            "Look at a file: read (numbered lines; continue with offset).",
-        ),
+        (&["read"], "Look at a file: read."),
         (
             &["ast_grep"],
             "Find code by shape: ast_grep; by meaning (definition, references, hover, types): lsp with line + symbol.",
@@ -124,12 +121,9 @@ pub fn instructions(registry: &Registry, surface: Surface) -> String {
         ),
         (
             &["lsp_rename"],
-            "Rename a symbol across files: lsp_rename; rewrite a code pattern everywhere: ast_edit, then resolve accept.",
+            "Rename a symbol: lsp_rename; rewrite a code pattern: ast_edit, then resolve.",
         ),
-        (
-            &["eval"],
-            "Run code and keep state: eval (Python/JS kernel).",
-        ),
+        (&["eval"], "Run code, keep state: eval."),
         (&["debug"], "Step through a program: debug."),
         (
             &["ask_user"],

@@ -19,7 +19,7 @@ fn instructions_route_and_annotations_follow_effects() {
     );
     let text = init["result"]["instructions"].as_str().unwrap();
     for route in [
-        "read (numbered lines",
+        "Look at a file: read",
         "ast_grep",
         "lsp with line + symbol",
         "apply_patch",

@@ -94,8 +94,7 @@ pub struct SpawnArgs {
     pub brief: String,
     /// Short label, shown by vibe_list.
     pub label: String,
-    /// `fast` (default): well-specified mechanical work; `good`: design, judgement, reviewing a
-    /// fast worker.
+    /// `fast` (default): mechanical work; `good`: design, judgement, review.
     #[serde(default)]
     pub tier: WorkerTier,
     /// Seconds a run may take (default 1800), then it is stopped.
