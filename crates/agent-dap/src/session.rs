@@ -174,14 +174,34 @@ impl Session {
         }
     }
 
-    /// Wait (at most `wait`) until `stop_gen` passes `after` or the session ends.
+    /// Wait (at most `wait`) until `stop_gen` passes `after` or the session ends. While it
+    /// waits, the call's progress says so about once a second (a client with a request timeout
+    /// keeps the call alive; a person sees the debuggee is running).
     pub async fn wait_stop(&self, after: u64, wait: Duration) -> State {
         let mut rx = self.shared.state.subscribe();
-        let _ = tokio::time::timeout(
-            wait,
-            rx.wait_for(|s| s.stop_gen > after || s.ended.is_some() || s.closed.is_some()),
-        )
-        .await;
+        let started = tokio::time::Instant::now();
+        let deadline = started + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            let moved =
+                rx.wait_for(|s| s.stop_gen > after || s.ended.is_some() || s.closed.is_some());
+            if tokio::time::timeout(left.min(Duration::from_secs(1)), moved)
+                .await
+                .is_ok()
+            {
+                break;
+            }
+            if agent_tier::progress_wanted() {
+                agent_tier::progress(format!(
+                    "the debuggee is running; waiting for it to stop ({} s of {} s)",
+                    started.elapsed().as_secs(),
+                    wait.as_secs()
+                ));
+            }
+        }
         self.state()
     }
 

@@ -208,3 +208,50 @@ async fn python_breakpoint_condition_hit_count_and_log_message() {
     assert!(out.text.contains("acc is 1"), "{}", out.text);
     f.finish().await;
 }
+
+/// While `continue` waits for a stop, the call's progress says the debuggee is running (so a
+/// client with a request timeout keeps the call alive), and the stop still answers the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_waiting_for_a_stop_reports_progress() {
+    require("python3");
+    let prog = "import time\n\ntime.sleep(2.5)\nx = 1\nprint(x)\n";
+    let mut f = Fixture::new(&[("requirements.txt", ""), ("prog.py", prog)], config());
+    f.link_venv();
+    f.ok(json!({"op": "breakpoints", "file": "prog.py", "lines": [4]}))
+        .await;
+    let (sink, mut rx) = agent_tier::ProgressSink::channel();
+    let listener = tokio::spawn(async move {
+        let mut got = Vec::new();
+        while let Some(m) = rx.next().await {
+            got.push(m);
+        }
+        got
+    });
+    let stop = f
+        .reg
+        .call_with_progress(
+            "debug",
+            json!({"op": "launch", "program": "prog.py"}),
+            agent_tier::Surface::Full,
+            agent_tier::Origin::Model,
+            sink,
+        )
+        .await;
+    assert!(!stop.is_error, "{}", stop.text);
+    assert!(stop.text.contains("prog.py:4"), "{}", stop.text);
+    let messages = listener.await.expect("the listener");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("the debuggee is running; waiting for it to stop (")),
+        "{messages:#?}"
+    );
+    if let Some(s) = &stop.structured {
+        for key in ["adapter_pid", "debuggee_pid"] {
+            if let Some(p) = s.get(key).and_then(serde_json::Value::as_u64) {
+                f.pids.push(p as u32);
+            }
+        }
+    }
+    f.finish().await;
+}
