@@ -3,7 +3,7 @@
 use agent_dap::DapConfig;
 use agent_tier::{Registry, RunInfo, Surface, ToolOutput};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 pub struct Fixture {
@@ -17,22 +17,9 @@ pub struct Fixture {
     pub redact: Vec<(String, String)>,
 }
 
-/// The venv the test environment provides (debugpy lives there).
-pub fn venv() -> PathBuf {
-    let v = std::env::var_os("AGENT_TOOLS_VENV").expect(
-        "AGENT_TOOLS_VENV is not set: run the tests with `cargo xtask test` (it points at <workspace>/.tools/venv, where debugpy is installed)",
-    );
-    PathBuf::from(v)
-}
-
-/// Fail (never skip) when a real program is missing.
-pub fn require(program: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("`{program}` is not on PATH; the setup must install it"))
-}
+// A missing real program fails the test (never skips); the venv holds debugpy. Both from the
+// test kit every family shares.
+pub use agent_testkit::{require, venv};
 
 impl Fixture {
     pub fn new(files: &[(&str, &str)], config: DapConfig) -> Fixture {

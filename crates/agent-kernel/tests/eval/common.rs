@@ -29,15 +29,9 @@ pub fn tools_venv() -> PathBuf {
     venv
 }
 
-/// `node` must be on $PATH.
+/// `node` must be on $PATH (the test kit's rule: a missing real program fails the test).
 pub fn require_node() {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join("node").is_file()))
-        .unwrap_or(false);
-    assert!(
-        found,
-        "`node` is not on $PATH: install Node.js (apt-get install nodejs)"
-    );
+    agent_testkit::require("node");
 }
 
 /// A project directory whose `.venv` is a symlink to the test venv.
