@@ -31,7 +31,12 @@ impl Drop for Server {
 }
 
 fn start(root: &Path, token: Option<&str>, extra: &[&str]) -> Server {
+    start_with(root, token, extra, &[])
+}
+
+fn start_with(root: &Path, token: Option<&str>, extra: &[&str], env: &[(&str, &Path)]) -> Server {
     let mut cmd = Command::new(BIN);
+    cmd.envs(env.iter().copied());
     cmd.args(["serve", "--listen", "127.0.0.1:0", "--root"])
         .arg(root)
         .args(extra)
@@ -230,4 +235,63 @@ fn a_generated_token_is_written_0600_where_stderr_says() {
     server.child.wait().unwrap();
     assert!(!Path::new(&path).exists(), "{path} outlived the host");
     assert!(!Path::new(&path).parent().unwrap().exists());
+}
+
+/// The roster lives in the host, not in a session: a worker spawned by one client is listed,
+/// and its result read, by a client that connects after the first one left.
+#[test]
+fn a_worker_outlives_the_client_that_spawned_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = dir.path().join("worker.sh");
+    std::fs::write(
+        &worker,
+        "#!/bin/sh\ncat > /dev/null\necho finished-the-brief\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&worker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = start_with(
+        dir.path(),
+        Some("tok-w"),
+        &["--vibe"],
+        &[("AGENT_TOOLS_VIBE_FAST", worker.as_path())],
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let a = client(&server.url, "tok-w").await;
+        let spawned = a
+            .call_tool(call(
+                "vibe_spawn",
+                json!({"brief": "say you finished", "label": "reconnect"}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(spawned.is_error, Some(false), "{}", text(&spawned));
+        let id = serde_json::to_value(&spawned).unwrap()["structuredContent"]["worker_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        a.cancel().await.unwrap();
+
+        let b = client(&server.url, "tok-w").await;
+        let listed = b.call_tool(call("vibe_list", json!({}))).await.unwrap();
+        assert!(
+            text(&listed).contains(&id) && text(&listed).contains("reconnect"),
+            "{}",
+            text(&listed)
+        );
+        let waited = b
+            .call_tool(call(
+                "vibe_wait",
+                json!({"worker_id": id, "timeout_seconds": 30}),
+            ))
+            .await
+            .unwrap();
+        assert!(
+            text(&waited).contains("finished-the-brief"),
+            "{}",
+            text(&waited)
+        );
+        b.cancel().await.unwrap();
+    });
 }
