@@ -482,6 +482,7 @@ impl Kernel {
                                 out.error(&v["error"]);
                             }
                             out.displays_dropped(v["displays_dropped"].as_u64().unwrap_or(0));
+                            out.defined(&v["defined"], v["defined_total"].as_u64().unwrap_or(0));
                             out.dropped_during_cell(self.events.take_dropped());
                             out.status = status;
                             return Alive::Yes;

@@ -76,6 +76,9 @@ pub(crate) struct Collector {
     error: Option<Value>,
     bridge_calls: Vec<String>,
     notes: Vec<String>,
+    /// The top-level names the cell bound or rebound (at most the drivers' cap) and how many.
+    defined: Vec<String>,
+    defined_total: u64,
     /// Bytes of `display()` output kept (text and data), the displays kept, and those left out.
     display_used: usize,
     displays_kept: usize,
@@ -117,6 +120,8 @@ impl Collector {
             error: None,
             bridge_calls: Vec::new(),
             notes: Vec::new(),
+            defined: Vec::new(),
+            defined_total: 0,
             display_used: 0,
             displays_kept: 0,
             displays_dropped: 0,
@@ -288,6 +293,19 @@ impl Collector {
         }));
     }
 
+    /// The names the cell bound or rebound, as the driver reports them in its `done` frame.
+    pub(crate) fn defined(&mut self, names: &Value, total: u64) {
+        self.defined = names
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|n| n.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.defined_total = total.max(self.defined.len() as u64);
+    }
+
     pub(crate) fn bridge_call(&mut self, name: &str) {
         self.bridge_calls.push(name.to_string());
     }
@@ -373,17 +391,18 @@ impl Collector {
         match &self.status {
             Status::Ok | Status::Error => {}
             Status::Interrupted => text.push_str(&format!(
-                "[interrupted: the cell went {} without output (the inactivity budget; output resets it, a pending tool() call pauses it); the {lang} kernel survived and its state is kept — print progress from long loops to keep them running]\n",
-                human(self.budget)
+                "[interrupted: the cell went {} without output (the inactivity budget; output resets it, a pending tool() call pauses it); the {lang} kernel is alive and keeps every name from earlier cells; {} — print progress from long loops to keep them running]\n",
+                human(self.budget),
+                defined_before_interrupt(&self.defined, self.defined_total)
             )),
             Status::Killed => text.push_str(&format!(
-                "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed — its state was lost; the next call starts a fresh kernel]\n",
+                "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed — every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel]\n",
                 human(self.budget),
                 human(self.grace)
             )),
             Status::Died { exit, stderr_tail } => {
                 text.push_str(&format!(
-                    "[the {lang} kernel died during this cell: it {exit}; its state was lost and the next call starts a fresh kernel]\n"
+                    "[the {lang} kernel died during this cell: it {exit}; every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel]\n"
                 ));
                 let tail = stderr_tail.trim_end();
                 if !tail.is_empty() && !text.contains(tail) {
@@ -413,6 +432,8 @@ impl Collector {
             "displays_dropped": self.displays_dropped,
             "dropped_between_cells_bytes": self.dropped_idle,
             "bridge_calls": self.bridge_calls,
+            "defined": self.defined,
+            "defined_total": self.defined_total,
             "kernel": {
                 "pid": self.pid,
                 "version": self.version,
@@ -430,6 +451,23 @@ impl Collector {
             ..Default::default()
         }
     }
+}
+
+/// What an interrupted cell left behind: the names it bound or rebound before the interrupt.
+fn defined_before_interrupt(names: &[String], total: u64) -> String {
+    if total == 0 {
+        return "this cell bound no top-level name before the interrupt".into();
+    }
+    let more = total.saturating_sub(names.len() as u64);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "names this cell bound before the interrupt (kept): {}{more}",
+        names.join(", ")
+    )
 }
 
 /// A PNG's width and height from its IHDR chunk (0×0 when it is not a PNG).

@@ -114,6 +114,7 @@
   // after MAX_DISPLAYS outputs per cell. The host cuts again whatever arrives.
   const limits = { cap: 20000 };
   const MAX_DISPLAYS = 50;
+  const MAX_DEFINED = 30; // names listed as defined by a cell
   const cellDisplays = { sent: 0, dropped: 0 };
   function clip(s, cap) {
     if (cap === undefined) cap = limits.cap;
@@ -514,6 +515,26 @@
     return { status: 'ok', result: value === undefined ? null : bundle(value), error: null };
   }
 
+  // The global bindings (top-level declarations persist as globals) by name, without calling
+  // any getter; after the cell, the names it added or rebound.
+  function globalSnapshot() {
+    const m = new Map();
+    for (const k of Object.getOwnPropertyNames(globalThis)) {
+      const d = Object.getOwnPropertyDescriptor(globalThis, k);
+      if (d) m.set(k, 'value' in d ? d.value : d.get);
+    }
+    return m;
+  }
+  function definedSince(before) {
+    const out = [];
+    try {
+      for (const [k, v] of globalSnapshot()) {
+        if (k !== '_' && (!before.has(k) || !Object.is(before.get(k), v))) out.push(k);
+      }
+    } catch (_) { /* ignore */ }
+    return out;
+  }
+
   // ---- the wire reader --------------------------------------------------------------------------
   const queue = [];
   async function drain() {
@@ -525,12 +546,14 @@
       cellDisplays.sent = 0;
       cellDisplays.dropped = 0;
       let r;
+      const before = globalSnapshot();
       try {
         r = await runCell(msg.id, String(msg.code || ''));
       } catch (e) {
         r = { status: 'error', result: null, error: { ename: 'InternalError', evalue: String(e), traceback: 'internal error in the kernel driver: ' + String(e && e.stack) } };
       }
-      send({ t: 'done', id: msg.id, status: r.status, result: r.result, error: r.error, displays_dropped: cellDisplays.dropped });
+      const defined = definedSince(before);
+      send({ t: 'done', id: msg.id, status: r.status, result: r.result, error: r.error, displays_dropped: cellDisplays.dropped, defined: defined.slice(0, MAX_DEFINED), defined_total: defined.length });
     }
     running = false;
   }

@@ -433,6 +433,7 @@ def _agent_kernel_main():
 
     limits = {"cap": 20000}
     MAX_DISPLAYS = 50
+    MAX_DEFINED = 30  # names listed as defined by a cell
     MAX_PNG = 8 * 1024 * 1024
     cell_displays = {"sent": 0, "dropped": 0}
 
@@ -1017,6 +1018,7 @@ def _agent_kernel_main():
         cell_displays["sent"] = 0
         cell_displays["dropped"] = 0
         status, result, err = "error", None, None
+        before = dict(user_ns)
         try:
             status, result, err = run_cell(cid, msg.get("code", ""))
             res_bundle = None
@@ -1030,8 +1032,16 @@ def _agent_kernel_main():
             sync_fds()
         except BaseException:
             pass
+        # the top-level names this cell bound or rebound (what an interrupt leaves behind)
+        try:
+            defined = [k for k, v in list(user_ns.items())
+                       if k != "_" and not k.startswith("__") and (k not in before or before[k] is not v)]
+        except BaseException:
+            defined = []
+        before = None
         send({"t": "done", "id": cid, "status": status, "result": res_bundle, "error": err,
-              "displays_dropped": cell_displays["dropped"]})
+              "displays_dropped": cell_displays["dropped"], "defined": defined[:MAX_DEFINED],
+              "defined_total": len(defined)})
 
 
 if __name__ == "__main__":

@@ -105,7 +105,7 @@ async fn python_crashes() {
             &out,
             &[
                 exit,
-                "its state was lost and the next call starts a fresh kernel",
+                "every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel",
             ],
         );
         contains(&out, tail);

@@ -7,3 +7,4 @@ mod common;
 mod javascript;
 mod lifecycle;
 mod python;
+mod state;
