@@ -52,6 +52,8 @@ pub struct Scope {
     pub target: PathBuf,
     pub single_file: bool,
     pub lang: Lang,
+    /// How the language was chosen: `argument`, `extension` or `directory scan`.
+    pub lang_from: &'static str,
     pub glob: Option<globset::GlobMatcher>,
 }
 
@@ -109,6 +111,11 @@ pub fn scope(
     let from_glob = glob
         .as_ref()
         .and_then(|(_, p)| Lang::from_file(Path::new(p)));
+    let lang_from = if lang.is_some() {
+        "argument"
+    } else {
+        "extension"
+    };
     let lang = match (lang.or(from_glob), single_file) {
         (Some(l), _) => l,
         (None, true) => Lang::from_file(&target).ok_or_else(|| AstGrepError::CannotInfer {
@@ -127,6 +134,7 @@ pub fn scope(
         target,
         single_file,
         lang,
+        lang_from,
         glob: glob.map(|(g, _)| g),
     })
 }
@@ -146,16 +154,33 @@ pub struct Stats {
     pub files_searched: usize,
     /// Of those, files ruled out by the literal-identifier prefilter (never parsed).
     pub files_prefiltered: usize,
-    /// Files skipped because they look binary (a NUL byte, or not UTF-8).
+    /// Files skipped because they look binary (a NUL byte in the first 8 KiB).
     pub skipped_binary: usize,
+    /// Files skipped because they are not valid UTF-8.
+    pub skipped_not_utf8: usize,
     /// Files skipped because they are larger than the limit.
     pub skipped_large: usize,
     /// Files that could not be read.
     pub skipped_unreadable: usize,
+    /// Files the parser gave up on.
+    pub skipped_unparseable: usize,
+    /// The first few skipped files (relative paths, sorted), each with why.
+    pub skipped_files: Vec<SkippedFile>,
     /// Whether the walk stopped at the time limit (or because the call was cancelled), so the
     /// results are partial.
     pub stopped_early: bool,
 }
+
+/// A file the walk skipped, and why (`binary`, `not UTF-8`, `too large`, `unreadable`,
+/// `unparseable`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SkippedFile {
+    pub path: String,
+    pub why: &'static str,
+}
+
+/// How many skipped files a result names.
+pub const SKIPPED_NAMED: usize = 3;
 
 /// When a walk must stop: a deadline, and a flag set when the caller stops waiting.
 #[derive(Debug, Clone)]
@@ -176,18 +201,42 @@ struct Counters {
     searched: AtomicUsize,
     prefiltered: AtomicUsize,
     binary: AtomicUsize,
+    not_utf8: AtomicUsize,
     large: AtomicUsize,
     unreadable: AtomicUsize,
+    unparseable: AtomicUsize,
+    skipped: Mutex<Vec<(PathBuf, &'static str)>>,
 }
 
 impl Counters {
-    fn stats(&self) -> Stats {
+    fn skip(&self, counter: &AtomicUsize, path: &Path, why: &'static str) {
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.skipped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((path.to_path_buf(), why));
+    }
+
+    fn stats(&self, root: &Path) -> Stats {
+        let mut skipped =
+            std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|e| e.into_inner()));
+        skipped.sort();
         Stats {
             files_searched: self.searched.load(Ordering::Relaxed),
             files_prefiltered: self.prefiltered.load(Ordering::Relaxed),
             skipped_binary: self.binary.load(Ordering::Relaxed),
+            skipped_not_utf8: self.not_utf8.load(Ordering::Relaxed),
             skipped_large: self.large.load(Ordering::Relaxed),
             skipped_unreadable: self.unreadable.load(Ordering::Relaxed),
+            skipped_unparseable: self.unparseable.load(Ordering::Relaxed),
+            skipped_files: skipped
+                .into_iter()
+                .take(SKIPPED_NAMED)
+                .map(|(p, why)| SkippedFile {
+                    path: relative(root, &p),
+                    why,
+                })
+                .collect(),
             stopped_early: self.stopped.load(Ordering::Relaxed),
         }
     }
@@ -217,7 +266,7 @@ fn walk<T: Send>(
     compiled: &Compiled,
     config: &AstGrepConfig,
     budget: &Budget,
-    f: impl Fn(&Path, String) -> Option<T> + Sync,
+    f: impl Fn(&Path, &AstGrep<StrDoc<Lang>>) -> Option<T> + Sync,
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
@@ -225,20 +274,20 @@ fn walk<T: Send>(
     let visit = |path: &Path, len: Option<u64>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
         if len.is_some_and(|l| l > config.max_file_bytes) {
-            counters.large.fetch_add(1, Ordering::Relaxed);
+            counters.skip(&counters.large, path, "too large");
             return;
         }
         let Ok(bytes) = std::fs::read(path) else {
-            counters.unreadable.fetch_add(1, Ordering::Relaxed);
+            counters.skip(&counters.unreadable, path, "unreadable");
             return;
         };
         if bytes.len() as u64 > config.max_file_bytes {
-            counters.large.fetch_add(1, Ordering::Relaxed);
+            counters.skip(&counters.large, path, "too large");
             return;
         }
         let head = &bytes[..bytes.len().min(8192)];
         if memchr::memchr(0, head).is_some() {
-            counters.binary.fetch_add(1, Ordering::Relaxed);
+            counters.skip(&counters.binary, path, "binary");
             return;
         }
         if !prefilter.may_match(&bytes) {
@@ -246,10 +295,14 @@ fn walk<T: Send>(
             return;
         }
         let Ok(text) = String::from_utf8(bytes) else {
-            counters.binary.fetch_add(1, Ordering::Relaxed);
+            counters.skip(&counters.not_utf8, path, "not UTF-8");
             return;
         };
-        if let Some(t) = f(path, text) {
+        let Ok(ast) = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang) else {
+            counters.skip(&counters.unparseable, path, "unparseable");
+            return;
+        };
+        if let Some(t) = f(path, &ast) {
             results
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -299,7 +352,7 @@ fn walk<T: Send>(
     }
     let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    (out, counters.stats())
+    (out, counters.stats(&scope.root))
 }
 
 /// One match, ready to render.
@@ -413,13 +466,13 @@ pub fn search(
     budget: &Budget,
 ) -> SearchResult {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, budget, |path, text| {
-        let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
+    let (per_file, stats) = walk(scope, compiled, config, budget, |path, ast| {
+        let text = ast.get_text();
         let rel = relative(root, path);
         let found: Vec<Match> = ast
             .root()
             .find_all(&compiled.pattern)
-            .map(|nm| to_match(&rel, &text, compiled, &nm, config.max_match_lines))
+            .map(|nm| to_match(&rel, text, compiled, &nm, config.max_match_lines))
             .collect();
         if found.is_empty() { None } else { Some(found) }
     });
@@ -489,8 +542,8 @@ pub fn rewrite(
     budget: &Budget,
 ) -> (Vec<FileRewrite>, Stats) {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, budget, |path, text| {
-        let ast = AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok()?;
+    let (per_file, stats) = walk(scope, compiled, config, budget, |path, ast| {
+        let text = ast.get_text();
         let mut edits: Vec<(usize, usize, Vec<u8>)> = ast
             .root()
             .find_all(&compiled.pattern)
@@ -527,7 +580,7 @@ pub fn rewrite(
         // node boundaries, so this cannot fail; fall back to lossy decoding all the same.
         let new = String::from_utf8(new)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        let broken = if first_error(&ast, &text).is_none() {
+        let broken = if first_error(ast, text).is_none() {
             AstGrep::<StrDoc<Lang>>::try_new(&new, compiled.lang)
                 .ok()
                 .and_then(|a| first_error(&a, &new))
@@ -541,7 +594,7 @@ pub fn rewrite(
             inner_skipped,
             broken,
             new,
-            old: text,
+            old: text.to_string(),
         })
     });
     (per_file.into_iter().map(|(_, r)| r).collect(), stats)

@@ -24,7 +24,13 @@ pub(crate) fn grep(
         .map(|(scope, compiled)| {
             (
                 scope.lang,
-                compiled.context.clone(),
+                format!(
+                    "{} by {}, parsed as {} → {}",
+                    scope.lang.id(),
+                    scope.lang_from,
+                    compiled.context,
+                    compiled.kind
+                ),
                 engine::search(scope, compiled, config, budget),
             )
         })
@@ -49,7 +55,7 @@ pub(crate) fn grep(
     // `python, parsed as expression` — or for several languages, each with its context.
     let parsed = runs
         .iter()
-        .map(|(l, c, _)| format!("{}, parsed as {c}", l.id()))
+        .map(|(_, c, _)| c.as_str())
         .collect::<Vec<_>>()
         .join("; ");
     let rejected_note = if rejected.is_empty() {
@@ -127,7 +133,8 @@ pub(crate) fn grep(
     let languages: Vec<&str> = runs.iter().map(|(l, _, _)| l.id()).collect();
     let structured = json!({
         "language": languages.join(", "),
-        "context": runs.iter().map(|(_, c, _)| c.as_str()).collect::<Vec<_>>().join("; "),
+        "context": scopes.iter().map(|(_, c)| c.context.as_str()).collect::<Vec<_>>().join("; "),
+        "understood": scopes.iter().map(|(s, c)| json!({"language": s.lang.id(), "language_from": s.lang_from, "context": c.context, "node_kind": c.kind})).collect::<Vec<_>>(),
         "total": total,
         "shown": shown,
         "more": more,

@@ -204,7 +204,7 @@ fn mib(bytes: u64) -> String {
     }
 }
 
-/// The footer line: how many files were searched and skipped.
+/// The footer line: how many files were searched, ruled out and skipped (naming the first few).
 pub(crate) fn walk_summary(stats: &engine::Stats, lang: Lang, config: &AstGrepConfig) -> String {
     let mut s = format!(
         "searched {} {} file{}",
@@ -220,21 +220,36 @@ pub(crate) fn walk_summary(stats: &engine::Stats, lang: Lang, config: &AstGrepCo
         );
     }
     let mut skipped = Vec::new();
-    if stats.skipped_binary > 0 {
-        skipped.push(format!("{} binary", stats.skipped_binary));
-    }
-    if stats.skipped_large > 0 {
-        skipped.push(format!(
-            "{} larger than {}",
+    for (n, what) in [
+        (stats.skipped_binary, "binary".to_string()),
+        (stats.skipped_not_utf8, "not UTF-8".to_string()),
+        (
             stats.skipped_large,
-            mib(config.max_file_bytes)
-        ));
-    }
-    if stats.skipped_unreadable > 0 {
-        skipped.push(format!("{} unreadable", stats.skipped_unreadable));
+            format!("larger than {}", mib(config.max_file_bytes)),
+        ),
+        (stats.skipped_unreadable, "unreadable".to_string()),
+        (stats.skipped_unparseable, "unparseable".to_string()),
+    ] {
+        if n > 0 {
+            skipped.push(format!("{n} {what}"));
+        }
     }
     if !skipped.is_empty() {
         let _ = write!(s, "; skipped {}", skipped.join(", "));
+        let total = stats.skipped_binary
+            + stats.skipped_not_utf8
+            + stats.skipped_large
+            + stats.skipped_unreadable
+            + stats.skipped_unparseable;
+        let names: Vec<&str> = stats
+            .skipped_files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect();
+        if !names.is_empty() {
+            let more = if total > names.len() { ", …" } else { "" };
+            let _ = write!(s, " ({}{more})", names.join(", "));
+        }
     }
     s
 }

@@ -22,6 +22,8 @@ pub struct Compiled {
     pub pattern: SgMatcher,
     /// The context that accepted the snippet (and any alternatives).
     pub context: String,
+    /// The kind of the pattern's root node (`call`, `function_definition`, …).
+    pub kind: String,
     /// Identifiers the pattern contains literally: a file lacking any of them cannot match.
     pub literals: Vec<String>,
     /// Metavariable names bound by the pattern (`$X` and `$$$X`), sorted.
@@ -317,8 +319,10 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
         let others: Vec<&str> = accepted[1..].iter().map(|(n, _, _)| *n).collect();
         format!("{} (also as {})", accepted[0].0, others.join(", "))
     };
+    let kind = accepted[0].2.clone();
     Ok(Compiled {
         lang,
+        kind,
         pattern: SgMatcher {
             alts: accepted.into_iter().map(|(_, p, _)| prepare(p)).collect(),
         },

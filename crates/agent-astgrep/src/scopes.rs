@@ -69,6 +69,7 @@ pub fn compiled_scopes(
             for lang in langs {
                 let scope = Scope {
                     lang,
+                    lang_from: "directory scan",
                     ..probe.clone()
                 };
                 match pattern::compile(lang, pattern_text) {

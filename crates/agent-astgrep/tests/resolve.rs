@@ -221,16 +221,21 @@ async fn binary_and_large_files_are_skipped_and_counted() {
         .await;
     assert!(!out.is_error, "{}", out.text);
     insta::assert_snapshot!(out.text, @r"
-    1 match in 1 file for `print($X)` (python, parsed as statement)
+    1 match in 1 file for `print($X)` (python by argument, parsed as statement → call)
 
     a.py:1:1
       1 | print(1)
       $X = 1
 
-    searched 4 python files; skipped 2 binary, 1 larger than 100 bytes
+    searched 4 python files; skipped 1 binary, 1 not UTF-8, 1 larger than 100 bytes (b.py, c.py, d.py)
     ");
     let stats = &out.structured.unwrap()["stats"];
-    assert_eq!(stats["skipped_binary"], json!(2));
+    assert_eq!(stats["skipped_binary"], json!(1));
+    assert_eq!(stats["skipped_not_utf8"], json!(1));
+    assert_eq!(
+        stats["skipped_files"][2],
+        json!({"path": "d.py", "why": "too large"})
+    );
     assert_eq!(stats["skipped_large"], json!(1));
 }
 
@@ -289,11 +294,22 @@ async fn structured_result_carries_every_shown_match() {
         "files_prefiltered": 0,
         "files_searched": 2,
         "skipped_binary": 0,
+        "skipped_files": [],
         "skipped_large": 0,
+        "skipped_not_utf8": 0,
+        "skipped_unparseable": 0,
         "skipped_unreadable": 0,
         "stopped_early": false
       },
-      "total": 3
+      "total": 3,
+      "understood": [
+        {
+          "context": "statement",
+          "language": "python",
+          "language_from": "argument",
+          "node_kind": "call"
+        }
+      ]
     }
     "#);
 }
@@ -353,7 +369,7 @@ async fn hidden_files_are_searched_but_never_the_git_directory() {
         )
         .await;
     insta::assert_snapshot!(out.text, @r"
-    1 match in 1 file for `image: $I` (yaml, parsed as document)
+    1 match in 1 file for `image: $I` (yaml by argument, parsed as document → block_mapping_pair)
 
     .github/workflows/ci.yml:3:5
       3 |     image: rust

@@ -1,0 +1,115 @@
+//! Issue 14: every result says how the pattern was understood and what was searched, ruled out
+//! and skipped; `ast_edit` refuses metavariables that cannot bind; large files; the parse cache.
+
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
+use agent_astgrep::{AstGrepConfig, attach};
+use agent_tier::{Registry, RunInfo, Surface, ToolOutput};
+use serde_json::{Value, json};
+use std::path::Path;
+
+fn registry(root: &Path, config: AstGrepConfig) -> Registry {
+    let registry = Registry::new(RunInfo {
+        root: root.to_path_buf(),
+        ..Default::default()
+    });
+    attach(&registry, config);
+    registry
+}
+
+fn write(root: &Path, rel: &str, content: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+fn redact(text: &str, root: &Path) -> String {
+    let canon = root.canonicalize().unwrap();
+    text.replace(&canon.display().to_string(), "[ROOT]")
+        .replace(&root.display().to_string(), "[ROOT]")
+}
+
+async fn call(reg: &Registry, tool: &str, args: Value) -> ToolOutput {
+    reg.call(tool, args, Surface::Full).await
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "src/app.py",
+        b"def main():\n    print(helper(1))\n",
+    );
+    write(dir.path(), "src/other.py", b"x = 1\n");
+    write(dir.path(), "src/blob.py", b"helper\0\x01\x02");
+    write(dir.path(), "src/latin.py", b"helper(\xff)\n");
+    dir
+}
+
+#[tokio::test]
+async fn a_result_with_no_matches_explains_itself() {
+    let dir = workspace();
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = call(&reg, "ast_grep", json!({"pattern": "helper($A, $B)"})).await;
+    assert!(!out.is_error, "{}", out.text);
+    insta::assert_snapshot!(redact(&out.text, dir.path()), @r"
+    no matches for `helper($A, $B)` (python by directory scan, parsed as statement → call)
+
+    searched 4 python files (1 ruled out without parsing: they lack the pattern's identifiers); skipped 1 binary, 1 not UTF-8 (src/blob.py, src/latin.py)
+    ");
+    let s = out.structured.unwrap();
+    insta::assert_json_snapshot!(json!({"understood": s["understood"], "stats": s["stats"]}), @r#"
+    {
+      "stats": {
+        "files_prefiltered": 1,
+        "files_searched": 4,
+        "skipped_binary": 1,
+        "skipped_files": [
+          {
+            "path": "src/blob.py",
+            "why": "binary"
+          },
+          {
+            "path": "src/latin.py",
+            "why": "not UTF-8"
+          }
+        ],
+        "skipped_large": 0,
+        "skipped_not_utf8": 1,
+        "skipped_unparseable": 0,
+        "skipped_unreadable": 0,
+        "stopped_early": false
+      },
+      "understood": [
+        {
+          "context": "statement",
+          "language": "python",
+          "language_from": "directory scan",
+          "node_kind": "call"
+        }
+      ]
+    }
+    "#);
+}
+
+#[tokio::test]
+async fn a_result_with_matches_explains_itself() {
+    let dir = workspace();
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "helper($A)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    insta::assert_snapshot!(redact(&out.text, dir.path()), @r"
+    1 match in 1 file for `helper($A)` (python by extension, parsed as statement → call)
+
+    src/app.py:2:11
+      2 |     print(helper(1))
+      $A = 1
+
+    searched 1 python file
+    ");
+}
