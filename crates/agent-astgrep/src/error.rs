@@ -65,6 +65,16 @@ pub enum AstGrepError {
     #[error("`rewrite` uses `{var}`, which the pattern does not bind; the pattern binds: {bound}")]
     UnboundRewriteVar { var: String, bound: String },
 
+    #[error(
+        "`pattern` names {vars}, but the grammar read {them} as part of other code (a token, identifier or string), so {they} would never bind; the pattern binds: {bound}. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)"
+    )]
+    SwallowedMetavar {
+        vars: String,
+        them: &'static str,
+        they: &'static str,
+        bound: String,
+    },
+
     #[error(transparent)]
     Path(#[from] FsError),
 

@@ -375,6 +375,34 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
     let Some((scope, compiled)) = scopes.pop() else {
         return Err(AstGrepError::EmptyPattern);
     };
+    let bound_list = || {
+        if compiled.vars.is_empty() {
+            "none".to_string()
+        } else {
+            compiled
+                .vars
+                .iter()
+                .map(|v| format!("${v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    // A `$B` the grammar read as part of a token would never bind: the rewrite would silently
+    // do nothing (or the wrong thing) there.
+    let swallowed: Vec<String> = pattern::written_metavars(&args.pattern)
+        .into_iter()
+        .filter(|v| !compiled.vars.contains(v))
+        .map(|v| format!("${v}"))
+        .collect();
+    if !swallowed.is_empty() {
+        let one = swallowed.len() == 1;
+        return Err(AstGrepError::SwallowedMetavar {
+            vars: swallowed.join(", "),
+            them: if one { "it" } else { "them" },
+            they: if one { "it" } else { "they" },
+            bound: bound_list(),
+        });
+    }
     let fixer = match TemplateFix::try_new(&args.rewrite, &scope.lang) {
         Ok(f) => f,
         Err(e) => match e {},
@@ -386,19 +414,9 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
         .collect();
     unbound.sort_unstable();
     if let Some(var) = unbound.first() {
-        let bound = if compiled.vars.is_empty() {
-            "none".to_string()
-        } else {
-            compiled
-                .vars
-                .iter()
-                .map(|v| format!("${v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         return Err(AstGrepError::UnboundRewriteVar {
             var: format!("${var}"),
-            bound,
+            bound: bound_list(),
         });
     }
     let (rewrites, stats) = engine::rewrite(&scope, &compiled, &fixer, config, budget);

@@ -332,6 +332,36 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
     })
 }
 
+/// The capturing metavariable names written in `text` (`$X`, `$$X`, `$$$X`; not `$_…`), in
+/// order of first appearance.
+pub fn written_metavars(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len() && bytes[j] == b'$' && j - i < 3 {
+            j += 1;
+        }
+        let start = j;
+        while j < bytes.len()
+            && (bytes[j].is_ascii_uppercase() || bytes[j].is_ascii_digit() || bytes[j] == b'_')
+        {
+            j += 1;
+        }
+        let name = &text[start..j];
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
 /// A metavariable bound more than once in one pattern.
 #[derive(Debug, Clone, Default)]
 pub struct Repeat {

@@ -113,3 +113,47 @@ async fn a_result_with_matches_explains_itself() {
     searched 1 python file
     ");
 }
+
+#[tokio::test]
+async fn ast_edit_refuses_a_rewrite_variable_the_pattern_does_not_bind() {
+    let dir = workspace();
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "helper($A)", "rewrite": "helper($A, $B)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(out.is_error);
+    insta::assert_snapshot!(out.text, @"`rewrite` uses `$B`, which the pattern does not bind; the pattern binds: $A");
+}
+
+#[tokio::test]
+async fn ast_edit_refuses_a_metavariable_the_grammar_swallowed() {
+    let dir = workspace();
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "helper($A$B)", "rewrite": "helper($A)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(out.is_error);
+    insta::assert_snapshot!(out.text, @"`pattern` names $A, $B, but the grammar read them as part of other code (a token, identifier or string), so they would never bind; the pattern binds: none. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)");
+    let out = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "print(helper($A), x$B)", "rewrite": "print($A)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(out.is_error);
+    insta::assert_snapshot!(out.text, @"`pattern` names $B, but the grammar read it as part of other code (a token, identifier or string), so it would never bind; the pattern binds: $A. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)");
+    // `$_` and `$$$` bind nothing by design, and a repeated metavariable is fine.
+    let out = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "print($_, $$$)", "rewrite": "print()", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+}
