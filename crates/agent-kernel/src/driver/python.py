@@ -1018,7 +1018,8 @@ def _agent_kernel_main():
         cell_displays["sent"] = 0
         cell_displays["dropped"] = 0
         status, result, err = "error", None, None
-        before = dict(user_ns)
+        # ids, not references: holding the old values would keep them alive through the cell
+        before = {k: id(v) for k, v in user_ns.items()}
         try:
             status, result, err = run_cell(cid, msg.get("code", ""))
             res_bundle = None
@@ -1035,7 +1036,7 @@ def _agent_kernel_main():
         # the top-level names this cell bound or rebound (what an interrupt leaves behind)
         try:
             defined = [k for k, v in list(user_ns.items())
-                       if k != "_" and not k.startswith("__") and (k not in before or before[k] is not v)]
+                       if k != "_" and not k.startswith("__") and before.get(k) != id(v)]
         except BaseException:
             defined = []
         before = None
