@@ -18,6 +18,11 @@
 //! - A cell's `tool(name, args)` re-enters the registry through
 //!   [`CallContext::nested_call`](agent_tier::CallContext::nested_call) with
 //!   [`Origin::Bridge`](agent_tier::Origin), so the caller's surface, approvals and wrappers apply.
+//! - Every image a cell returns is attached and also written to the run's image folder (in the
+//!   temp directory, never the workspace; removed when the run ends) as `cell-<call>-<n>.png`,
+//!   with its path in the result, so it can be reopened without re-running the cell.
+//! - After an interrupted cell the result names the top-level names the cell bound before the
+//!   interrupt (the kernel is alive); after a killed or crashed one, that every name is gone.
 //! - The timeout is an inactivity budget: output resets it, a pending bridge call pauses it; on
 //!   expiry the process group gets SIGINT, then SIGKILL after a grace period.
 //!
@@ -28,6 +33,7 @@ mod frames;
 mod inflow;
 mod kernel;
 mod render;
+mod saved;
 
 pub use error::KernelError;
 
@@ -40,6 +46,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// How the run's kernels behave. Plain data; `Default` is what a host wants.
@@ -85,6 +92,8 @@ pub fn attach(registry: &Registry, config: KernelConfig) {
             root: run.root.clone(),
             prefix: run.sandbox_prefix.clone(),
             slots: tokio::sync::Mutex::new(HashMap::new()),
+            images: Arc::new(saved::ImageDir::new(&run.root)),
+            calls: AtomicU64::new(0),
         }),
     });
 }
@@ -153,6 +162,9 @@ struct State {
     root: PathBuf,
     prefix: Vec<String>,
     slots: tokio::sync::Mutex<HashMap<Lang, Slot>>,
+    /// The run's image folder (removed when the run ends), and how many eval calls there were.
+    images: Arc<saved::ImageDir>,
+    calls: AtomicU64,
 }
 
 struct EvalTool {
@@ -221,6 +233,10 @@ impl Tool for EvalTool {
         if let Some(n) = label_note {
             out.note(n);
         }
+        out.images_to(
+            state.images.clone(),
+            state.calls.fetch_add(1, Ordering::Relaxed) + 1,
+        );
         out.budget = state.config.inactivity_budget;
         out.grace = state.config.interrupt_grace;
 

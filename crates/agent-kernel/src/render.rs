@@ -1,8 +1,10 @@
 //! Collecting one cell's output (capped) and rendering it as a tool result.
 
+use crate::saved::ImageDir;
 use agent_tier::{Image, ToolOutput};
 use base64::Engine;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How a cell ended.
@@ -71,6 +73,8 @@ pub(crate) struct Collector {
     overflowed: bool,
     cut: usize,
     images: Vec<Image>,
+    /// Where returned images are also written, and this call's number in the run.
+    saved: Option<(Arc<ImageDir>, u64)>,
     dropped_images: usize,
     result: Option<(String, Value)>,
     error: Option<Value>,
@@ -115,6 +119,7 @@ impl Collector {
             overflowed: false,
             cut: 0,
             images: Vec::new(),
+            saved: None,
             dropped_images: 0,
             result: None,
             error: None,
@@ -135,6 +140,11 @@ impl Collector {
             budget: Duration::ZERO,
             grace: Duration::ZERO,
         }
+    }
+
+    /// Write every returned image to `dir` too, named by this eval call's number `cell`.
+    pub(crate) fn images_to(&mut self, dir: Arc<ImageDir>, cell: u64) {
+        self.saved = Some((dir, cell));
     }
 
     /// The cap on a cell's stream output and on any one value, in bytes.
@@ -223,10 +233,20 @@ impl Collector {
                     match bytes {
                         Some(b) if self.images.len() < MAX_IMAGES => {
                             let (w, h) = png_size(&b);
+                            let n = self.images.len() + 1;
+                            let path = self.saved.as_ref().and_then(|(d, c)| d.save(*c, n, &b));
                             self.images.push(Image::png(b));
-                            let n = self.images.len();
-                            text = format!("[image {n}: PNG {w}×{h}, attached]");
-                            kept.insert(k.clone(), json!({ "image": n - 1 }));
+                            text = match &path {
+                                Some(p) => format!(
+                                    "[image {n}: PNG {w}×{h}, attached; saved as {}]",
+                                    p.display()
+                                ),
+                                None => format!("[image {n}: PNG {w}×{h}, attached]"),
+                            };
+                            kept.insert(
+                                k.clone(),
+                                json!({ "image": n - 1, "path": path.map(|p| p.display().to_string()) }),
+                            );
                         }
                         Some(_) => {
                             self.dropped_images += 1;

@@ -4,6 +4,7 @@
 mod bounds;
 mod bridge;
 mod common;
+mod images;
 mod javascript;
 mod lifecycle;
 mod python;
