@@ -58,7 +58,8 @@ use std::time::{Duration, Instant};
 /// How the parser resource behaves. Plain data; `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AstGrepConfig {
-    /// Files larger than this many bytes are skipped (and counted). Default 2 MiB.
+    /// Files larger than this many bytes are skipped (counted, and the first few named).
+    /// Default 64 MiB.
     pub max_file_bytes: u64,
     /// Worker threads for a search; 0 means one per available core. Default 0.
     pub threads: usize,
@@ -74,7 +75,7 @@ pub struct AstGrepConfig {
 impl Default for AstGrepConfig {
     fn default() -> Self {
         AstGrepConfig {
-            max_file_bytes: 2 * 1024 * 1024,
+            max_file_bytes: 64 * 1024 * 1024,
             threads: 0,
             max_match_lines: 5,
             max_diff_lines: 200,

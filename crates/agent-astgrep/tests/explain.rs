@@ -157,3 +157,46 @@ async fn ast_edit_refuses_a_metavariable_the_grammar_swallowed() {
     .await;
     assert!(!out.is_error, "{}", out.text);
 }
+
+#[tokio::test]
+async fn files_up_to_the_limit_are_searched_and_one_just_over_it_is_named() {
+    assert_eq!(AstGrepConfig::default().max_file_bytes, 64 * 1024 * 1024);
+    let dir = tempfile::tempdir().unwrap();
+    let body = |n: usize| {
+        let mut s = "helper(1)\n".to_string();
+        s.push_str(&"#".repeat(n - s.len() - 1));
+        s.push('\n');
+        s
+    };
+    write(dir.path(), "at_limit.py", body(1000).as_bytes());
+    write(dir.path(), "over_limit.py", body(1001).as_bytes());
+    let reg = registry(
+        dir.path(),
+        AstGrepConfig {
+            max_file_bytes: 1000,
+            ..Default::default()
+        },
+    );
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "helper($A)", "language": "python"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    insta::assert_snapshot!(out.text, @r"
+    1 match in 1 file for `helper($A)` (python by argument, parsed as statement → call)
+
+    at_limit.py:1:1
+      1 | helper(1)
+      $A = 1
+
+    searched 2 python files; skipped 1 larger than 1000 bytes (over_limit.py)
+    ");
+    let stats = &out.structured.unwrap()["stats"];
+    assert_eq!(stats["skipped_large"], json!(1));
+    assert_eq!(
+        stats["skipped_files"],
+        json!([{"path": "over_limit.py", "why": "too large"}])
+    );
+}
