@@ -131,6 +131,9 @@ pub struct DebugArgs {
     #[serde(default)]
     #[schemars(inner(range(min = 1)))]
     pub lines: Option<Vec<u32>>,
+    /// breakpoints: function names; [] clears
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub function: Option<Vec<String>>,
     /// breakpoints: stop only if true
     #[serde(default)]
     pub condition: Option<String>,
@@ -138,16 +141,16 @@ pub struct DebugArgs {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub hit_count: Option<u32>,
-    /// breakpoints: log ({expr}) instead of stopping
+    /// breakpoints: log ({expr}), not stop
     #[serde(default)]
     pub log_message: Option<String>,
-    /// launch: .py, executable, Go package dir or .dart
+    /// launch: .py, executable, Go package or .dart
     #[serde(default)]
     pub program: Option<String>,
     /// launch: program arguments
     #[serde(default)]
     pub args: Option<Vec<String>>,
-    /// launch: working dir (default: root)
+    /// launch: default root
     #[serde(default)]
     pub cwd: Option<String>,
     /// launch: extra environment
@@ -162,21 +165,36 @@ pub struct DebugArgs {
     /// launch/attach: default uncaught
     #[serde(default)]
     pub exceptions: Option<Exceptions>,
-    /// continue/pause/step_*/stack: default: last stopped
+    /// continue/pause/step_*/stack: default last stopped
     #[serde(default)]
     pub thread_id: Option<i64>,
     /// scopes/evaluate: from stack
     #[serde(default)]
     pub frame_id: Option<i64>,
-    /// variables: from scopes/variables/evaluate
+    /// variables: a reference
     #[serde(default)]
     pub reference: Option<i64>,
     /// evaluate: expression
     #[serde(default)]
     pub expression: Option<String>,
-    /// output: from this cursor (0 = start)
+    /// output: 0 = start
     #[serde(default)]
     pub cursor: Option<u64>,
+}
+
+/// A list of strings, or one string standing for a list of one (`"main.helper"`).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => None,
+        Some(OneOrMany::One(s)) => Some(vec![s]),
+        Some(OneOrMany::Many(v)) => Some(v),
+    })
 }
 
 /// How a resumed (or paused) debuggee moves.
@@ -236,6 +254,13 @@ pub enum DebugCommand {
         file: String,
         /// 1-based, none zero.
         lines: Vec<u32>,
+        options: BreakpointOptions,
+    },
+    /// Replace the function breakpoints (an empty `names` clears them); allowed before launch.
+    FunctionBreakpoints {
+        /// As the adapter knows functions (`add`, `main.helper`), none empty.
+        names: Vec<String>,
+        /// `log_message` is never set: DAP function breakpoints have none.
         options: BreakpointOptions,
     },
     /// Start `program`, stopping at the breakpoints.
@@ -306,12 +331,57 @@ impl DebugCommand {
         Ok(match op {
             Op::Adapters => DebugCommand::Adapters,
             Op::Status => DebugCommand::Status,
+            Op::Breakpoints if a.function.is_some() => {
+                if a.file.is_some() || a.lines.is_some() {
+                    return Err(invalid(
+                        op,
+                        "function",
+                        "pass either `function` (function names) or `file` and `lines`, not both",
+                    ));
+                }
+                if a.log_message.is_some() {
+                    return Err(invalid(
+                        op,
+                        "log_message",
+                        "a function breakpoint cannot log; set a log_message on `file` and `lines`",
+                    ));
+                }
+                if a.hit_count == Some(0) {
+                    return Err(invalid(
+                        op,
+                        "hit_count",
+                        "hit 0 never happens; hit_count counts from 1",
+                    ));
+                }
+                let mut names: Vec<String> = a
+                    .function
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|n| n.trim().to_string())
+                    .collect();
+                if names.iter().any(String::is_empty) {
+                    return Err(invalid(
+                        op,
+                        "function",
+                        "a function name is empty; pass names such as `add` or `main.helper` ([] clears)",
+                    ));
+                }
+                names.dedup();
+                DebugCommand::FunctionBreakpoints {
+                    names,
+                    options: BreakpointOptions {
+                        condition: a.condition.filter(|c| !c.trim().is_empty()),
+                        hit_count: a.hit_count,
+                        log_message: None,
+                    },
+                }
+            }
             Op::Breakpoints => {
                 let file = need(
                     op,
                     "file",
                     a.file,
-                    "the source file, relative to the workspace root",
+                    "the source file, relative to the workspace root (or `function`: function names)",
                 )?;
                 let lines = need(
                     op,
@@ -428,6 +498,14 @@ mod tests {
                 r#"Breakpoints { file: "a.py", lines: [], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }"#,
             ),
             (
+                json!({"op": "breakpoints", "function": "main.helper", "condition": "n > 1"}),
+                r#"FunctionBreakpoints { names: ["main.helper"], options: BreakpointOptions { condition: Some("n > 1"), hit_count: None, log_message: None } }"#,
+            ),
+            (
+                json!({"op": "breakpoints", "function": []}),
+                "FunctionBreakpoints { names: [], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }",
+            ),
+            (
                 json!({"op": "launch", "program": "a.py", "file": "ignored.py"}),
                 r#"Launch { program: "a.py", args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
             ),
@@ -467,6 +545,14 @@ mod tests {
             (
                 json!({"op": "breakpoints", "file": "a.py", "lines": [3, 0]}),
                 "error: `breakpoints` needs `lines`: line 0 is invalid; lines are 1-based",
+            ),
+            (
+                json!({"op": "breakpoints", "function": ["add"], "file": "a.c"}),
+                "error: `breakpoints` needs `function`: pass either `function` (function names) or `file` and `lines`, not both",
+            ),
+            (
+                json!({"op": "breakpoints", "function": ["add"], "log_message": "x"}),
+                "error: `breakpoints` needs `log_message`: a function breakpoint cannot log; set a log_message on `file` and `lines`",
             ),
         ];
         for (args, expect) in cases {

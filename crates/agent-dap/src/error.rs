@@ -53,6 +53,13 @@ pub enum DapError {
         "the debuggee is {state}; `{op}` needs it stopped: call `pause`, or wait with `status`"
     )]
     NotStopped { op: &'static str, state: String },
+    /// The live adapter does not advertise a feature the call needs.
+    #[error("the {adapter} adapter does not support {what}; {instead}")]
+    Unsupported {
+        adapter: &'static str,
+        what: &'static str,
+        instead: &'static str,
+    },
     /// Writing to or reading from the adapter failed.
     #[error("i/o with the debug adapter failed: {0}")]
     Io(#[from] std::io::Error),

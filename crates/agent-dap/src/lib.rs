@@ -20,6 +20,9 @@
 //!   for the debuggee to stop or exit and return the stop snapshot — the reason (an exception's
 //!   type and message, an exit's code and output tail), `file:line` with the source around it,
 //!   the top frames and the top frame's locals. Uncaught exceptions stop by default.
+//! - Breakpoints are kept per file (lines) and as one set of function names
+//!   (`setFunctionBreakpoints`, where the adapter advertises it; else a clear error), set again
+//!   in every session; each call replaces its set.
 //! - A debugpy debuggee runs with `TCP_NODELAY` on its sockets (a `sitecustomize` in a private
 //!   scratch directory on its `PYTHONPATH`): a step takes milliseconds, not Nagle's ~88 ms.
 //! - A session ends on `terminate`, when the debuggee terminates, when the adapter dies, or when

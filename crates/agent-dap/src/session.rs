@@ -280,18 +280,26 @@ impl Session {
         self.adapter_pid
     }
 
+    /// Whether the adapter advertises `capability` (`supportsFunctionBreakpoints`…).
+    pub fn supports(&self, capability: &str) -> bool {
+        lock(&self.capabilities)
+            .get(capability)
+            .and_then(Value::as_bool)
+            == Some(true)
+    }
+
     /// Run the DAP start-up sequence: `initialize` → `launch`/`attach` (not awaited) →
-    /// `initialized` → breakpoints, exception filters → `configurationDone` → the
-    /// launch/attach response. Returns the breakpoints' results per file, and the exception
-    /// filters set.
+    /// `initialized` → breakpoints, function breakpoints, exception filters →
+    /// `configurationDone` → the launch/attach response.
     pub async fn configure(
         &self,
         request: &str,
         arguments: Value,
         breakpoints: &BTreeMap<PathBuf, FileBreakpoints>,
+        functions: &FunctionBreakpoints,
         exceptions: Exceptions,
         startup_timeout: Duration,
-    ) -> Result<(Vec<(PathBuf, Vec<Value>)>, Vec<String>), DapError> {
+    ) -> Result<Configured, DapError> {
         let caps = self
             .client
             .request(
@@ -379,6 +387,26 @@ impl Session {
                 .map_err(|e| self.startup_error(e))?;
             results.push((file.clone(), breakpoint_list(&body)));
         }
+        let functions = if functions.names.is_empty() {
+            None
+        } else if caps
+            .get("supportsFunctionBreakpoints")
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
+            let body = self
+                .client
+                .request(
+                    "setFunctionBreakpoints",
+                    set_function_breakpoints_args(functions),
+                    startup_timeout,
+                )
+                .await
+                .map_err(|e| self.startup_error(e))?;
+            Some(Some(breakpoint_list(&body)))
+        } else {
+            Some(None)
+        };
         let advertised = exception_filters(&caps);
         let advertised: Vec<&str> = advertised.iter().map(String::as_str).collect();
         let filters: Vec<String> = exceptions
@@ -423,7 +451,11 @@ impl Session {
                 return Err(self.startup_error(refused(r.message)));
             }
         }
-        Ok((results, filters))
+        Ok(Configured {
+            files: results,
+            functions,
+            filters,
+        })
     }
 
     fn startup_error(&self, e: DapError) -> DapError {
@@ -458,6 +490,39 @@ pub(crate) fn exception_filters(caps: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// What the start-up sequence set.
+pub(crate) struct Configured {
+    /// The breakpoints' results per file.
+    pub files: Vec<(PathBuf, Vec<Value>)>,
+    /// The function breakpoints' results: `None` when none were asked for, `Some(None)` when
+    /// the adapter does not support them.
+    pub functions: Option<Option<Vec<Value>>>,
+    /// The exception filters set.
+    pub filters: Vec<String>,
+}
+
+/// The function breakpoints, as the model set them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FunctionBreakpoints {
+    pub names: Vec<String>,
+    pub options: BreakpointOptions,
+}
+
+/// The arguments of `setFunctionBreakpoints`.
+pub(crate) fn set_function_breakpoints_args(f: &FunctionBreakpoints) -> Value {
+    let one = |name: &String| {
+        let mut bp = json!({"name": name});
+        if let Some(c) = &f.options.condition {
+            bp["condition"] = json!(c);
+        }
+        if let Some(n) = f.options.hit_count {
+            bp["hitCondition"] = json!(n.to_string());
+        }
+        bp
+    };
+    json!({"breakpoints": f.names.iter().map(one).collect::<Vec<_>>()})
 }
 
 /// One file's breakpoints, as the model set them.

@@ -3,7 +3,7 @@
 //! session is live, how a path is shown). The operations themselves are in `ops`.
 
 use crate::adapters::{self, AdapterId, Detected, Scratch};
-use crate::session::{FileBreakpoints, Session};
+use crate::session::{FileBreakpoints, FunctionBreakpoints, Session};
 use crate::{DapConfig, DapError};
 use agent_tier::workspace::display_path;
 use std::collections::BTreeMap;
@@ -20,6 +20,8 @@ pub(crate) struct Supervisor {
     pub session: tokio::sync::Mutex<Option<Arc<Session>>>,
     /// Breakpoints per file, set again in every new session.
     pub breakpoints: Mutex<BTreeMap<PathBuf, FileBreakpoints>>,
+    /// Function breakpoints, set again in every new session.
+    pub functions: Mutex<FunctionBreakpoints>,
     pub next_id: AtomicU64,
     /// Where delve builds a package's binary for the current session, outside the workspace.
     pub scratch: Mutex<Option<Scratch>>,
@@ -39,6 +41,7 @@ impl Supervisor {
             config,
             session: tokio::sync::Mutex::new(None),
             breakpoints: Mutex::new(BTreeMap::new()),
+            functions: Mutex::new(FunctionBreakpoints::default()),
             next_id: AtomicU64::new(1),
             scratch: Mutex::new(None),
         }

@@ -60,16 +60,16 @@ impl Tool for DebugTool {
     fn description(&self) -> String {
         let cfg = &self.sup.config;
         format!(
-            "Debugger (DAP), one session per conversation (ended after {}). `op`: adapters \
-             (which work here); breakpoints (REPLACES the file's set; allowed before launch); \
-             launch `program` or attach to 127.0.0.1:`port`; continue, pause, step_over, \
-             step_in, step_out wait up to {} for a stop (else running: see status) and return \
+            "Debugger (DAP), one session per conversation ({} max). `op`: adapters \
+             (usable here); breakpoints (REPLACES the file's or function set; allowed before launch); \
+             launch `program` or attach to 127.0.0.1:`port`; continue, pause, step_* \
+             wait up to {} for a stop (else running: see status) and return \
              it: reason (exception message; exit code, output tail), file:line with source, \
              {STOP_FRAMES} frames, top frame's locals. Deeper: threads; stack ({MAX_FRAMES} \
-             frames); scopes of a frame; variables of a reference ({MAX_CHILDREN} children, \
-             values cut at {MAX_VALUE} chars); evaluate in a frame (default top). Ids last until \
+             frames); scopes; variables ({MAX_CHILDREN} children, \
+             values cut at {MAX_VALUE} chars); evaluate (default: top frame). Ids last until \
              the program moves. output: new stdout/stderr. terminate ends adapter and debuggee \
-             (an attached one keeps running).",
+             (an attached one runs on).",
             spoken(cfg.ttl),
             spoken(cfg.run_wait),
         )

@@ -1,10 +1,13 @@
-//! `breakpoints`: replace a file's breakpoints — kept for every later session, and set in the
-//! live one at once.
+//! `breakpoints`: replace a file's breakpoints, or the function breakpoints — kept for every
+//! later session, and set in the live one at once.
 
-use super::render::breakpoint_lines;
+use super::render::{breakpoint_lines, function_lines};
 use crate::DapError;
 use crate::args::BreakpointOptions;
-use crate::session::{FileBreakpoints, Session, breakpoint_list, set_breakpoints_args};
+use crate::session::{
+    FileBreakpoints, FunctionBreakpoints, Session, breakpoint_list, set_breakpoints_args,
+    set_function_breakpoints_args,
+};
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
@@ -81,6 +84,69 @@ pub(super) async fn run(
     Ok(
         ToolOutput::text(format!("breakpoints in {shown}:{list}{note}"))
             .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})),
+    )
+}
+
+/// Replace the function breakpoints (resolved by the adapter's `setFunctionBreakpoints`).
+pub(super) async fn functions(
+    sup: &Supervisor,
+    names: Vec<String>,
+    options: BreakpointOptions,
+) -> Result<ToolOutput, DapError> {
+    let session = match sup.current().await {
+        Some(s) if s.check_live().is_ok() => Some(s),
+        _ => None,
+    };
+    if let Some(s) = &session
+        && !s.supports("supportsFunctionBreakpoints")
+    {
+        return Err(DapError::Unsupported {
+            adapter: s.adapter.name(),
+            what: "function breakpoints",
+            instead: "set `file` and `lines` instead",
+        });
+    }
+    let set = FunctionBreakpoints {
+        names: names.clone(),
+        options: options.clone(),
+    };
+    *lock(&sup.functions) = set.clone();
+    let Some(s) = session else {
+        let text = if names.is_empty() {
+            "cleared the function breakpoints; no session is running".to_string()
+        } else {
+            format!(
+                "function breakpoint(s) {} will be set when the session launches",
+                names.join(", ")
+            )
+        };
+        return Ok(
+            ToolOutput::text(text).with_structured(json!({"functions": names, "pending": true}))
+        );
+    };
+    let body = s
+        .request(
+            "setFunctionBreakpoints",
+            set_function_breakpoints_args(&set),
+        )
+        .await?;
+    if names.is_empty() {
+        return Ok(ToolOutput::text("cleared the function breakpoints")
+            .with_structured(json!({"functions": [], "pending": false})));
+    }
+    let (list, rows) = function_lines(sup, &names, &breakpoint_list(&body));
+    let unsupported = unsupported(&s, &options);
+    let note = if unsupported.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nthis adapter does not support {}; it is ignored",
+            unsupported.join(", ")
+        )
+    };
+    Ok(
+        ToolOutput::text(format!("function breakpoints:{list}{note}"))
+            .with_structured(json!({"function_breakpoints": rows, "pending": false})),
     )
 }
 

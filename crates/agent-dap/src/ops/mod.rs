@@ -36,6 +36,9 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
             lines,
             options,
         } => breakpoints::run(sup, &file, lines, options).await,
+        DebugCommand::FunctionBreakpoints { names, options } => {
+            breakpoints::functions(sup, names, options).await
+        }
         DebugCommand::Launch {
             program,
             args,

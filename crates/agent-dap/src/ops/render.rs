@@ -89,6 +89,60 @@ pub(super) fn breakpoint_lines(
     (text, rows)
 }
 
+/// One line per function breakpoint, saying where the adapter verified it ("- function
+/// main.helper: verified at main.go:21: `func helper(n int) int {`"), and the rows.
+pub(super) fn function_lines(
+    sup: &Supervisor,
+    names: &[String],
+    bps: &[Value],
+) -> (String, Vec<Value>) {
+    let mut text = String::new();
+    let mut rows = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let bp = bps.get(i).cloned().unwrap_or(Value::Null);
+        let verified = bp.get("verified").and_then(Value::as_bool).unwrap_or(false);
+        let message = bp.get("message").and_then(Value::as_str);
+        let line = bp.get("line").and_then(Value::as_i64);
+        let path = bp
+            .get("source")
+            .and_then(|s| s.get("path"))
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty());
+        let file = path.map(|p| sup.shown(Path::new(p)));
+        let _ = write!(
+            text,
+            "\n- function {name}: {}",
+            if verified { "verified" } else { "not verified" }
+        );
+        match (&file, line) {
+            (Some(f), Some(l)) => {
+                let _ = write!(text, " at {f}:{l}");
+            }
+            (Some(f), None) => {
+                let _ = write!(text, " in {f}");
+            }
+            _ => {}
+        }
+        if let Some(m) = message {
+            let _ = write!(text, " ({m})");
+        }
+        let echoed = path.zip(line).and_then(|(p, l)| {
+            let source = std::fs::read(p).ok()?;
+            let source = String::from_utf8_lossy(&source);
+            let i = usize::try_from(l).ok()?.checked_sub(1)?;
+            source.lines().nth(i).map(|t| truncate(t.trim(), ECHO_LINE))
+        });
+        if let Some(src) = echoed.as_deref().filter(|s| !s.is_empty()) {
+            let _ = write!(text, ": `{src}`");
+        }
+        rows.push(json!({
+            "function": name, "file": file, "line": line, "verified": verified,
+            "message": message, "source": echoed,
+        }));
+    }
+    (text, rows)
+}
+
 /// One variable (or an evaluation's result) as a line and a row, remembering its reference.
 pub(super) fn variable_row(s: &Session, v: &Value) -> (String, Value) {
     variable_row_capped(s, v, MAX_VALUE)

@@ -1,7 +1,7 @@
 //! Starting a session, for `launch` and `attach`: reach the adapter, run the DAP start-up
 //! sequence with the kept breakpoints, wait for the first stop, and say where it is.
 
-use super::render::{after_move, breakpoint_lines};
+use super::render::{after_move, breakpoint_lines, function_lines};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
 use crate::args::Exceptions;
@@ -73,11 +73,13 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     *sup.session.lock().await = Some(session.clone());
     let gen_before = session.state().stop_gen;
     let asked = lock(&sup.breakpoints).clone();
-    let (results, filters) = match session
+    let functions = lock(&sup.functions).clone();
+    let configured = match session
         .configure(
             request,
             st.arguments,
             &asked,
+            &functions,
             st.exceptions,
             cfg.startup_timeout,
         )
@@ -111,7 +113,8 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         session.command
     );
     let mut bp_rows = Vec::new();
-    for (file, bps) in &results {
+    let filters = configured.filters;
+    for (file, bps) in &configured.files {
         let requested = asked
             .get(file)
             .map(|f| f.lines.as_slice())
@@ -119,6 +122,23 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         let (list, rows) = breakpoint_lines(sup, file, requested, bps);
         text.push_str(&list);
         bp_rows.extend(rows);
+    }
+    let mut fn_rows = Vec::new();
+    match &configured.functions {
+        Some(Some(bps)) => {
+            let (list, rows) = function_lines(sup, &functions.names, bps);
+            text.push_str(&list);
+            fn_rows = rows;
+        }
+        Some(None) => {
+            let _ = write!(
+                text,
+                "\nfunction breakpoints ({}) not set: the {} adapter does not support them; set file+lines instead",
+                functions.names.join(", "),
+                adapter.name()
+            );
+        }
+        None => {}
     }
     let _ = write!(
         text,
@@ -137,6 +157,9 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     structured["adapter_pid"] = json!(session.adapter_pgid());
     structured["debuggee_pid"] = json!(session.state().debuggee_pid);
     structured["breakpoints"] = json!(bp_rows);
+    if configured.functions.is_some() {
+        structured["function_breakpoints"] = json!(fn_rows);
+    }
     structured["exceptions"] = json!(st.exceptions.name());
     structured["exception_filters"] = json!(filters);
     Ok(ToolOutput::text(text).with_structured(structured))

@@ -10,7 +10,11 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 pub(super) async fn run(sup: &Supervisor) -> Result<ToolOutput, DapError> {
-    let pending: usize = lock(&sup.breakpoints).values().map(|f| f.lines.len()).sum();
+    let pending: usize = lock(&sup.breakpoints)
+        .values()
+        .map(|f| f.lines.len())
+        .sum::<usize>()
+        + lock(&sup.functions).names.len();
     let Some(s) = sup.current().await else {
         return Ok(ToolOutput::text(format!(
             "no debug session in this conversation; {pending} breakpoint(s) set for the next launch; call `launch` or `attach`"

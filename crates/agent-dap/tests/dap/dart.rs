@@ -62,6 +62,17 @@ async fn dart_fake_adapter_session() {
     );
     f.ok(json!({"op": "threads"})).await;
     f.ok(json!({"op": "stack"})).await;
+    // An adapter that does not advertise function breakpoints: a clear error, naming it.
+    let nofn = f
+        .err(json!({"op": "breakpoints", "function": ["main"]}))
+        .await;
+    assert!(
+        nofn.text.contains(
+            "the dart adapter does not support function breakpoints; set `file` and `lines` instead"
+        ),
+        "{}",
+        nofn.text
+    );
     f.err(json!({"op": "scopes", "frame_id": 424242})).await;
     f.err(json!({"op": "variables", "reference": 777})).await;
     f.err(json!({"op": "stack", "thread_id": 99})).await;

@@ -177,3 +177,35 @@ async fn go_panic_stops_with_its_message() {
     }
     f.finish().await;
 }
+
+/// A breakpoint by function name under delve (`main.helper`), set in the live session: the
+/// result says where delve verified it, and `continue` stops in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn go_function_breakpoint_under_delve() {
+    require("go");
+    require("dlv");
+    let src = "package main\n\nimport \"fmt\"\n\nfunc helper(n int) int {\n\tdouble := n * 2\n\treturn double\n}\n\nfunc main() {\n\tfmt.Println(\"start\")\n\tfmt.Println(helper(21))\n}\n";
+    let mut f = Fixture::new(
+        &[("go.mod", "module demo\n\ngo 1.19\n"), ("main.go", src)],
+        config(),
+    );
+    f.run("go", &["build", "-gcflags=all=-N -l", "-o", "demo", "."]);
+    f.ok(json!({"op": "breakpoints", "file": "main.go", "lines": [11]}))
+        .await;
+    let launched = f.ok(json!({"op": "launch", "program": "demo"})).await;
+    assert!(launched.text.contains("main.go:11"), "{}", launched.text);
+    let set = f
+        .ok(json!({"op": "breakpoints", "function": "main.helper"}))
+        .await;
+    assert!(
+        set.text
+            .contains("- function main.helper: verified at main.go:5"),
+        "{}",
+        set.text
+    );
+    let stop = f.ok(json!({"op": "continue"})).await;
+    for shown in ["at main.helper (main.go:", "- n: int = 21"] {
+        assert!(stop.text.contains(shown), "{shown}: {}", stop.text);
+    }
+    f.finish().await;
+}

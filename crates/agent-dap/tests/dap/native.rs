@@ -252,3 +252,33 @@ async fn c_program_attached_under_lldb_server() {
         insta::assert_snapshot!(f.redacted());
     });
 }
+
+/// A breakpoint by function name under lldb-dap: set before launch, verified where the adapter
+/// resolved it, and the launch stops in that function; `[]` clears the set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c_function_breakpoint_under_lldb() {
+    require("gcc");
+    let mut f = Fixture::new(
+        &[("CMakeLists.txt", "project(demo C)\n"), ("main.c", C_SRC)],
+        config(),
+    );
+    f.run("gcc", &["-g", "-O0", "-o", "demo", "main.c"]);
+    let pending = f
+        .ok(json!({"op": "breakpoints", "function": ["add"]}))
+        .await;
+    assert!(pending.text.contains("add will be set"), "{}", pending.text);
+    let launched = f.ok(json!({"op": "launch", "program": "demo"})).await;
+    for shown in [
+        "- function add: verified at main.c:6: `int sum = a + b;`",
+        "stopped (breakpoint",
+        "at add (main.c:6)",
+        "- a: int = 3",
+    ] {
+        assert!(launched.text.contains(shown), "{shown}: {}", launched.text);
+    }
+    let cleared = f.ok(json!({"op": "breakpoints", "function": []})).await;
+    assert!(cleared.text.contains("cleared"), "{}", cleared.text);
+    let done = f.ok(json!({"op": "continue"})).await;
+    assert!(done.text.contains("exited with code 0"), "{}", done.text);
+    f.finish().await;
+}
