@@ -2,6 +2,7 @@
 //! ast-grep-core, in a deterministic order.
 
 use crate::AstGrepConfig;
+use crate::cache::ParseCache;
 use crate::error::AstGrepError;
 use crate::lang::Lang;
 use crate::pattern::Compiled;
@@ -265,16 +266,37 @@ fn walk<T: Send>(
     scope: &Scope,
     compiled: &Compiled,
     config: &AstGrepConfig,
+    cache: &ParseCache,
     budget: &Budget,
     f: impl Fn(&Path, &AstGrep<StrDoc<Lang>>) -> Option<T> + Sync,
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
-    let visit = |path: &Path, len: Option<u64>| {
+    let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
+        let len = meta.as_ref().map(|m| m.len());
         if len.is_some_and(|l| l > config.max_file_bytes) {
             counters.skip(&counters.large, path, "too large");
+            return;
+        }
+        let mtime = meta.as_ref().and_then(|m| m.modified().ok());
+        let handle = |ast: &AstGrep<StrDoc<Lang>>| {
+            if let Some(t) = f(path, ast) {
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((path.to_path_buf(), t));
+            }
+        };
+        if let (Some(len), Some(mtime)) = (len, mtime)
+            && let Some(ast) = cache.get(path, compiled.lang, len, mtime)
+        {
+            if prefilter.may_match(ast.get_text().as_bytes()) {
+                handle(&ast);
+            } else {
+                counters.prefiltered.fetch_add(1, Ordering::Relaxed);
+            }
             return;
         }
         let Ok(bytes) = std::fs::read(path) else {
@@ -294,6 +316,7 @@ fn walk<T: Send>(
             counters.prefiltered.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        let read_len = bytes.len() as u64;
         let Ok(text) = String::from_utf8(bytes) else {
             counters.skip(&counters.not_utf8, path, "not UTF-8");
             return;
@@ -302,17 +325,19 @@ fn walk<T: Send>(
             counters.skip(&counters.unparseable, path, "unparseable");
             return;
         };
-        if let Some(t) = f(path, &ast) {
-            results
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((path.to_path_buf(), t));
+        drop(text);
+        let ast = std::sync::Arc::new(ast);
+        handle(&ast);
+        // Only a file read whole at the size its mtime belongs to is cached.
+        if let (Some(len), Some(mtime)) = (len, mtime)
+            && len == read_len
+        {
+            cache.put(path, compiled.lang, len, mtime, ast);
         }
     };
 
     if scope.single_file {
-        let len = std::fs::metadata(&scope.target).ok().map(|m| m.len());
-        visit(&scope.target, len);
+        visit(&scope.target, std::fs::metadata(&scope.target).ok());
     } else {
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -343,8 +368,7 @@ fn walk<T: Send>(
                     && lang.owns(entry.path())
                     && scope.admits(entry.path())
                 {
-                    let len = entry.metadata().ok().map(|m| m.len());
-                    visit(entry.path(), len);
+                    visit(entry.path(), entry.metadata().ok());
                 }
                 ignore::WalkState::Continue
             })
@@ -463,10 +487,11 @@ pub fn search(
     scope: &Scope,
     compiled: &Compiled,
     config: &AstGrepConfig,
+    cache: &ParseCache,
     budget: &Budget,
 ) -> SearchResult {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, budget, |path, ast| {
+    let (per_file, stats) = walk(scope, compiled, config, cache, budget, |path, ast| {
         let text = ast.get_text();
         let rel = relative(root, path);
         let found: Vec<Match> = ast
@@ -539,10 +564,11 @@ pub fn rewrite(
     compiled: &Compiled,
     fixer: &TemplateFix,
     config: &AstGrepConfig,
+    cache: &ParseCache,
     budget: &Budget,
 ) -> (Vec<FileRewrite>, Stats) {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, budget, |path, ast| {
+    let (per_file, stats) = walk(scope, compiled, config, cache, budget, |path, ast| {
         let text = ast.get_text();
         let mut edits: Vec<(usize, usize, Vec<u8>)> = ast
             .root()

@@ -31,7 +31,7 @@ pub(crate) fn grep(
                     compiled.context,
                     compiled.kind
                 ),
-                engine::search(scope, compiled, config, budget),
+                engine::search(scope, compiled, config, &shared.cache, budget),
             )
         })
         .collect();

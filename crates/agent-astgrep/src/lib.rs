@@ -26,9 +26,12 @@
 //!   repeated metavariable must capture the same tokens (spacing and comments aside).
 //! - `engine`: the walk (parallel, `.gitignore`-aware, binary/large files skipped and counted,
 //!   literal prefilter, time limit), matching and rewriting, in path-then-position order.
+//! - `cache`: the run's parse cache (path, size, mtime → parsed tree; bounded, LRU), so a later
+//!   search over unchanged files neither reads nor parses them again.
 //! - `resolve`: the `resolve` tool, which writes or drops a staged edit.
 //! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
 
+mod cache;
 mod engine;
 mod error;
 mod grep;
@@ -67,6 +70,10 @@ pub struct AstGrepConfig {
     pub max_match_lines: usize,
     /// Lines of unified diff shown in an `ast_edit` proposal. Default 200.
     pub max_diff_lines: usize,
+    /// The run's parse cache keeps parsed files up to about this many bytes (source and tree,
+    /// estimated), least recently used out, so later searches over the same unchanged files
+    /// skip reading and parsing them; 0 turns it off. Default 256 MiB.
+    pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
     pub time_limit_secs: u64,
@@ -80,6 +87,7 @@ impl Default for AstGrepConfig {
             max_match_lines: 5,
             max_diff_lines: 200,
             time_limit_secs: 120,
+            cache_bytes: 256 * 1024 * 1024,
         }
     }
 }
@@ -88,6 +96,7 @@ impl Default for AstGrepConfig {
 pub fn attach(registry: &Registry, config: AstGrepConfig) {
     let shared = Arc::new(Shared {
         root: registry.run().root.clone(),
+        cache: cache::ParseCache::new(config.cache_bytes),
         config,
         edits: Mutex::new(Edits::default()),
     });
@@ -99,6 +108,7 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
 pub(crate) struct Shared {
     root: PathBuf,
     config: AstGrepConfig,
+    cache: cache::ParseCache,
     edits: Mutex<Edits>,
 }
 
@@ -420,7 +430,8 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
             bound: bound_list(),
         });
     }
-    let (rewrites, stats) = engine::rewrite(&scope, &compiled, &fixer, config, budget);
+    let (rewrites, stats) =
+        engine::rewrite(&scope, &compiled, &fixer, config, &shared.cache, budget);
     if stats.stopped_early {
         return Err(AstGrepError::TimeLimit {
             secs: config.time_limit_secs,

@@ -200,3 +200,28 @@ async fn files_up_to_the_limit_are_searched_and_one_just_over_it_is_named() {
         json!([{"path": "over_limit.py", "why": "too large"}])
     );
 }
+
+#[tokio::test]
+async fn a_second_search_of_the_run_is_identical_and_never_stale() {
+    let dir = workspace();
+    let old = |rel: &str| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(rel))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+            .unwrap();
+    };
+    old("src/app.py");
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let args = json!({"pattern": "helper($A)", "language": "python"});
+    let first = call(&reg, "ast_grep", args.clone()).await;
+    let second = call(&reg, "ast_grep", args.clone()).await;
+    assert_eq!(first.text, second.text);
+    assert_eq!(first.structured, second.structured);
+    write(dir.path(), "src/app.py", b"helper(2)\n");
+    old("src/app.py");
+    let third = call(&reg, "ast_grep", args).await;
+    assert!(third.text.contains("$A = 2"), "{}", third.text);
+    assert!(!third.text.contains("$A = 1"), "{}", third.text);
+}
