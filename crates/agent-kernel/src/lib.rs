@@ -154,6 +154,9 @@ pub struct EvalArgs {
 
 enum Slot {
     Live(Box<Kernel>),
+    /// A kernel started at once after the previous one was killed or died during a cell (why);
+    /// the next call says so.
+    Restarted(Box<Kernel>, String),
     Lost(String),
 }
 
@@ -249,8 +252,15 @@ impl Tool for EvalTool {
                     .into(),
             ),
         );
+        // a live kernel (and why it was restarted, if it was), or why there is none
+        let (previous, restarted) = match previous {
+            Some(Slot::Live(k)) => (Some(Ok(k)), None),
+            Some(Slot::Restarted(k, why)) => (Some(Ok(k)), Some(why)),
+            Some(Slot::Lost(reason)) => (Some(Err(reason)), None),
+            None => (None, None),
+        };
         let mut kernel = match previous {
-            Some(Slot::Live(mut k)) => {
+            Some(Ok(mut k)) => {
                 if args.reset {
                     k.kill().await;
                     out.note(format!(
@@ -258,6 +268,11 @@ impl Tool for EvalTool {
                     ));
                     None
                 } else if k.drain_idle(&mut out).await {
+                    if let Some(reason) = restarted {
+                        out.fresh = true;
+                        out.state_lost = true;
+                        out.note(format!("a fresh {name} kernel was started: the previous one {reason}, so variables and imports from earlier cells are gone"));
+                    }
                     Some(*k)
                 } else {
                     let (status, _) = k.death().await;
@@ -267,7 +282,7 @@ impl Tool for EvalTool {
                     None
                 }
             }
-            Some(Slot::Lost(reason)) => {
+            Some(Err(reason)) => {
                 if args.reset {
                     out.note(format!("reset: a fresh {name} kernel was started"));
                 } else {
@@ -305,7 +320,18 @@ impl Tool for EvalTool {
             Alive::Yes => Slot::Live(Box::new(kernel)),
             Alive::No(reason) => {
                 kernel.kill().await;
-                Slot::Lost(reason)
+                // a fresh kernel at once: the result can say it was restarted, and the next
+                // call does not wait for it
+                match Kernel::start(lang, &state.root, &state.prefix, &state.config).await {
+                    Ok(k) => {
+                        out.restart = Some(Ok(k.pid));
+                        Slot::Restarted(Box::new(k), reason)
+                    }
+                    Err(e) => {
+                        out.restart = Some(Err(e.to_string()));
+                        Slot::Lost(reason)
+                    }
+                }
             }
         };
         state.slots.lock().await.insert(lang, slot);

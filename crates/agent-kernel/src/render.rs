@@ -96,6 +96,8 @@ pub(crate) struct Collector {
     pub(crate) fresh: bool,
     pub(crate) state_lost: bool,
     pub(crate) pid: Option<u32>,
+    /// After a killed or crashed cell: the fresh kernel's pid, or why it could not start.
+    pub(crate) restart: Option<Result<u32, String>>,
     pub(crate) version: String,
     pub(crate) budget: Duration,
     pub(crate) grace: Duration,
@@ -136,6 +138,7 @@ impl Collector {
             fresh: false,
             state_lost: false,
             pid: None,
+            restart: None,
             version: String::new(),
             budget: Duration::ZERO,
             grace: Duration::ZERO,
@@ -330,6 +333,19 @@ impl Collector {
         self.bridge_calls.push(name.to_string());
     }
 
+    /// What is left after the kernel was lost during the cell.
+    fn after_loss(&self, restarted: &str) -> String {
+        let gone = "every name (variables, imports) from this and earlier cells is gone";
+        match &self.restart {
+            Some(Ok(_)) => format!("{restarted} — {gone}"),
+            Some(Err(e)) => format!(
+                " — {gone}; restarting it failed ({}), the next call tries again",
+                clip(e, 300).0
+            ),
+            None => format!(" — {gone}; the next call starts a fresh kernel"),
+        }
+    }
+
     /// The tool result.
     pub(crate) fn render(mut self) -> ToolOutput {
         self.finish_tail();
@@ -416,13 +432,15 @@ impl Collector {
                 defined_before_interrupt(&self.defined, self.defined_total)
             )),
             Status::Killed => text.push_str(&format!(
-                "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed — every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel]\n",
+                "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed{}]\n",
                 human(self.budget),
-                human(self.grace)
+                human(self.grace),
+                self.after_loss(" and restarted")
             )),
             Status::Died { exit, stderr_tail } => {
                 text.push_str(&format!(
-                    "[the {lang} kernel died during this cell: it {exit}; every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel]\n"
+                    "[the {lang} kernel died during this cell: it {exit}{}]\n",
+                    self.after_loss("; it was restarted")
                 ));
                 let tail = stderr_tail.trim_end();
                 if !tail.is_empty() && !text.contains(tail) {
@@ -456,6 +474,7 @@ impl Collector {
             "defined_total": self.defined_total,
             "kernel": {
                 "pid": self.pid,
+                "restarted_pid": self.restart.as_ref().and_then(|r| r.as_ref().ok()),
                 "version": self.version,
                 "fresh": self.fresh,
                 "state_lost": self.state_lost || matches!(self.status, Status::Killed | Status::Died { .. }),

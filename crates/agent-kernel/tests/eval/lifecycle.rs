@@ -105,7 +105,7 @@ async fn python_crashes() {
             &out,
             &[
                 exit,
-                "every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel",
+                "; it was restarted — every name (variables, imports) from this and earlier cells is gone",
             ],
         );
         contains(&out, tail);

@@ -49,12 +49,23 @@ async fn python_interrupt_names_what_the_cell_defined() {
         &out,
         &[
             "it exited with status 3",
-            "every name (variables, imports) from this and earlier cells is gone; the next call restarts the kernel",
+            "; it was restarted — every name (variables, imports) from this and earlier cells is gone]",
         ],
     );
     assert_eq!(kernel_field(&out, "state_lost"), json!(true));
+    let (old, new) = (
+        kernel_field(&out, "pid"),
+        kernel_field(&out, "restarted_pid"),
+    );
+    assert!(new.is_u64() && new != old, "{old} {new}");
     let out = kit.py("'a' in globals(), 'b' in globals()").await;
     assert!(!out.is_error, "{}", out.text);
+    assert_eq!(
+        kernel_field(&out, "pid"),
+        new,
+        "the restarted kernel runs the next cell"
+    );
+    assert_eq!(kernel_field(&out, "fresh"), json!(true));
     assert!(out.text.ends_with("(False, False)"), "{}", out.text);
 }
 
@@ -92,7 +103,7 @@ async fn javascript_interrupt_names_what_the_cell_defined() {
     assert_eq!(status(&out), "died", "{}", out.text);
     contains(
         &out,
-        &["every name (variables, imports) from this and earlier cells is gone"],
+        &["it was restarted — every name (variables, imports) from this and earlier cells is gone"],
     );
     let out = kit.js("typeof a").await;
     contains(&out, &["'undefined'"]);
