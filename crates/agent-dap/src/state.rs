@@ -157,11 +157,24 @@ impl Sink for Shared {
                     s.stop_gen += 1;
                 });
             }
-            "continued" => self.state.send_modify(|s| {
-                if matches!(s.run, Run::Stopped { .. } | Run::Starting) {
-                    s.run = Run::Running;
-                }
-            }),
+            "continued" => {
+                // Only the named thread moved unless `allThreadsContinued` (DAP): the debuggee
+                // is still stopped while the thread that stopped it has not continued.
+                let thread = body.get("threadId").and_then(Value::as_i64);
+                let all = body.get("allThreadsContinued").and_then(Value::as_bool) == Some(true);
+                self.state.send_modify(|s| match &s.run {
+                    Run::Starting => s.run = Run::Running,
+                    Run::Stopped { thread_id, .. }
+                        if all
+                            || thread.is_none()
+                            || thread_id.is_none()
+                            || *thread_id == thread =>
+                    {
+                        s.run = Run::Running;
+                    }
+                    _ => {}
+                });
+            }
             "exited" => {
                 let code = body.get("exitCode").and_then(Value::as_i64);
                 self.state.send_modify(|s| {
@@ -232,5 +245,51 @@ pub(crate) fn human(d: Duration) -> String {
         format!("{s}s")
     } else {
         format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn shared() -> Shared {
+        Shared {
+            state: watch::Sender::new(State::default()),
+            output: Mutex::new(OutputBuf::default()),
+        }
+    }
+
+    /// "stopped" holds only until a `continued` that covers the stopped thread.
+    #[test]
+    fn stopped_until_a_continued_event_covers_the_stopped_thread() {
+        let sh = shared();
+        let describe = |sh: &Shared| sh.state.borrow().describe();
+        sh.event("stopped", &json!({"reason": "breakpoint", "threadId": 1}));
+        assert_eq!(describe(&sh), "stopped (breakpoint, thread 1)");
+        // Another thread alone continued: still stopped.
+        sh.event(
+            "continued",
+            &json!({"threadId": 2, "allThreadsContinued": false}),
+        );
+        assert_eq!(describe(&sh), "stopped (breakpoint, thread 1)");
+        // The stopped thread continued: running.
+        sh.event(
+            "continued",
+            &json!({"threadId": 1, "allThreadsContinued": false}),
+        );
+        assert_eq!(describe(&sh), "running");
+        sh.event("stopped", &json!({"reason": "pause", "threadId": 1}));
+        // `allThreadsContinued` omitted: that thread only.
+        sh.event("continued", &json!({"threadId": 7}));
+        assert_eq!(describe(&sh), "stopped (pause, thread 1)");
+        sh.event(
+            "continued",
+            &json!({"threadId": 7, "allThreadsContinued": true}),
+        );
+        assert_eq!(describe(&sh), "running");
+        sh.event("exited", &json!({"exitCode": 0}));
+        sh.event("continued", &json!({"threadId": 1}));
+        assert_eq!(describe(&sh), "exited with code 0");
     }
 }

@@ -40,8 +40,19 @@ pub(super) async fn run(
             }
         });
     }
-    s.request(motion.request(), json!({"threadId": thread}))
-        .await?;
+    if let Err(e) = s
+        .request(motion.request(), json!({"threadId": thread}))
+        .await
+    {
+        // The adapter refused or never answered: nothing says the debuggee moved, so it is
+        // where it was (unless an event has said otherwise since).
+        s.shared.state.send_modify(|st| {
+            if st.stop_gen == gen_before && st.run == Run::Running {
+                st.run = state.run.clone();
+            }
+        });
+        return Err(e);
+    }
     let wait = sup.config.run_wait;
     let state = s.wait_stop(gen_before, wait).await;
     let (text, structured) = after_move(sup, &s, &state, wait).await;

@@ -345,3 +345,108 @@ async fn numeric_arguments_out_of_range_name_the_valid_range() {
         err.text
     );
 }
+
+/// `status` says stopped only while the debuggee is: stopped at a breakpoint, then resumed by
+/// `continue` (breakpoints cleared), `status` says running and no longer where it stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_follows_continue_from_stopped_to_running() {
+    let mut f = py_fixture(DapConfig {
+        run_wait: Duration::from_secs(2),
+        ..config()
+    });
+    std::fs::write(
+        f.root().join("spin.py"),
+        "import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n",
+    )
+    .unwrap();
+    f.ok(json!({"op": "breakpoints", "file": "spin.py", "lines": [4]}))
+        .await;
+    let launched = f.ok(json!({"op": "launch", "program": "spin.py"})).await;
+    assert!(launched.text.contains("(spin.py:4)"), "{}", launched.text);
+    let stopped = f.ok(json!({"op": "status"})).await;
+    assert!(
+        stopped.text.contains("stopped (breakpoint") && stopped.text.contains("stopped at "),
+        "{}",
+        stopped.text
+    );
+    f.ok(json!({"op": "breakpoints", "file": "spin.py", "lines": []}))
+        .await;
+    let cont = f.ok(json!({"op": "continue"})).await;
+    assert!(
+        cont.text.contains("still running after 2s"),
+        "{}",
+        cont.text
+    );
+    let status = f.ok(json!({"op": "status"})).await;
+    assert!(
+        status.text.contains("(debugpy on spin.py, running)") && !status.text.contains("stopped"),
+        "{}",
+        status.text
+    );
+    assert_eq!(
+        status.structured.as_ref().unwrap()["state"],
+        json!("running")
+    );
+    f.finish().await;
+}
+
+/// `attach` never pauses the program: a debugpy listener waiting for its client, attached
+/// without breakpoints, runs on; `status` says running and its output keeps coming.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_leaves_the_program_running() {
+    let mut f = py_fixture(DapConfig {
+        run_wait: Duration::from_secs(2),
+        ..config()
+    });
+    std::fs::write(
+        f.root().join("serve.py"),
+        "import time\nfor i in range(600):\n    print('tick', i, flush=True)\n    time.sleep(0.1)\n",
+    )
+    .unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new(venv().join("bin/python"))
+        .args([
+            "-m",
+            "debugpy",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--wait-for-client",
+            "serve.py",
+        ])
+        .current_dir(f.root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start debugpy listener");
+    wait_listening(port).await;
+    let attached = f.ok(json!({"op": "attach", "port": port})).await;
+    assert!(
+        attached.text.contains("still running after 2s"),
+        "{}",
+        attached.text
+    );
+    let status = f.ok(json!({"op": "status"})).await;
+    assert!(
+        status.text.contains("running)") && !status.text.contains("stopped"),
+        "{}",
+        status.text
+    );
+    // Running indeed: its output keeps coming (bounded wait, for a loaded machine).
+    let mut ticks = String::new();
+    for _ in 0..100 {
+        ticks.push_str(&f.quiet(json!({"op": "output"})).await.text);
+        if ticks.contains("tick 3") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ticks.contains("tick 3"), "{ticks}");
+    f.ok(json!({"op": "terminate"})).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_gone(&f.pids).await;
+}
