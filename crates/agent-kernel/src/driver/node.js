@@ -516,20 +516,23 @@
   }
 
   // The global bindings (top-level declarations persist as globals) by name, without calling
-  // any getter; after the cell, the names it added or rebound.
+  // any getter; after the cell, the names it added or rebound (not node's lazy globals, whose
+  // getter turns into a value on first use).
   function globalSnapshot() {
     const m = new Map();
     for (const k of Object.getOwnPropertyNames(globalThis)) {
       const d = Object.getOwnPropertyDescriptor(globalThis, k);
-      if (d) m.set(k, 'value' in d ? d.value : d.get);
+      if (d) m.set(k, 'value' in d ? { v: d.value } : { g: d.get });
     }
     return m;
   }
   function definedSince(before) {
     const out = [];
     try {
-      for (const [k, v] of globalSnapshot()) {
-        if (k !== '_' && (!before.has(k) || !Object.is(before.get(k), v))) out.push(k);
+      for (const [k, now] of globalSnapshot()) {
+        const was = before.get(k);
+        if (k === '_' || (was && ('g' in was ? 'v' in now || was.g === now.g : Object.is(was.v, now.v)))) continue;
+        out.push(k);
       }
     } catch (_) { /* ignore */ }
     return out;

@@ -94,8 +94,10 @@ async fn javascript_interrupt_names_what_the_cell_defined() {
     }
     ok(&kit.js("[a, f(), keep]").await, "[ 1, 1, 'same' ]");
 
-    // in an async cell: bindings made before the awaited forever
-    let out = kit.js("const c = 3\nawait new Promise(() => {})").await;
+    // in an async cell: bindings made before the awaited forever (not node's lazy globals)
+    let out = kit
+        .js("const c = 3\nnew TextEncoder(); atob('YQ==')\nawait new Promise(() => {})")
+        .await;
     assert_eq!(status(&out), "interrupted", "{}", out.text);
     assert_eq!(structured(&out, "defined"), json!(["c"]));
 
