@@ -3,7 +3,7 @@
 //! top frame's locals. `stack`, `scopes` and `variables` go deeper from the ids it hands out.
 
 use super::inspect::{first_thread, frame_text};
-use super::limits::{STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
+use super::limits::{MAX_FRAMES, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
 use super::render::{truncate, variable_row_capped};
 use crate::DapError;
 use crate::session::Session;
@@ -33,7 +33,7 @@ pub(super) async fn snapshot(
         None => first_thread(s).await,
     };
     let frames = match thread {
-        Ok(t) => top_frames(sup, s, t).await.map(|f| (t, f)),
+        Ok(t) => top_frames(sup, s, t, STOP_FRAMES).await.map(|f| (t, f)),
         Err(e) => Err(e),
     };
     let (thread, frames, total) = match frames {
@@ -76,11 +76,22 @@ pub(super) async fn snapshot(
                 Path::new(p).starts_with(&sup.root) || Path::new(p).starts_with(&canonical)
             })
     };
+    // Below the frames shown when none of them is (a C++ exception ends in `abort` under
+    // libstdc++'s frames): the deeper frames are fetched to find it.
+    let deeper = if frames.iter().any(in_root) || total.is_some_and(|t| t <= frames.len()) {
+        Vec::new()
+    } else {
+        top_frames(sup, s, thread, MAX_FRAMES)
+            .await
+            .map(|(f, _)| f)
+            .unwrap_or_default()
+    };
     let (focus_index, focus) = if in_root(&top) {
         (0, top.clone())
     } else {
         frames
             .iter()
+            .chain(deeper.iter().skip(frames.len()))
             .enumerate()
             .find(|(_, f)| in_root(f))
             .map(|(i, f)| (i, f.clone()))
@@ -120,7 +131,18 @@ pub(super) async fn snapshot(
         let _ = write!(text, "\n#{i} frame_id {id}: {}", frame_text(sup, f));
         rows.push(json!({"frame_id": id, "at": frame_text(sup, f)}));
     }
-    let more = total.map_or(0, |t| t.saturating_sub(frames.len()));
+    let mut listed = frames.len();
+    if focus_index >= frames.len() {
+        let id = focus.get("id").and_then(Value::as_i64).unwrap_or(0);
+        let _ = write!(
+            text,
+            "\n#{focus_index} frame_id {id}: {}",
+            frame_text(sup, &focus)
+        );
+        rows.push(json!({"frame_id": id, "at": frame_text(sup, &focus)}));
+        listed += 1;
+    }
+    let more = total.map_or(0, |t| t.saturating_sub(listed));
     if more > 0 {
         let _ = write!(text, "\n… {more} more frame(s) (`stack`)");
     }
@@ -158,16 +180,18 @@ pub(super) async fn snapshot(
     (text, structured)
 }
 
-/// The top frames of `thread`, remembered for `scopes` and `evaluate`, and the total count.
+/// The top `levels` frames of `thread`, remembered for `scopes` and `evaluate`, and the total
+/// count.
 async fn top_frames(
     sup: &Supervisor,
     s: &Session,
     thread: i64,
+    levels: usize,
 ) -> Result<(Vec<Value>, Option<usize>), DapError> {
     let body = s
         .request(
             "stackTrace",
-            json!({"threadId": thread, "startFrame": 0, "levels": STOP_FRAMES}),
+            json!({"threadId": thread, "startFrame": 0, "levels": levels}),
         )
         .await?;
     let mut frames = body
@@ -175,7 +199,7 @@ async fn top_frames(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    frames.truncate(STOP_FRAMES);
+    frames.truncate(levels);
     let total = body
         .get("totalFrames")
         .and_then(Value::as_u64)

@@ -282,3 +282,55 @@ async fn c_function_breakpoint_under_lldb() {
     assert!(done.text.contains("exited with code 0"), "{}", done.text);
     f.finish().await;
 }
+
+const CPP_THROW: &str = r#"#include <stdexcept>
+
+int check(int n) {
+    int limit = 3;
+    if (n > limit) {
+        throw std::runtime_error("over the limit");
+    }
+    return n;
+}
+
+int main() {
+    return check(5);
+}
+"#;
+
+/// An uncaught C++ exception under lldb-dap: lldb-dap 19 offers only catch/throw filters (no
+/// "uncaught" one), but the uncaught exception ends in `std::terminate` → SIGABRT, which stops
+/// the program; the stop shows the signal and the first frame in the workspace (below the
+/// frames shown), where it threw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cpp_uncaught_exception_stops_under_lldb() {
+    require("g++");
+    let mut f = Fixture::new(
+        &[
+            ("CMakeLists.txt", "project(demo CXX)\n"),
+            ("main.cpp", CPP_THROW),
+        ],
+        config(),
+    );
+    f.run("g++", &["-g", "-O0", "-o", "demo", "main.cpp"]);
+    // Frames inside libc and libstdc++ differ between toolchains: checked, not snapshotted.
+    let stop = f.ok(json!({"op": "launch", "program": "demo"})).await;
+    // The throwing frame lies below the frames shown (libc, libstdc++): found, listed, and its
+    // source and locals shown.
+    for shown in [
+        "stopped (exception",
+        "SIGABRT",
+        "(frame #",
+        "the first in the workspace)",
+        "> 6 |         throw std::runtime_error(\"over the limit\");",
+        ": check(int) (main.cpp:6)",
+        "- n: int = 5",
+        "- limit: int = 3",
+    ] {
+        assert!(stop.text.contains(shown), "{shown}: {}", stop.text);
+    }
+    // The exception's message is what libstdc++ printed on the way to `abort`.
+    let out = f.quiet(json!({"op": "output", "cursor": 0})).await;
+    assert!(out.text.contains("what():  over the limit"), "{}", out.text);
+    f.finish().await;
+}
