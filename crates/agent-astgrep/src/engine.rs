@@ -4,8 +4,10 @@
 use crate::AstGrepConfig;
 use crate::cache::ParseCache;
 use crate::error::AstGrepError;
+use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
 use crate::pattern::Compiled;
+use crate::shown::{clip, column_of};
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
@@ -16,34 +18,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Whether a `path` argument is a glob.
-pub fn is_glob(path: &str) -> bool {
-    path.contains(['*', '?', '[', '{'])
-}
-
-/// The directory a glob starts from (its components before the first one with a glob
-/// character) and the glob itself, relative to the root.
-pub fn split_glob(path: &str) -> (String, String) {
-    let trimmed = path.trim_start_matches("./");
-    let mut base = Vec::new();
-    for part in trimmed.split('/') {
-        if is_glob(part) {
-            break;
-        }
-        base.push(part);
-    }
-    // A glob with no directory part (`*.py`) starts at the root.
-    let base = if base.len() == trimmed.split('/').count() {
-        base[..base.len().saturating_sub(1)].join("/")
-    } else {
-        base.join("/")
-    };
-    (
-        if base.is_empty() { ".".into() } else { base },
-        trimmed.to_string(),
-    )
-}
 
 /// What to search: the confined target, whether it is one file, the grammar, and the glob a
 /// file's path (relative to the root) must match when `path` was a glob.
@@ -399,24 +373,6 @@ pub struct Match {
     /// Each metavariable's capture (a `$$$` run as the source text it spans).
     pub captures: BTreeMap<String, String>,
 }
-
-const MAX_LINE_CHARS: usize = 240;
-
-fn clip(line: &str) -> String {
-    if line.chars().count() <= MAX_LINE_CHARS {
-        line.to_string()
-    } else {
-        let mut s: String = line.chars().take(MAX_LINE_CHARS).collect();
-        s.push('…');
-        s
-    }
-}
-
-fn column_of(text: &str, offset: usize) -> usize {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    text[line_start..offset].chars().count() + 1
-}
-
 fn captures(
     text: &str,
     compiled: &Compiled,

@@ -34,11 +34,13 @@
 mod cache;
 mod engine;
 mod error;
+mod glob;
 mod grep;
 mod lang;
 mod pattern;
 mod resolve;
 mod scopes;
+mod shown;
 
 pub use error::AstGrepError;
 pub use lang::Lang;

@@ -128,15 +128,15 @@ mod tests {
     #[test]
     fn globs_split_at_their_first_wild_component() {
         assert_eq!(
-            engine::split_glob("src/**/*.py"),
+            crate::glob::split_glob("src/**/*.py"),
             ("src".into(), "src/**/*.py".into())
         );
-        assert_eq!(engine::split_glob("*.rs"), (".".into(), "*.rs".into()));
+        assert_eq!(crate::glob::split_glob("*.rs"), (".".into(), "*.rs".into()));
         assert_eq!(
-            engine::split_glob("./a/b/c?.go"),
+            crate::glob::split_glob("./a/b/c?.go"),
             ("a/b".into(), "a/b/c?.go".into())
         );
-        assert!(engine::is_glob("**/*.ts") && !engine::is_glob("src/main.rs"));
+        assert!(crate::glob::is_glob("**/*.ts") && !crate::glob::is_glob("src/main.rs"));
     }
 
     #[test]
