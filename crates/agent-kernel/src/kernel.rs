@@ -26,7 +26,16 @@ use tokio::time::Instant;
 mod progress;
 use progress::CellProgress;
 
-pub(crate) const PYTHON_DRIVER: &str = include_str!("driver/python.py");
+/// The Python driver: one function whose body is kept in parts by job, joined in order.
+pub(crate) const PYTHON_DRIVER: &str = concat!(
+    include_str!("driver/python/0_wire.py"),
+    include_str!("driver/python/1_output.py"),
+    include_str!("driver/python/2_bridge.py"),
+    include_str!("driver/python/3_bounds.py"),
+    include_str!("driver/python/4_display.py"),
+    include_str!("driver/python/5_magics.py"),
+    include_str!("driver/python/6_cell.py"),
+);
 pub(crate) const NODE_DRIVER: &str = include_str!("driver/node.js");
 /// `sh -c NODE_BOOT <node> <driver>`: moves the wire off fd 0, then becomes node.
 const NODE_BOOT: &str = "exec \"$0\" -e \"$1\" 3<&0 </dev/null";
