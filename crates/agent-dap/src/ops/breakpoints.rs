@@ -72,15 +72,7 @@ pub(super) async fn run(
         );
     }
     let (list, rows) = breakpoint_lines(sup, &path, &lines, &breakpoint_list(&body));
-    let unsupported = unsupported(&s, &options);
-    let note = if unsupported.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\nthis adapter does not support {}; it is ignored",
-            unsupported.join(", ")
-        )
-    };
+    let note = unsupported_note(&s, &options);
     Ok(
         ToolOutput::text(format!("breakpoints in {shown}:{list}{note}"))
             .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})),
@@ -135,15 +127,7 @@ pub(super) async fn functions(
             .with_structured(json!({"functions": [], "pending": false})));
     }
     let (list, rows) = function_lines(sup, &names, &breakpoint_list(&body));
-    let unsupported = unsupported(&s, &options);
-    let note = if unsupported.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\nthis adapter does not support {}; it is ignored",
-            unsupported.join(", ")
-        )
-    };
+    let note = unsupported_note(&s, &options);
     Ok(
         ToolOutput::text(format!("function breakpoints:{list}{note}"))
             .with_structured(json!({"function_breakpoints": rows, "pending": false})),
@@ -151,6 +135,19 @@ pub(super) async fn functions(
 }
 
 /// The options asked for that the live adapter does not advertise.
+/// The line a breakpoint result ends with when the adapter cannot honour some options.
+fn unsupported_note(s: &Session, options: &BreakpointOptions) -> String {
+    let unsupported = unsupported(s, options);
+    if unsupported.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nthis adapter does not support {}; it is ignored",
+            unsupported.join(", ")
+        )
+    }
+}
+
 fn unsupported(s: &Session, options: &BreakpointOptions) -> Vec<&'static str> {
     let caps = lock(&s.capabilities);
     let has = |cap: &str| caps.get(cap).and_then(serde_json::Value::as_bool) == Some(true);

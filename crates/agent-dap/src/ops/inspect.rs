@@ -120,16 +120,19 @@ pub(super) async fn pick_thread(
     }
 }
 
-/// Fetch the frames of `thread`, remembering their ids.
+/// Fetch the top `levels` frames of `thread` (at most [`MAX_FRAMES`]), remembering their ids
+/// for `scopes` and `evaluate`; also the adapter's total count, when it gives one.
 pub(super) async fn frames(
     sup: &Supervisor,
     s: &Session,
     thread: i64,
+    levels: usize,
 ) -> Result<(Vec<Value>, Option<i64>), DapError> {
+    let levels = levels.min(MAX_FRAMES);
     let body = s
         .request(
             "stackTrace",
-            json!({"threadId": thread, "startFrame": 0, "levels": MAX_FRAMES}),
+            json!({"threadId": thread, "startFrame": 0, "levels": levels}),
         )
         .await?;
     let mut frames = body
@@ -137,7 +140,7 @@ pub(super) async fn frames(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    frames.truncate(MAX_FRAMES);
+    frames.truncate(levels);
     let total = body.get("totalFrames").and_then(Value::as_i64);
     let mut known = s.known();
     for f in &frames {
@@ -155,7 +158,7 @@ pub(super) async fn check_frame(sup: &Supervisor, s: &Session, frame: i64) -> Re
         return Ok(());
     }
     let thread = default_thread(s, &s.state()).await?;
-    frames(sup, s, thread).await?;
+    frames(sup, s, thread, MAX_FRAMES).await?;
     let known = s.known();
     if known.frames.contains_key(&frame) {
         return Ok(());
@@ -177,7 +180,7 @@ pub(super) async fn check_frame(sup: &Supervisor, s: &Session, frame: i64) -> Re
 /// The id of the top frame of the default thread.
 pub(super) async fn top_frame(sup: &Supervisor, s: &Session) -> Result<i64, DapError> {
     let thread = default_thread(s, &s.state()).await?;
-    let (frames, _) = frames(sup, s, thread).await?;
+    let (frames, _) = frames(sup, s, thread, MAX_FRAMES).await?;
     frames
         .first()
         .and_then(|f| f.get("id"))

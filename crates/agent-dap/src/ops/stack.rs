@@ -1,6 +1,7 @@
 //! `stack`: a stopped thread's frames, at most `MAX_FRAMES`, each with its frame id.
 
 use super::inspect::{frame_text, frames, pick_thread, require_stopped};
+use super::limits::MAX_FRAMES;
 use crate::DapError;
 use crate::args::Op;
 use crate::supervisor::Supervisor;
@@ -12,7 +13,7 @@ pub(super) async fn run(sup: &Supervisor, thread_id: Option<i64>) -> Result<Tool
     let s = sup.live().await?;
     let state = require_stopped(&s, Op::Stack.name())?;
     let thread = pick_thread(&s, &state, thread_id).await?;
-    let (frames, total) = frames(sup, &s, thread).await?;
+    let (frames, total) = frames(sup, &s, thread, MAX_FRAMES).await?;
     let mut text = format!("thread {thread}, {} frame(s):", frames.len());
     let mut rows = Vec::new();
     for (i, f) in frames.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! exception with its message), `file:line` with the source around it, the top frames, and the
 //! top frame's locals. `stack`, `scopes` and `variables` go deeper from the ids it hands out.
 
-use super::inspect::{first_thread, frame_text};
+use super::inspect::{first_thread, frame_text, frames};
 use super::limits::{MAX_FRAMES, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
 use super::render::{truncate, variable_row_capped};
 use crate::DapError;
@@ -180,37 +180,16 @@ pub(super) async fn snapshot(
     (text, structured)
 }
 
-/// The top `levels` frames of `thread`, remembered for `scopes` and `evaluate`, and the total
-/// count.
+/// The top `levels` frames of `thread` through the one frame fetch `stack` uses too (ids
+/// remembered), with the total as a count.
 async fn top_frames(
     sup: &Supervisor,
     s: &Session,
     thread: i64,
     levels: usize,
 ) -> Result<(Vec<Value>, Option<usize>), DapError> {
-    let body = s
-        .request(
-            "stackTrace",
-            json!({"threadId": thread, "startFrame": 0, "levels": levels}),
-        )
-        .await?;
-    let mut frames = body
-        .get("stackFrames")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    frames.truncate(levels);
-    let total = body
-        .get("totalFrames")
-        .and_then(Value::as_u64)
-        .map(|t| t as usize);
-    let mut known = s.known();
-    for f in &frames {
-        if let Some(id) = f.get("id").and_then(Value::as_i64) {
-            known.frames.insert(id, frame_text(sup, f));
-        }
-    }
-    Ok((frames, total))
+    let (frames, total) = frames(sup, s, thread, levels).await?;
+    Ok((frames, total.and_then(|t| usize::try_from(t).ok())))
 }
 
 /// The exception a thread stopped on: its id (type) and message, when the adapter tells.
