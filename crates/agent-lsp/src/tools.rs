@@ -37,6 +37,17 @@ impl State {
         &self.sup.root
     }
 
+    /// The `file` argument, confined to the root: its path, how results show it, its text.
+    pub(crate) fn read_file(&self, file: &str) -> Result<(PathBuf, String, String), LspError> {
+        let path = confine_existing(self.ws(), "file", file)?;
+        let display = agent_tier::workspace::display_path(self.ws(), &path);
+        let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
+            path: display.clone(),
+            source: e,
+        })?;
+        Ok((path, display, text))
+    }
+
     /// Record diagnostics as reported; returns those not reported before in this run.
     pub(crate) fn unseen(&self, diags: Vec<Diag>) -> Vec<Diag> {
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());

@@ -120,6 +120,22 @@ pub(super) async fn pick_thread(
     }
 }
 
+/// The `key` array of the answer to `command` (`scopes` → `scopes`, `variables` →
+/// `variables`), empty when the adapter leaves it out.
+pub(super) async fn listed(
+    s: &Session,
+    command: &str,
+    args: Value,
+    key: &str,
+) -> Result<Vec<Value>, DapError> {
+    let body = s.request(command, args).await?;
+    Ok(body
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default())
+}
+
 /// Fetch the top `levels` frames of `thread` (at most [`MAX_FRAMES`]), remembering their ids
 /// for `scopes` and `evaluate`; also the adapter's total count, when it gives one.
 pub(super) async fn frames(

@@ -1,6 +1,6 @@
 //! `scopes`: a frame's scopes (locals, globals, registers…), each with a reference.
 
-use super::inspect::{check_frame, require_stopped};
+use super::inspect::{check_frame, listed, require_stopped};
 use crate::DapError;
 use crate::args::Op;
 use crate::supervisor::Supervisor;
@@ -12,12 +12,7 @@ pub(super) async fn run(sup: &Supervisor, frame: i64) -> Result<ToolOutput, DapE
     let s = sup.live().await?;
     require_stopped(&s, Op::Scopes.name())?;
     check_frame(sup, &s, frame).await?;
-    let body = s.request("scopes", json!({"frameId": frame})).await?;
-    let scopes = body
-        .get("scopes")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let scopes = listed(&s, "scopes", json!({"frameId": frame}), "scopes").await?;
     let mut text = format!("scopes of frame {frame}:");
     let mut rows = Vec::new();
     let mut known = s.known();

@@ -2,7 +2,7 @@
 //! exception with its message), `file:line` with the source around it, the top frames, and the
 //! top frame's locals. `stack`, `scopes` and `variables` go deeper from the ids it hands out.
 
-use super::inspect::{first_thread, frame_text, frames};
+use super::inspect::{first_thread, frame_text, frames, listed};
 use super::limits::{MAX_FRAMES, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
 use super::render::{truncate, variable_row_capped};
 use crate::DapError;
@@ -222,12 +222,7 @@ async fn exception(s: &Session, thread: i64) -> Option<(String, String)> {
 /// The first scope of `frame` that is not expensive (its locals): its name, reference and
 /// variables.
 async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Value>)>, DapError> {
-    let body = s.request("scopes", json!({"frameId": frame})).await?;
-    let scopes = body
-        .get("scopes")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let scopes = listed(s, "scopes", json!({"frameId": frame}), "scopes").await?;
     {
         let mut known = s.known();
         for sc in &scopes {
@@ -256,14 +251,13 @@ async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Valu
     if reference <= 0 {
         return Ok(None);
     }
-    let body = s
-        .request("variables", json!({"variablesReference": reference}))
-        .await?;
-    let vars = body
-        .get("variables")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let vars = listed(
+        s,
+        "variables",
+        json!({"variablesReference": reference}),
+        "variables",
+    )
+    .await?;
     Ok(Some((name, reference, vars)))
 }
 

@@ -1,14 +1,14 @@
 //! `variables`: the children of a reference handed out since the last stop, at most
 //! `MAX_CHILDREN`, each value capped.
 
-use super::inspect::require_stopped;
+use super::inspect::{listed, require_stopped};
 use super::limits::MAX_CHILDREN;
 use super::render::variable_row;
 use crate::DapError;
 use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::fmt::Write as _;
 
 pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<ToolOutput, DapError> {
@@ -35,14 +35,13 @@ pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<ToolOutput, 
             });
         }
     }
-    let body = s
-        .request("variables", json!({"variablesReference": reference}))
-        .await?;
-    let vars = body
-        .get("variables")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let vars = listed(
+        &s,
+        "variables",
+        json!({"variablesReference": reference}),
+        "variables",
+    )
+    .await?;
     let mut text = format!("{} variable(s) in reference {reference}:", vars.len());
     let mut rows = Vec::new();
     for v in vars.iter().take(MAX_CHILDREN) {

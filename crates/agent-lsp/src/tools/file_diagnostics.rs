@@ -4,12 +4,7 @@ use super::*;
 
 impl State {
     pub(super) async fn diagnostics(&self, file: &str) -> Result<ToolOutput, LspError> {
-        let path = confine_existing(self.ws(), "file", file)?;
-        let display = agent_tier::workspace::display_path(self.ws(), &path);
-        let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
-            path: display.clone(),
-            source: e,
-        })?;
+        let (path, display, text) = self.read_file(file)?;
         let srv = self.sup.server_for(&path).await?;
         let synced = srv.sync(&path, &text, false).await?;
         let got = srv

@@ -10,12 +10,7 @@ impl State {
     ) -> Result<ToolOutput, LspError> {
         match (file, query) {
             (Some(file), None) => {
-                let path = confine_existing(self.ws(), "file", file)?;
-                let display = agent_tier::workspace::display_path(self.ws(), &path);
-                let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
-                    path: display.clone(),
-                    source: e,
-                })?;
+                let (path, display, text) = self.read_file(file)?;
                 let srv = self.sup.server_for(&path).await?;
                 srv.sync(&path, &text, false).await?;
                 let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;

@@ -14,12 +14,7 @@ impl State {
                     "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
                 ))
             })?;
-        let path = confine_existing(self.ws(), "file", file)?;
-        let display = agent_tier::workspace::display_path(self.ws(), &path);
-        let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
-            path: display.clone(),
-            source: e,
-        })?;
+        let (path, display, text) = self.read_file(file)?;
         let ls = lines(&text);
         if line == 0 || line as usize > ls.len() {
             return Err(arg_err(format!(
