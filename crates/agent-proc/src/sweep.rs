@@ -206,7 +206,23 @@ pub fn sweep(scope: Scope<'_>, roots: &[i32], groups: &[i32]) -> usize {
 /// SIGKILL a pid a child reported (a debuggee's pid from a debug adapter) only if it carries the
 /// tag of `scope`: a pid from another pid namespace, or one that was reused, is left alone.
 pub fn kill_reported(pid: u32, scope: Scope<'_>) -> bool {
-    i32::try_from(pid).is_ok_and(|p| p > 1 && kill_checked(p, scope, None))
+    let Some(p) = i32::try_from(pid).ok().filter(|p| *p > 1) else {
+        return false;
+    };
+    // A process in the middle of `execve` shows an empty environment for an instant (its new
+    // memory is mapped before its environment is): ask again, briefly, rather than leave our own
+    // debuggee running. Any other answer is final.
+    for _ in 0..5 {
+        if kill_checked(p, scope, None) {
+            return true;
+        }
+        let mid_exec = fs::read(format!("/proc/{p}/environ")).is_ok_and(|e| e.is_empty());
+        if !mid_exec {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
 }
 
 #[cfg(test)]
