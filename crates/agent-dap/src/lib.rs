@@ -21,8 +21,10 @@
 //!   type and message, an exit's code and output tail), `file:line` with the source around it,
 //!   the top frames and the top frame's locals. Uncaught exceptions stop by default.
 //! - Breakpoints are kept per file (lines) and as one set of function names
-//!   (`setFunctionBreakpoints`, where the adapter advertises it; else a clear error), set again
-//!   in every session; each call replaces its set.
+//!   (`setFunctionBreakpoints`, where the adapter advertises it; else placed on the first line
+//!   of the function's body at the one definition the run's language servers report — through
+//!   the registry's `SymbolLocator`, never by calling another tool — and refused with the
+//!   candidates when there are several), set again in every session; each call replaces its set.
 //! - A debugpy debuggee runs with `TCP_NODELAY` on its sockets (a `sitecustomize` in a private
 //!   scratch directory on its `PYTHONPATH`): a step takes milliseconds, not Nagle's ~88 ms.
 //! - A session ends on `terminate`, when the debuggee terminates, when the adapter dies, or when
@@ -33,6 +35,7 @@
 
 mod adapters;
 mod args;
+mod breakpoints;
 mod error;
 mod ops;
 mod session;

@@ -3,12 +3,15 @@
 
 use crate::DapError;
 use crate::adapters::{AdapterId, Started};
-use crate::args::{BreakpointOptions, Exceptions};
+use crate::args::Exceptions;
+use crate::breakpoints::{
+    Placed, Placement, Wanted, breakpoint_list, place, placed_in, placed_results,
+    set_breakpoints_args, set_function_breakpoints_args,
+};
 use crate::state::{Known, OutputBuf, Shared, State, human, lock};
 use crate::transport::Client;
 use agent_proc::{Child, Tail};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -295,8 +298,7 @@ impl Session {
         &self,
         request: &str,
         arguments: Value,
-        breakpoints: &BTreeMap<PathBuf, FileBreakpoints>,
-        functions: &FunctionBreakpoints,
+        wanted: &Wanted<'_>,
         exceptions: Exceptions,
         startup_timeout: Duration,
     ) -> Result<Configured, DapError> {
@@ -374,38 +376,70 @@ impl Session {
                 detail: String::new(),
             }));
         }
+        let functions = wanted.functions;
+        let adapter_has_functions = caps
+            .get("supportsFunctionBreakpoints")
+            .and_then(Value::as_bool)
+            == Some(true);
+        // An adapter without function breakpoints: place them by the language servers' definitions.
+        let placement = (!functions.names.is_empty() && !adapter_has_functions).then_some(());
+        let placement = match placement {
+            Some(()) => Some(
+                place(
+                    wanted.locator.as_deref(),
+                    wanted.near,
+                    wanted.root,
+                    &functions.names,
+                    self.adapter.name(),
+                )
+                .await,
+            ),
+            None => None,
+        };
+        let placed: &[Placed] = placement.as_ref().map_or(&[], |p| p.placed.as_slice());
+        let mut files: Vec<&PathBuf> = wanted.files.keys().collect();
+        for p in placed {
+            if !files.contains(&&p.path) {
+                files.push(&p.path);
+            }
+        }
         let mut results = Vec::new();
-        for (file, fb) in breakpoints {
+        let mut answers = Vec::new();
+        for file in files {
+            let own = wanted.files.get(file);
+            let here = placed_in(placed, file);
             let body = self
                 .client
                 .request(
                     "setBreakpoints",
-                    set_breakpoints_args(file, &fb.lines, &fb.options),
+                    set_breakpoints_args(file, own, &here, &functions.options),
                     startup_timeout,
                 )
                 .await
                 .map_err(|e| self.startup_error(e))?;
-            results.push((file.clone(), breakpoint_list(&body)));
+            let mut list = breakpoint_list(&body);
+            let n_own = own.map_or(0, |o| o.lines.len()).min(list.len());
+            let theirs = list.split_off(n_own);
+            answers.extend(here.into_iter().cloned().zip(theirs));
+            if own.is_some() {
+                results.push((file.clone(), list));
+            }
         }
-        let functions = if functions.names.is_empty() {
-            None
-        } else if caps
-            .get("supportsFunctionBreakpoints")
-            .and_then(Value::as_bool)
-            == Some(true)
-        {
-            let body = self
-                .client
-                .request(
-                    "setFunctionBreakpoints",
-                    set_function_breakpoints_args(functions),
-                    startup_timeout,
-                )
-                .await
-                .map_err(|e| self.startup_error(e))?;
-            Some(Some(breakpoint_list(&body)))
-        } else {
-            Some(None)
+        let functions = match &placement {
+            _ if functions.names.is_empty() => None,
+            Some(placement) => Some(placed_results(&functions.names, placement, &answers)),
+            None => {
+                let body = self
+                    .client
+                    .request(
+                        "setFunctionBreakpoints",
+                        set_function_breakpoints_args(functions),
+                        startup_timeout,
+                    )
+                    .await
+                    .map_err(|e| self.startup_error(e))?;
+                Some(breakpoint_list(&body))
+            }
         };
         let advertised = exception_filters(&caps);
         let advertised: Vec<&str> = advertised.iter().map(String::as_str).collect();
@@ -455,6 +489,7 @@ impl Session {
             files: results,
             functions,
             filters,
+            placement,
         })
     }
 
@@ -496,78 +531,12 @@ pub(crate) fn exception_filters(caps: &Value) -> Vec<String> {
 pub(crate) struct Configured {
     /// The breakpoints' results per file.
     pub files: Vec<(PathBuf, Vec<Value>)>,
-    /// The function breakpoints' results: `None` when none were asked for, `Some(None)` when
-    /// the adapter does not support them.
-    pub functions: Option<Option<Vec<Value>>>,
+    /// The function breakpoints' results, one per name (`None` when none were asked for).
+    pub functions: Option<Vec<Value>>,
     /// The exception filters set.
     pub filters: Vec<String>,
-}
-
-/// The function breakpoints, as the model set them.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct FunctionBreakpoints {
-    pub names: Vec<String>,
-    pub options: BreakpointOptions,
-}
-
-/// The arguments of `setFunctionBreakpoints`.
-pub(crate) fn set_function_breakpoints_args(f: &FunctionBreakpoints) -> Value {
-    let one = |name: &String| {
-        let mut bp = json!({"name": name});
-        if let Some(c) = &f.options.condition {
-            bp["condition"] = json!(c);
-        }
-        if let Some(n) = f.options.hit_count {
-            bp["hitCondition"] = json!(n.to_string());
-        }
-        bp
-    };
-    json!({"breakpoints": f.names.iter().map(one).collect::<Vec<_>>()})
-}
-
-/// One file's breakpoints, as the model set them.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct FileBreakpoints {
-    pub lines: Vec<u32>,
-    pub options: BreakpointOptions,
-}
-
-/// The arguments of `setBreakpoints` for one file.
-pub(crate) fn set_breakpoints_args(
-    file: &std::path::Path,
-    lines: &[u32],
-    options: &BreakpointOptions,
-) -> Value {
-    let one = |l: &u32| {
-        let mut bp = json!({"line": l});
-        if let Some(c) = &options.condition {
-            bp["condition"] = json!(c);
-        }
-        if let Some(n) = options.hit_count {
-            bp["hitCondition"] = json!(n.to_string());
-        }
-        if let Some(m) = &options.log_message {
-            bp["logMessage"] = json!(m);
-        }
-        bp
-    };
-    json!({
-        "source": {
-            "path": file.display().to_string(),
-            "name": file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        },
-        "breakpoints": lines.iter().map(one).collect::<Vec<_>>(),
-        "lines": lines,
-        "sourceModified": false,
-    })
-}
-
-/// The `breakpoints` array of a `setBreakpoints` response.
-pub(crate) fn breakpoint_list(body: &Value) -> Vec<Value> {
-    body.get("breakpoints")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
+    /// How the function breakpoints were placed, when the adapter has none of its own.
+    pub placement: Option<Placement>,
 }
 
 impl Drop for Session {

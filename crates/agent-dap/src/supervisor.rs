@@ -3,13 +3,15 @@
 //! session is live, how a path is shown). The operations themselves are in `ops`.
 
 use crate::adapters::{self, AdapterId, Detected, Scratch};
-use crate::session::{FileBreakpoints, FunctionBreakpoints, Session};
+use crate::breakpoints::{FileBreakpoints, FunctionBreakpoints, Placed};
+use crate::session::Session;
 use crate::{DapConfig, DapError};
+use agent_tier::locate::SymbolLocator;
 use agent_tier::workspace::display_path;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) struct Supervisor {
     pub root: PathBuf,
@@ -22,6 +24,10 @@ pub(crate) struct Supervisor {
     pub breakpoints: Mutex<BTreeMap<PathBuf, FileBreakpoints>>,
     /// Function breakpoints, set again in every new session.
     pub functions: Mutex<FunctionBreakpoints>,
+    /// Function breakpoints placed on lines in the live session (its adapter has none).
+    pub placed: Mutex<Vec<Placed>>,
+    /// The run's symbol locator, taken from the registry at the first call.
+    pub locator: OnceLock<Option<Arc<dyn SymbolLocator>>>,
     pub next_id: AtomicU64,
     /// Where delve builds a package's binary for the current session, outside the workspace.
     pub scratch: Mutex<Option<Scratch>>,
@@ -42,6 +48,8 @@ impl Supervisor {
             session: tokio::sync::Mutex::new(None),
             breakpoints: Mutex::new(BTreeMap::new()),
             functions: Mutex::new(FunctionBreakpoints::default()),
+            placed: Mutex::new(Vec::new()),
+            locator: OnceLock::new(),
             next_id: AtomicU64::new(1),
             scratch: Mutex::new(None),
         }
@@ -53,6 +61,11 @@ impl Supervisor {
             .iter()
             .map(|id| adapters::detect(*id, &self.root, start, &self.config.extra_bin_dirs))
             .collect()
+    }
+
+    /// The run's symbol locator, if a family provided one.
+    pub fn locator(&self) -> Option<Arc<dyn SymbolLocator>> {
+        self.locator.get().cloned().flatten()
     }
 
     /// A path as the model sees it: relative to the root, `.` for the root itself.

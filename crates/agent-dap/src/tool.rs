@@ -83,7 +83,8 @@ impl Tool for DebugTool {
         format!("debug:{}", self.sup.conversation)
     }
 
-    async fn call(&self, args: DebugArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+    async fn call(&self, args: DebugArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        self.sup.locator.get_or_init(|| cx.registry().locator());
         let command = DebugCommand::parse(args)?;
         Ok(ops::run(&self.sup, command).await?)
     }

@@ -77,7 +77,8 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     let state = Arc::new(tools::State::new(sup));
     registry.register(tools::LspTool(state.clone()));
     registry.register(tools::RenameTool(state.clone()));
-    registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state)));
+    registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state.clone())));
+    registry.provide_locator(Arc::new(tools::Locator(state)));
 }
 
 /// What this family could start for the checkout at `root`: one entry per configured server,

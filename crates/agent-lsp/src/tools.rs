@@ -166,12 +166,15 @@ const PARTIAL: &str = "note: the server had not finished loading in time; this a
 
 mod command;
 mod file_diagnostics;
+mod locate;
 mod ops;
 mod rename_check;
 mod rename_tool;
 mod status;
 mod symbols;
 mod target;
+
+pub use locate::Locator;
 
 use command::{Checked, Command};
 

@@ -10,6 +10,8 @@
 //!   from the model, a kernel cell's `tool()` bridge or a worker;
 //! - [`Approver`] and [`ApprovalPolicy`]: approvals fail closed when no approver is connected;
 //! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
+//! - [`locate::SymbolLocator`]: where a named function is defined, provided by the family that
+//!   knows definitions and asked for by type by another (never by a tool's name);
 //! - small shared mechanisms the families need identically: root confinement and all-or-nothing
 //!   atomic writes ([`workspace`]), binary and root-marker lookup ([`process`]), and the plain
 //!   data of `doctor` reports ([`doctor`]).
@@ -19,6 +21,7 @@
 
 pub mod doctor;
 mod error;
+pub mod locate;
 pub mod process;
 mod registry;
 pub mod schema;

@@ -189,6 +189,7 @@ struct Inner {
     run: RunInfo,
     tools: RwLock<BTreeMap<String, Arc<dyn ErasedTool>>>,
     wrappers: RwLock<Vec<Arc<dyn Wrapper>>>,
+    locator: RwLock<Option<Arc<dyn crate::locate::SymbolLocator>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -243,6 +244,7 @@ impl Registry {
                 run,
                 tools: RwLock::new(BTreeMap::new()),
                 wrappers: RwLock::new(Vec::new()),
+                locator: RwLock::new(None),
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
                 locks: Mutex::new(HashMap::new()),
@@ -281,6 +283,22 @@ impl Registry {
     pub fn add_wrapper(&self, wrapper: Arc<dyn Wrapper>) {
         self.composing("add_wrapper", "a wrapper");
         write(&self.inner.wrappers).push(wrapper);
+    }
+
+    /// Provide the run's symbol locator while composing the run (the family that knows
+    /// definitions does); a later one replaces the earlier.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
+    pub fn provide_locator(&self, locator: Arc<dyn crate::locate::SymbolLocator>) {
+        self.composing("provide_locator", "a symbol locator");
+        *write(&self.inner.locator) = Some(locator);
+    }
+
+    /// The run's symbol locator, when a family provided one.
+    pub fn locator(&self) -> Option<Arc<dyn crate::locate::SymbolLocator>> {
+        read(&self.inner.locator).clone()
     }
 
     /// End composition: from now on tools and wrappers are fixed. The first call or listing

@@ -70,6 +70,7 @@ pub(super) async fn run(
             attach_port: Some((port, via)),
             adapter_env: Vec::new(),
             exceptions,
+            program: None,
         },
     )
     .await?;

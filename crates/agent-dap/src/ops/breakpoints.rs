@@ -4,10 +4,11 @@
 use super::render::{breakpoint_lines, function_lines};
 use crate::DapError;
 use crate::args::BreakpointOptions;
-use crate::session::{
-    FileBreakpoints, FunctionBreakpoints, Session, breakpoint_list, set_breakpoints_args,
-    set_function_breakpoints_args,
+use crate::breakpoints::{
+    FileBreakpoints, FunctionBreakpoints, Placed, breakpoint_list, place, placed_in,
+    placed_results, set_breakpoints_args, set_function_breakpoints_args,
 };
+use crate::session::Session;
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
@@ -59,10 +60,21 @@ pub(super) async fn run(
         return Ok(ToolOutput::text(text)
             .with_structured(json!({"file": shown, "lines": lines, "pending": true})));
     };
+    let own = FileBreakpoints {
+        lines: lines.clone(),
+        options: options.clone(),
+    };
+    let placed = lock(&sup.placed).clone();
+    let function_options = lock(&sup.functions).options.clone();
     let body = s
         .request(
             "setBreakpoints",
-            set_breakpoints_args(&path, &lines, &options),
+            set_breakpoints_args(
+                &path,
+                Some(&own),
+                &placed_in(&placed, &path),
+                &function_options,
+            ),
         )
         .await?;
     if lines.is_empty() {
@@ -71,7 +83,9 @@ pub(super) async fn run(
                 .with_structured(json!({"file": shown, "lines": [], "pending": false})),
         );
     }
-    let (list, rows) = breakpoint_lines(sup, &path, &lines, &breakpoint_list(&body));
+    let mut answers = breakpoint_list(&body);
+    answers.truncate(lines.len());
+    let (list, rows) = breakpoint_lines(sup, &path, &lines, &answers);
     let note = unsupported_note(&s, &options);
     Ok(
         ToolOutput::text(format!("breakpoints in {shown}:{list}{note}"))
@@ -79,7 +93,8 @@ pub(super) async fn run(
     )
 }
 
-/// Replace the function breakpoints (resolved by the adapter's `setFunctionBreakpoints`).
+/// Replace the function breakpoints: by the adapter's `setFunctionBreakpoints`, or placed by
+/// the language servers' definitions when the live adapter has none.
 pub(super) async fn functions(
     sup: &Supervisor,
     names: Vec<String>,
@@ -89,15 +104,6 @@ pub(super) async fn functions(
         Some(s) if s.check_live().is_ok() => Some(s),
         _ => None,
     };
-    if let Some(s) = &session
-        && !s.supports("supportsFunctionBreakpoints")
-    {
-        return Err(DapError::Unsupported {
-            adapter: s.adapter.name(),
-            what: "function breakpoints",
-            instead: "set `file` and `lines` instead",
-        });
-    }
     let set = FunctionBreakpoints {
         names: names.clone(),
         options: options.clone(),
@@ -116,6 +122,9 @@ pub(super) async fn functions(
             ToolOutput::text(text).with_structured(json!({"functions": names, "pending": true}))
         );
     };
+    if !s.supports("supportsFunctionBreakpoints") {
+        return placed_functions(sup, &s, &set).await;
+    }
     let body = s
         .request(
             "setFunctionBreakpoints",
@@ -132,6 +141,60 @@ pub(super) async fn functions(
         ToolOutput::text(format!("function breakpoints:{list}{note}"))
             .with_structured(json!({"function_breakpoints": rows, "pending": false})),
     )
+}
+
+/// Function breakpoints for a live adapter without them: each name placed on the first line of
+/// its one definition's body; every file whose placed lines change is set again (with its own
+/// lines first).
+async fn placed_functions(
+    sup: &Supervisor,
+    s: &Session,
+    set: &FunctionBreakpoints,
+) -> Result<ToolOutput, DapError> {
+    let near = Some(sup.root.join(&s.target)).filter(|p| p.is_file());
+    let locator = sup.locator();
+    let placement = place(
+        locator.as_deref(),
+        near.as_deref(),
+        &sup.root,
+        &set.names,
+        s.adapter.name(),
+    )
+    .await;
+    let before: Vec<Placed> = std::mem::replace(&mut *lock(&sup.placed), placement.placed.clone());
+    let mut files: Vec<_> = before.iter().map(|p| p.path.clone()).collect();
+    for p in &placement.placed {
+        if !files.contains(&p.path) {
+            files.push(p.path.clone());
+        }
+    }
+    let own_sets = lock(&sup.breakpoints).clone();
+    let mut answers = Vec::new();
+    for file in files {
+        let own = own_sets.get(&file);
+        let here = placed_in(&placement.placed, &file);
+        let body = s
+            .request(
+                "setBreakpoints",
+                set_breakpoints_args(&file, own, &here, &set.options),
+            )
+            .await?;
+        let mut list = breakpoint_list(&body);
+        let theirs = list.split_off(own.map_or(0, |o| o.lines.len()).min(list.len()));
+        answers.extend(here.into_iter().cloned().zip(theirs));
+    }
+    if set.names.is_empty() {
+        return Ok(ToolOutput::text("cleared the function breakpoints")
+            .with_structured(json!({"functions": [], "pending": false})));
+    }
+    let results = placed_results(&set.names, &placement, &answers);
+    let (list, rows) = function_lines(sup, &set.names, &results);
+    let note = unsupported_note(s, &set.options);
+    Ok(ToolOutput::text(format!(
+        "function breakpoints (the {} adapter has none: placed by the language server's definitions):{list}{note}",
+        s.adapter.name()
+    ))
+    .with_structured(json!({"function_breakpoints": rows, "pending": false, "placed": true})))
 }
 
 /// The options asked for that the live adapter does not advertise.

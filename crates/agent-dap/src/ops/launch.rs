@@ -76,6 +76,7 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
             attach_port: None,
             adapter_env: launch.adapter_env,
             exceptions: req.exceptions,
+            program: Some(&program),
         },
     )
     .await

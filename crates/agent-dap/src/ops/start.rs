@@ -5,6 +5,7 @@ use super::render::{after_move, breakpoint_lines, function_lines};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
 use crate::args::Exceptions;
+use crate::breakpoints::Wanted;
 use crate::session::Session;
 use crate::state::{Run, lock};
 use crate::supervisor::Supervisor;
@@ -31,6 +32,8 @@ pub(super) struct Start<'a> {
     pub adapter_env: Vec<(String, String)>,
     /// Which exceptions stop the debuggee.
     pub exceptions: Exceptions,
+    /// The program file, when launching one (where function names are looked up from).
+    pub program: Option<&'a Path>,
 }
 
 pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput, DapError> {
@@ -74,12 +77,18 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     let gen_before = session.state().stop_gen;
     let asked = lock(&sup.breakpoints).clone();
     let functions = lock(&sup.functions).clone();
+    let wanted = Wanted {
+        files: &asked,
+        functions: &functions,
+        locator: sup.locator(),
+        near: st.program,
+        root: &sup.root,
+    };
     let configured = match session
         .configure(
             request,
             st.arguments,
-            &asked,
-            &functions,
+            &wanted,
             st.exceptions,
             cfg.startup_timeout,
         )
@@ -98,6 +107,11 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
             });
         }
     };
+    *lock(&sup.placed) = configured
+        .placement
+        .as_ref()
+        .map(|p| p.placed.clone())
+        .unwrap_or_default();
     // Configured and launched: running until an event says otherwise.
     session.shared.state.send_modify(|st| {
         if st.run == Run::Starting {
@@ -124,21 +138,17 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         bp_rows.extend(rows);
     }
     let mut fn_rows = Vec::new();
-    match &configured.functions {
-        Some(Some(bps)) => {
-            let (list, rows) = function_lines(sup, &functions.names, bps);
-            text.push_str(&list);
-            fn_rows = rows;
-        }
-        Some(None) => {
+    if let Some(bps) = &configured.functions {
+        if configured.placement.is_some() {
             let _ = write!(
                 text,
-                "\nfunction breakpoints ({}) not set: the {} adapter does not support them; set file+lines instead",
-                functions.names.join(", "),
+                "\nthe {} adapter has no function breakpoints: placed by the language server's definitions",
                 adapter.name()
             );
         }
-        None => {}
+        let (list, rows) = function_lines(sup, &functions.names, bps);
+        text.push_str(&list);
+        fn_rows = rows;
     }
     let _ = write!(
         text,

@@ -171,7 +171,7 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
         (r#""reference":\d+"#, r#""reference":[ref]"#),
         (r"thread \d+", "thread [tid]"),
         (r"- \d+: ", "- [tid]: "),
-        (r"age \S+", "age [t]"),
+        (r"age \d\S*", "age [t]"),
         (r"0x[0-9a-fA-F]+", "[addr]"),
         (r"::h[0-9a-f]{16}", "::[hash]"),
         (r"/rustc/[0-9a-f]+/", "/rustc/[commit]/"),

@@ -62,13 +62,14 @@ async fn dart_fake_adapter_session() {
     );
     f.ok(json!({"op": "threads"})).await;
     f.ok(json!({"op": "stack"})).await;
-    // An adapter that does not advertise function breakpoints: a clear error, naming it.
+    // An adapter that does not advertise function breakpoints, in a run without a language
+    // server to place them: not placed, and the result says why and what to do instead.
     let nofn = f
-        .err(json!({"op": "breakpoints", "function": ["main"]}))
+        .ok(json!({"op": "breakpoints", "function": ["main"]}))
         .await;
     assert!(
         nofn.text.contains(
-            "the dart adapter does not support function breakpoints; set `file` and `lines` instead"
+            "- function main: not verified (the dart adapter has no function breakpoints and this run has no language server to find `main`; set `file` and `lines` instead)"
         ),
         "{}",
         nofn.text

@@ -33,63 +33,11 @@ impl State {
                 ))
             }
             (file, Some(query)) => {
-                let servers: Vec<Arc<Server>> = match file {
-                    Some(f) => {
-                        let path = confine_existing(self.ws(), "file", f)?;
-                        let srv = self.sup.server_for(&path).await?;
-                        if let Ok(text) = std::fs::read_to_string(&path) {
-                            srv.sync(&path, &text, false).await?;
-                        }
-                        vec![srv]
-                    }
-                    None => self.sup.running(),
+                let file = match file {
+                    Some(f) => Some(confine_existing(self.ws(), "file", f)?),
+                    None => None,
                 };
-                let mut servers: Vec<Arc<Server>> = servers
-                    .into_iter()
-                    .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
-                    .collect();
-                let mut why_none = Vec::new();
-                if servers.is_empty() && file.is_none() {
-                    // Cold: start the servers the workspace calls for (one file per extension,
-                    // at most four servers), then search them all.
-                    for sample in crate::discover::one_file_per_extension(self.ws(), 5000) {
-                        if servers.len() >= 4 {
-                            break;
-                        }
-                        if self.sup.candidates(&sample).is_empty() {
-                            continue;
-                        }
-                        match self.sup.server_for(&sample).await {
-                            Ok(srv) => {
-                                if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
-                                    continue;
-                                }
-                                if let Ok(text) = std::fs::read_to_string(&sample) {
-                                    let _ = srv.sync(&sample, &text, false).await;
-                                }
-                                if srv.supports("workspaceSymbolProvider", "workspace/symbol") {
-                                    servers.push(srv);
-                                } else {
-                                    why_none.push(format!(
-                                        "{} offers no workspace symbol search",
-                                        srv.spec.id
-                                    ));
-                                }
-                            }
-                            Err(e) => why_none.push(e.to_string()),
-                        }
-                    }
-                }
-                if servers.is_empty() {
-                    let why = if why_none.is_empty() {
-                        "no file of the workspace has a configured language server".to_string()
-                    } else {
-                        why_none.join("; ")
-                    };
-                    return Err(arg_err(format!(
-                        "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`"
-                    )));
-                }
+                let servers = self.search_servers(file.as_deref()).await?;
                 let mut all = Vec::new();
                 let mut partial = false;
                 let mut ids = Vec::new();
@@ -116,6 +64,73 @@ impl State {
                 "`symbols` needs `query` (workspace search) or `file` (that file's symbols)",
             )),
         }
+    }
+}
+
+impl State {
+    /// The servers a workspace symbol search asks: the one for `file` (synced first), else the
+    /// running ones, else (cold) those the workspace calls for — one file per extension, at
+    /// most four servers. An error says why none can search.
+    pub(super) async fn search_servers(
+        &self,
+        file: Option<&Path>,
+    ) -> Result<Vec<Arc<Server>>, LspError> {
+        let servers: Vec<Arc<Server>> = match file {
+            Some(path) => {
+                let srv = self.sup.server_for(path).await?;
+                if let Ok(text) = std::fs::read_to_string(path) {
+                    srv.sync(path, &text, false).await?;
+                }
+                vec![srv]
+            }
+            None => self.sup.running(),
+        };
+        let mut servers: Vec<Arc<Server>> = servers
+            .into_iter()
+            .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
+            .collect();
+        let mut why_none = Vec::new();
+        if servers.is_empty() && file.is_none() {
+            for sample in crate::discover::one_file_per_extension(self.ws(), 5000) {
+                if servers.len() >= 4 {
+                    break;
+                }
+                if self.sup.candidates(&sample).is_empty() {
+                    continue;
+                }
+                match self.sup.server_for(&sample).await {
+                    Ok(srv) => {
+                        if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
+                            continue;
+                        }
+                        if let Ok(text) = std::fs::read_to_string(&sample) {
+                            let _ = srv.sync(&sample, &text, false).await;
+                        }
+                        if srv.supports("workspaceSymbolProvider", "workspace/symbol") {
+                            servers.push(srv);
+                        } else {
+                            why_none
+                                .push(format!("{} offers no workspace symbol search", srv.spec.id));
+                        }
+                    }
+                    Err(e) => why_none.push(e.to_string()),
+                }
+            }
+        }
+        if servers.is_empty() {
+            let why = if why_none.is_empty() {
+                match file {
+                    Some(_) => "its server offers no workspace symbol search".to_string(),
+                    None => "no file of the workspace has a configured language server".to_string(),
+                }
+            } else {
+                why_none.join("; ")
+            };
+            return Err(arg_err(format!(
+                "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`"
+            )));
+        }
+        Ok(servers)
     }
 }
 

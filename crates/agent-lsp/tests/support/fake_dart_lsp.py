@@ -9,6 +9,8 @@ progress token, and misbehaves on request:
   - hover on the word `hang`: touches `<root>/.hanging` and never answers;
   - references of a word that starts with `lossy`: only its first occurrence (a server whose
     rename reaches further than its own references, which the rename check must catch);
+  - workspace/symbol: the functions and class methods of the root's `.dart` files by a line
+    pattern (no parser), with the name's range;
   - hover on the word `huge`: announces a frame of 1 TiB (`Content-Length: 1099511627776`) and
     stays alive; on the word `garbage`: answers with a body that is not JSON.
 """
@@ -92,6 +94,47 @@ def check_crash(word):
         os._exit(3)
 
 
+def workspace_symbols(query):
+    """Every function (top level) and method (in a class) of the root's `.dart` files whose name
+    contains the query, as `SymbolInformation` with the name's range, like the real server."""
+    out = []
+    for base, dirs, files in os.walk(root or "."):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for fname in sorted(files):
+            if not fname.endswith(".dart"):
+                continue
+            path = os.path.join(base, fname)
+            uri = "file://" + path
+            text = docs.get(uri)
+            if text is None:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+            cls = None
+            for ln, line in enumerate(text.split("\n")):
+                m = re.match(r"class\s+(\w+)", line)
+                if m:
+                    cls = m.group(1)
+                    continue
+                m = re.match(r"(\s*)((?:[\w<>?]+\s+)+)(\w+)\s*\(", line)
+                if not m or m.group(2).split()[0] in ("return", "await", "new", "throw", "else"):
+                    continue
+                indented = bool(m.group(1))
+                if indented and cls is None:
+                    continue
+                if query.lower() not in m.group(3).lower():
+                    continue
+                r = {"start": {"line": ln, "character": m.start(3)},
+                     "end": {"line": ln, "character": m.end(3)}}
+                item = {"name": m.group(3), "kind": 6 if indented else 12,
+                        "location": {"uri": uri, "range": r}}
+                if indented:
+                    item["containerName"] = cls
+                out.append(item)
+                if not indented:
+                    cls = None
+    return out
+
+
 def handle(msg):
     global root, next_id
     method = msg.get("method")
@@ -167,7 +210,7 @@ def handle(msg):
                 out.append({"name": m.group(2), "kind": kind, "location": {"uri": uri, "range": r}})
         send({"id": mid, "result": out})
     elif method == "workspace/symbol":
-        send({"id": mid, "result": []})
+        send({"id": mid, "result": workspace_symbols(params.get("query", ""))})
     elif method == "shutdown":
         send({"id": mid, "result": None})
     elif method == "exit":
