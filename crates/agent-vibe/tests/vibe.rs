@@ -401,6 +401,9 @@ async fn a_worker_over_its_budget_is_stopped_and_timed_out() {
         "{}",
         out.text
     );
+    insta::with_settings!({filters => elapsed_filters()}, {
+        insta::assert_snapshot!("timed_out", f.redact(&out.text));
+    });
     let list = f.ok("vibe_list", json!({})).await;
     assert_eq!(
         list.structured.unwrap()["workers"][0]["state"],
@@ -688,6 +691,12 @@ async fn a_silent_worker_is_listed_as_stalled() {
     );
     assert!(list.text.contains("STALLED"), "{}", list.text);
     assert!(list.text.contains("(1 stalled)"), "{}", list.text);
+    let mut filters = elapsed_filters();
+    filters.push((r"\d+(\.\d+)?s ago", "[AGO] ago"));
+    filters.push((r"for \d+(\.\d+)?s", "for [ELAPSED]"));
+    insta::with_settings!({filters => filters}, {
+        insta::assert_snapshot!("list_stalled", list.text);
+    });
     for id in [&silent, &chatty] {
         f.ok("vibe_kill", json!({"worker_id": id})).await;
     }

@@ -32,8 +32,15 @@ async fn a_figure_is_attached_and_saved_outside_the_workspace() {
         assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
         assert_eq!(bytes, out.images[i].data, "the file is the attached image");
     }
-    // the folder goes when the run ends
     let dir = paths[0].parent().expect("folder").to_path_buf();
+    // The figure's pixel size follows matplotlib's version: not part of what is checked.
+    insta::with_settings!({filters => vec![(r"PNG \d+×\d+", "PNG [size]")]}, {
+        insta::assert_snapshot!(
+            "images_saved",
+            out.text.replace(&dir.display().to_string(), "[images]")
+        );
+    });
+    // the folder goes when the run ends
     drop(kit);
     assert!(!dir.exists(), "{} was left behind", dir.display());
 }
