@@ -46,6 +46,28 @@ pub(crate) struct Placement {
     pub by: String,
 }
 
+impl Placement {
+    /// Nothing placed: the language servers did not answer in time.
+    pub(crate) fn timed_out(names: &[String], within: std::time::Duration) -> Placement {
+        Placement {
+            placed: Vec::new(),
+            unplaced: names
+                .iter()
+                .map(|n| {
+                    (
+                        n.clone(),
+                        format!(
+                            "no language server found `{n}` within {} s of the launch; set the function breakpoints again once the session runs, or set `file` and `lines`",
+                            within.as_secs()
+                        ),
+                    )
+                })
+                .collect(),
+            by: String::new(),
+        }
+    }
+}
+
 /// Everything a session's start-up sets: the kept breakpoints and how to place function
 /// breakpoints when the adapter has none.
 pub(crate) struct Wanted<'a> {

@@ -381,20 +381,25 @@ impl Session {
             .get("supportsFunctionBreakpoints")
             .and_then(Value::as_bool)
             == Some(true);
-        // An adapter without function breakpoints: place them by the language servers' definitions.
-        let placement = (!functions.names.is_empty() && !adapter_has_functions).then_some(());
-        let placement = match placement {
-            Some(()) => Some(
-                place(
-                    wanted.locator.as_deref(),
-                    wanted.near,
-                    wanted.root,
-                    &functions.names,
-                    self.adapter.name(),
-                )
-                .await,
-            ),
-            None => None,
+        // An adapter without function breakpoints: place them by the language servers'
+        // definitions — bounded, since the launch request waits (its own timeout running)
+        // while servers start.
+        let within = startup_timeout / 2;
+        let placement = if !functions.names.is_empty() && !adapter_has_functions {
+            let placing = place(
+                wanted.locator.as_deref(),
+                wanted.near,
+                wanted.root,
+                &functions.names,
+                self.adapter.name(),
+            );
+            Some(
+                tokio::time::timeout(within, placing)
+                    .await
+                    .unwrap_or_else(|_| Placement::timed_out(&functions.names, within)),
+            )
+        } else {
+            None
         };
         let placed: &[Placed] = placement.as_ref().map_or(&[], |p| p.placed.as_slice());
         let mut files: Vec<&PathBuf> = wanted.files.keys().collect();
