@@ -115,8 +115,14 @@ pub(crate) async fn place(
                     [] => out.unplaced.push((
                         name.clone(),
                         format!(
-                            "{} reports no function `{name}`{}; check the name, or set `file` and `lines`",
+                            "{} reports no function `{name}` in the workspace{}{}; check the name, or set `file` and `lines`",
                             found.by,
+                            match found.outside_root {
+                                0 => String::new(),
+                                n => format!(
+                                    " ({n} outside the root, in a library or through a symlink, not used)"
+                                ),
+                            },
                             if found.partial {
                                 " (it was still indexing)"
                             } else {

@@ -34,6 +34,9 @@ pub struct Located {
     pub by: String,
     /// Whether an answering server was still indexing: a missing definition may appear later.
     pub partial: bool,
+    /// Matching definitions left out because they are outside the workspace root (a library,
+    /// or a file reached through a symlink out of the root).
+    pub outside_root: usize,
 }
 
 /// Resolves a function's name to its definitions.

@@ -58,6 +58,15 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
     std::fs::write(root.join("bin/main.dart"), MAIN).unwrap();
     std::fs::write(root.join("lib/util.dart"), UTIL).unwrap();
     std::fs::write(root.join("lib/other.dart"), OTHER).unwrap();
+    // Hostile: a file in the workspace that is a symlink to one outside it.
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("evil.dart"),
+        "int secret() {\n  return 42;\n}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.join("evil.dart"), root.join("lib/link.dart")).unwrap();
     // The Dart adapter is `dart debug_adapter` found on PATH; the language server is the fake
     // named in the user's lsp config.
     let bin = dir.path().join("bin");
@@ -105,7 +114,7 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
     let pending = call(
         &mut c,
         2,
-        json!({"op": "breakpoints", "function": ["add", "main", "twice", "scale", "nosuch"]}),
+        json!({"op": "breakpoints", "function": ["add", "main", "twice", "scale", "nosuch", "secret"]}),
     );
     assert!(text(&pending).contains("will be set when the session launches"));
     let launched = call(
@@ -135,8 +144,16 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
         "{t}"
     );
     assert!(
-        t.contains("- function nosuch: not verified (dart reports no function `nosuch`"),
+        t.contains("- function nosuch: not verified (dart reports no function `nosuch` in the workspace; check the name"),
         "{t}"
+    );
+    assert!(
+        t.contains("- function secret: not verified (dart reports no function `secret` in the workspace (1 outside the root, in a library or through a symlink, not used)"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("return 42"),
+        "nothing outside the root is quoted: {t}"
     );
     // The adapter stopped at the placed line, inside `add`.
     assert!(t.contains("bin/main.dart:5"), "{t}");

@@ -153,7 +153,8 @@ impl State {
                 else {
                     continue;
                 };
-                if escapes(self.ws(), &path) || !path.is_file() {
+                if !path.starts_with(self.ws()) || escapes(self.ws(), &path) || !path.is_file() {
+                    found.outside_root += 1;
                     continue;
                 }
                 let range = item.pointer("/location/range");
