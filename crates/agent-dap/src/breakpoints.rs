@@ -333,7 +333,7 @@ pub(crate) fn placed_results(
                 if bp.get("line").is_none() {
                     bp["line"] = json!(p.line);
                 }
-                let how = format!("placed on {} by {}'s definition", p.how, placement.by);
+                let how = format!("placed on {}, definition from {}", p.how, placement.by);
                 let message = match bp.get("message").and_then(Value::as_str) {
                     Some(m) if !m.is_empty() => format!("{m}; {how}"),
                     _ => how,

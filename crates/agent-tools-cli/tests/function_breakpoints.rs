@@ -128,15 +128,15 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
         "{t}"
     );
     assert!(
-        t.contains("- function add: verified at bin/main.dart:5 (placed on the first line of its body by dart's definition): `return a + b;`"),
+        t.contains("- function add: verified at bin/main.dart:5 (placed on the first line of its body, definition from dart): `return a + b;`"),
         "{t}"
     );
     assert!(
-        t.contains("- function main: verified at bin/main.dart:9 (placed on the first line of its body by dart's definition): `var total = add(1, 2);`"),
+        t.contains("- function main: verified at bin/main.dart:9 (placed on the first line of its body, definition from dart): `var total = add(1, 2);`"),
         "{t}"
     );
     assert!(
-        t.contains("- function twice: verified at lib/util.dart:2 (placed on the first line of its body by dart's definition): `return n * 2;`"),
+        t.contains("- function twice: verified at lib/util.dart:2 (placed on the first line of its body, definition from dart): `return n * 2;`"),
         "{t}"
     );
     assert!(
