@@ -5,8 +5,9 @@
 //! the run is composed; another family asks the registry for it by type, never by a tool's name.
 //! A run without a locator simply has none, and the asking family says so.
 
-use crate::registry::BoxFuture;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 
 /// One definition of a symbol.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +40,8 @@ pub struct Located {
     pub outside_root: usize,
 }
 
-/// Resolves a function's name to its definitions.
+/// Resolves a function's name to its definitions. (The future is spelled out rather than
+/// `BoxFuture`: the registry holds the locator, so this module does not import it back.)
 pub trait SymbolLocator: Send + Sync + 'static {
     /// The callable definitions named `name` (`add`, `Greeter.greet`, `pkg::helper`). `near` is
     /// a file of the language to search (the debugged program), when known. An error says why
@@ -48,5 +50,5 @@ pub trait SymbolLocator: Send + Sync + 'static {
         &'a self,
         name: &'a str,
         near: Option<&'a Path>,
-    ) -> BoxFuture<'a, Result<Located, String>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Located, String>> + Send + 'a>>;
 }
