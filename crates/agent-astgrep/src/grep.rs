@@ -2,7 +2,7 @@
 
 use crate::engine::{self, Budget};
 use crate::error::AstGrepError;
-use crate::{AstGrepArgs, Shared, plural, scopes, walk_summary};
+use crate::{AstGrepArgs, Shared, pattern, plural, scopes, walk_summary};
 use agent_tier::ToolOutput;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -129,6 +129,29 @@ pub(crate) fn grep(
         && let Some(note) = scopes::lowercase_metavariables(&args.pattern)
     {
         let _ = write!(text, "\n{note}");
+    }
+    if total == 0 {
+        for (scope, compiled) in &scopes {
+            let swallowed = pattern::swallowed_metavars(&args.pattern, compiled);
+            if swallowed.is_empty() {
+                continue;
+            }
+            let one = swallowed.len() == 1;
+            let _ = write!(
+                text,
+                "\nnote: {} {} not parsed as {}: the {} grammar read {} as part of other code (a token, identifier or string), so the pattern cannot bind {} and matches that text only literally. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)",
+                swallowed.join(", "),
+                if one { "was" } else { "were" },
+                if one {
+                    "a metavariable"
+                } else {
+                    "metavariables"
+                },
+                scope.lang.id(),
+                if one { "it" } else { "them" },
+                if one { "it" } else { "them" },
+            );
+        }
     }
     let languages: Vec<&str> = runs.iter().map(|(l, _, _)| l.id()).collect();
     let structured = json!({

@@ -402,11 +402,7 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
     };
     // A `$B` the grammar read as part of a token would never bind: the rewrite would silently
     // do nothing (or the wrong thing) there.
-    let swallowed: Vec<String> = pattern::written_metavars(&args.pattern)
-        .into_iter()
-        .filter(|v| !compiled.vars.contains(v))
-        .map(|v| format!("${v}"))
-        .collect();
+    let swallowed = pattern::swallowed_metavars(&args.pattern, &compiled);
     if !swallowed.is_empty() {
         let one = swallowed.len() == 1;
         return Err(AstGrepError::SwallowedMetavar {

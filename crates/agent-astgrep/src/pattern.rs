@@ -332,6 +332,16 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
     })
 }
 
+/// The metavariables written in `text` (as `$NAME`) that `compiled` does not bind: the grammar
+/// read them as part of a token, identifier or string (`foo($A$B)`), so they can never bind.
+pub fn swallowed_metavars(text: &str, compiled: &Compiled) -> Vec<String> {
+    written_metavars(text)
+        .into_iter()
+        .filter(|v| !compiled.vars.contains(v))
+        .map(|v| format!("${v}"))
+        .collect()
+}
+
 /// The capturing metavariable names written in `text` (`$X`, `$$X`, `$$$X`; not `$_…`), in
 /// order of first appearance.
 pub fn written_metavars(text: &str) -> Vec<String> {

@@ -159,6 +159,46 @@ async fn ast_edit_refuses_a_metavariable_the_grammar_swallowed() {
 }
 
 #[tokio::test]
+async fn a_search_with_no_matches_names_the_metavariables_the_grammar_swallowed() {
+    let dir = workspace();
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "helper($A$B)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    insta::assert_snapshot!(out.text, @r"
+    no matches for `helper($A$B)` (python by extension, parsed as statement → call)
+
+    searched 1 python file
+    note: $A, $B were not parsed as metavariables: the python grammar read them as part of other code (a token, identifier or string), so the pattern cannot bind them and matches that text only literally. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)
+    ");
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "print(helper($A), x$B)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    insta::assert_snapshot!(out.text, @r"
+    no matches for `print(helper($A), x$B)` (python by extension, parsed as statement → call)
+
+    searched 1 python file
+    note: $B was not parsed as a metavariable: the python grammar read it as part of other code (a token, identifier or string), so the pattern cannot bind it and matches that text only literally. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)
+    ");
+    // Every metavariable bound, or a match: no such note.
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "helper($A, $B)", "path": "src/app.py"}),
+    )
+    .await;
+    assert!(!out.text.contains("not parsed as"), "{}", out.text);
+}
+
+#[tokio::test]
 async fn files_up_to_the_limit_are_searched_and_one_just_over_it_is_named() {
     assert_eq!(AstGrepConfig::default().max_file_bytes, 64 * 1024 * 1024);
     let dir = tempfile::tempdir().unwrap();
