@@ -14,7 +14,8 @@
 //! them all. ast-grep's whole output is read, and a line of it that is not a match is counted
 //! and shown, and makes its row not "same". Nothing here asserts on time.
 //!
-//! Run: `cargo run --release -p agent-astgrep --example bench` (or `cargo xtask bench astgrep`).
+//! Run: `cargo run --release -p agent-astgrep --example bench` (or `cargo xtask bench astgrep`);
+//! `ASTGREP_BENCH_LANGS=rust` (or `python,javascript`) measures only those corpora.
 
 #![allow(clippy::unwrap_used)] // a bench: a failed unwrap is a failed run, with its message
 
@@ -219,6 +220,10 @@ async fn main() {
             ],
         }),
         Err(e) => eprintln!("skipping rust corpus: {e}"),
+    }
+    // `ASTGREP_BENCH_LANGS=rust` (comma-separated) measures only those corpora.
+    if let Ok(only) = std::env::var("ASTGREP_BENCH_LANGS") {
+        corpora.retain(|c| only.split(',').any(|l| l.trim() == c.lang));
     }
     if corpora.is_empty() {
         eprintln!("no corpus could be fetched; nothing to measure");
