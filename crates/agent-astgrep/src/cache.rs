@@ -102,9 +102,25 @@ impl ParseCache {
         Some(entry.tree.clone())
     }
 
+    /// A mark of this moment, for [`ParseCache::put`]: a search takes one when it starts.
+    pub fn now(&self) -> u64 {
+        self.lock().tick
+    }
+
     /// Keep `tree`, parsed from `path` as it was at `size` and `mtime`, evicting the least
-    /// recently used trees beyond the capacity.
-    pub fn put(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime, tree: Arc<Tree>) {
+    /// recently used trees beyond the capacity — but none used since `since` (the start of
+    /// the search that parsed it): when only those are left, `tree` is not kept. So a search
+    /// over more than the capacity keeps the trees it found and reuses them next time, where
+    /// plain LRU would evict each before the same walk reaches it again (no hits at all).
+    pub fn put(
+        &self,
+        path: &Path,
+        lang: Lang,
+        size: u64,
+        mtime: SystemTime,
+        tree: Arc<Tree>,
+        since: u64,
+    ) {
         let cost = cost(tree.get_text().len());
         let recent = SystemTime::now()
             .duration_since(mtime)
@@ -118,9 +134,32 @@ impl ParseCache {
         let mut evicted = Vec::new();
         let mut guard = self.lock();
         let inner = &mut *guard;
+        let key = (path.to_path_buf(), lang);
+        if let Some(old) = inner.map.remove(&key) {
+            inner.order.remove(&old.tick);
+            inner.used -= old.cost;
+            evicted.push(old);
+        }
+        while inner.used + cost > self.capacity {
+            match inner.order.first_key_value() {
+                Some((&t, _)) if t <= since => {}
+                // Only trees this search used are left: they stay, this one is not kept.
+                _ => {
+                    drop(guard);
+                    drop(evicted);
+                    return;
+                }
+            }
+            let Some((_, oldest)) = inner.order.pop_first() else {
+                break;
+            };
+            if let Some(e) = inner.map.remove(&oldest) {
+                inner.used -= e.cost;
+                evicted.push(e);
+            }
+        }
         inner.tick += 1;
         let tick = inner.tick;
-        let key = (path.to_path_buf(), lang);
         if let Some(old) = inner.map.insert(
             key.clone(),
             Entry {
@@ -137,15 +176,6 @@ impl ParseCache {
         }
         inner.order.insert(tick, key);
         inner.used += cost;
-        while inner.used > self.capacity {
-            let Some((_, oldest)) = inner.order.pop_first() else {
-                break;
-            };
-            if let Some(e) = inner.map.remove(&oldest) {
-                inner.used -= e.cost;
-                evicted.push(e);
-            }
-        }
         drop(guard);
         drop(evicted);
     }
@@ -255,5 +285,33 @@ mod tests {
         let (used, held) = cache.used();
         assert_eq!(held, 2);
         assert!(used <= 2 * cost(text.len()) + 10);
+    }
+
+    #[test]
+    fn a_walk_over_more_than_the_capacity_keeps_what_it_found_and_a_later_one_evicts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("print(1)\n{}", "x = 1\n".repeat(100));
+        for rel in [
+            "a/m0.py", "a/m1.py", "a/m2.py", "a/m3.py", "b/n0.py", "b/n1.py",
+        ] {
+            std::fs::create_dir_all(dir.path().join(rel).parent().unwrap()).unwrap();
+            write_old(&dir.path().join(rel), &text, 100);
+        }
+        let cache = ParseCache::new(2 * cost(text.len()) + 10);
+        let config = AstGrepConfig::default();
+        let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
+        let a = engine::scope(dir.path(), Some("a"), Some("python")).unwrap();
+        let b = engine::scope(dir.path(), Some("b"), Some("python")).unwrap();
+        engine::search(&a, &compiled, &config, &cache, &budget());
+        assert_eq!(cache.counts(), (0, 4));
+        // Plain LRU would have evicted each tree before the walk came back to it.
+        let r = engine::search(&a, &compiled, &config, &cache, &budget());
+        assert_eq!(r.matches.len(), 4);
+        assert_eq!(cache.counts(), (2, 6));
+        // Another search's files take the place of trees it did not use.
+        engine::search(&b, &compiled, &config, &cache, &budget());
+        engine::search(&b, &compiled, &config, &cache, &budget());
+        assert_eq!(cache.counts(), (4, 8));
+        assert_eq!(cache.used().1, 2);
     }
 }

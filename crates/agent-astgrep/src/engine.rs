@@ -246,6 +246,7 @@ fn walk<T: Send>(
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
+    let since = cache.now();
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
@@ -306,7 +307,7 @@ fn walk<T: Send>(
         if let (Some(len), Some(mtime)) = (len, mtime)
             && len == read_len
         {
-            cache.put(path, compiled.lang, len, mtime, ast);
+            cache.put(path, compiled.lang, len, mtime, ast, since);
         }
     };
 
