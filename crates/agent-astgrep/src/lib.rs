@@ -73,8 +73,9 @@ pub struct AstGrepConfig {
     /// Lines of unified diff shown in an `ast_edit` proposal. Default 200.
     pub max_diff_lines: usize,
     /// The run's parse cache keeps parsed files up to about this many bytes (source and tree,
-    /// estimated), least recently used out, so later searches over the same unchanged files
-    /// skip reading and parsing them; 0 turns it off. Default 256 MiB.
+    /// 32 bytes per byte of source, measured), least recently used out (but not by the search
+    /// that used them), so later searches over the same unchanged files skip reading and
+    /// parsing them; 0 turns it off. Default 256 MiB (about 8 MiB of source).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
