@@ -3,6 +3,13 @@
 //! files skip reading and re-parsing them. A file whose size or mtime changed is parsed again;
 //! a file modified in the last few seconds is never cached (its mtime may not yet tell a later
 //! write apart, as git's "racily clean" rule has it).
+//!
+//! A search sees the cache through a [`Visit`]. While it walks, a tree it parsed is kept at
+//! once only when it fits in the free room; otherwise it waits, and when the walk ends it takes
+//! the place of trees this search did not use, oldest first. So a search never evicts a tree it
+//! is about to reach (the walk is parallel, its order unknown), and a search over more files
+//! than the cache holds keeps the trees it found and reuses them next time, where plain LRU
+//! evicts each before the same walk comes back to it.
 
 use crate::lang::Lang;
 use ast_grep_core::AstGrep;
@@ -30,6 +37,8 @@ fn cost(source_len: usize) -> u64 {
     (source_len as u64).saturating_mul(BYTES_PER_SOURCE_BYTE) + 1024
 }
 
+type Key = (PathBuf, Lang);
+
 struct Entry {
     size: u64,
     mtime: SystemTime,
@@ -40,13 +49,31 @@ struct Entry {
 
 #[derive(Default)]
 struct Inner {
-    map: HashMap<(PathBuf, Lang), Entry>,
+    map: HashMap<Key, Entry>,
     /// Last use → key, oldest first.
-    order: BTreeMap<u64, (PathBuf, Lang)>,
+    order: BTreeMap<u64, Key>,
     tick: u64,
     used: u64,
     hits: u64,
     misses: u64,
+}
+
+impl Inner {
+    fn remove(&mut self, key: &Key) -> Option<Entry> {
+        let old = self.map.remove(key)?;
+        self.order.remove(&old.tick);
+        self.used -= old.cost;
+        Some(old)
+    }
+
+    fn insert(&mut self, key: Key, mut entry: Entry, evicted: &mut Vec<Entry>) {
+        evicted.extend(self.remove(&key));
+        self.tick += 1;
+        entry.tick = self.tick;
+        self.used += entry.cost;
+        self.order.insert(entry.tick, key.clone());
+        self.map.insert(key, entry);
+    }
 }
 
 /// Parsed trees of this run, at most `capacity` (estimated) bytes.
@@ -68,116 +95,14 @@ impl ParseCache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The cached tree of `path` parsed as `lang`, when its size and mtime are unchanged.
-    pub fn get(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime) -> Option<Arc<Tree>> {
-        if self.capacity == 0 {
-            return None;
+    /// One search's view of the cache; [`Visit::finish`] (or dropping it) admits the trees
+    /// that waited for room.
+    pub fn visit(&self) -> Visit<'_> {
+        Visit {
+            cache: self,
+            since: self.lock().tick,
+            state: Mutex::new(VisitState::default()),
         }
-        let mut guard = self.lock();
-        let inner = &mut *guard;
-        let key = (path.to_path_buf(), lang);
-        let fresh = inner
-            .map
-            .get(&key)
-            .is_some_and(|e| e.size == size && e.mtime == mtime);
-        if !fresh {
-            inner.misses += 1;
-            let old = inner.map.remove(&key);
-            if let Some(old) = &old {
-                inner.order.remove(&old.tick);
-                inner.used -= old.cost;
-            }
-            drop(guard);
-            // Freed (a walk over every node) after the lock is let go.
-            drop(old);
-            return None;
-        }
-        inner.hits += 1;
-        inner.tick += 1;
-        let tick = inner.tick;
-        let entry = inner.map.get_mut(&key)?;
-        inner.order.remove(&entry.tick);
-        entry.tick = tick;
-        inner.order.insert(tick, key);
-        Some(entry.tree.clone())
-    }
-
-    /// A mark of this moment, for [`ParseCache::put`]: a search takes one when it starts.
-    pub fn now(&self) -> u64 {
-        self.lock().tick
-    }
-
-    /// Keep `tree`, parsed from `path` as it was at `size` and `mtime`, evicting the least
-    /// recently used trees beyond the capacity — but none used since `since` (the start of
-    /// the search that parsed it): when only those are left, `tree` is not kept. So a search
-    /// over more than the capacity keeps the trees it found and reuses them next time, where
-    /// plain LRU would evict each before the same walk reaches it again (no hits at all).
-    pub fn put(
-        &self,
-        path: &Path,
-        lang: Lang,
-        size: u64,
-        mtime: SystemTime,
-        tree: Arc<Tree>,
-        since: u64,
-    ) {
-        let cost = cost(tree.get_text().len());
-        let recent = SystemTime::now()
-            .duration_since(mtime)
-            .map_or(true, |age| age < RACY);
-        if recent || cost > self.capacity {
-            return;
-        }
-        // Trees let go of are freed after the lock is (freeing walks every node: under the
-        // lock it kept the other threads waiting, and a search over more than the capacity
-        // took twice as long as one without the cache).
-        let mut evicted = Vec::new();
-        let mut guard = self.lock();
-        let inner = &mut *guard;
-        let key = (path.to_path_buf(), lang);
-        if let Some(old) = inner.map.remove(&key) {
-            inner.order.remove(&old.tick);
-            inner.used -= old.cost;
-            evicted.push(old);
-        }
-        while inner.used + cost > self.capacity {
-            match inner.order.first_key_value() {
-                Some((&t, _)) if t <= since => {}
-                // Only trees this search used are left: they stay, this one is not kept.
-                _ => {
-                    drop(guard);
-                    drop(evicted);
-                    return;
-                }
-            }
-            let Some((_, oldest)) = inner.order.pop_first() else {
-                break;
-            };
-            if let Some(e) = inner.map.remove(&oldest) {
-                inner.used -= e.cost;
-                evicted.push(e);
-            }
-        }
-        inner.tick += 1;
-        let tick = inner.tick;
-        if let Some(old) = inner.map.insert(
-            key.clone(),
-            Entry {
-                size,
-                mtime,
-                cost,
-                tick,
-                tree,
-            },
-        ) {
-            inner.order.remove(&old.tick);
-            inner.used -= old.cost;
-            evicted.push(old);
-        }
-        inner.order.insert(tick, key);
-        inner.used += cost;
-        drop(guard);
-        drop(evicted);
     }
 
     /// (hits, misses) so far.
@@ -192,6 +117,145 @@ impl ParseCache {
     pub fn used(&self) -> (u64, usize) {
         let inner = self.lock();
         (inner.used, inner.map.len())
+    }
+}
+
+#[derive(Default)]
+struct VisitState {
+    /// Bytes of the trees this search used or kept: they are not evicted for its own trees.
+    own: u64,
+    /// Trees parsed by this search that wait for the walk's end, and their bytes.
+    waiting: Vec<(Key, Entry)>,
+    waiting_bytes: u64,
+}
+
+/// A search's view of the parse cache: see the module's documentation.
+pub struct Visit<'a> {
+    cache: &'a ParseCache,
+    /// The cache's tick when the search began: trees used later are the search's own.
+    since: u64,
+    state: Mutex<VisitState>,
+}
+
+impl Visit<'_> {
+    fn state(&self) -> std::sync::MutexGuard<'_, VisitState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The cached tree of `path` parsed as `lang`, when its size and mtime are unchanged.
+    pub fn get(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime) -> Option<Arc<Tree>> {
+        if self.cache.capacity == 0 {
+            return None;
+        }
+        let mut inner = self.cache.lock();
+        let key = (path.to_path_buf(), lang);
+        let fresh = inner
+            .map
+            .get(&key)
+            .is_some_and(|e| e.size == size && e.mtime == mtime);
+        if !fresh {
+            inner.misses += 1;
+            let old = inner.remove(&key);
+            drop(inner);
+            // Freed (a walk over every node) after the lock is let go.
+            drop(old);
+            return None;
+        }
+        inner.hits += 1;
+        inner.tick += 1;
+        let tick = inner.tick;
+        let held = &mut *inner;
+        let entry = held.map.get_mut(&key)?;
+        held.order.remove(&entry.tick);
+        let first_use = entry.tick <= self.since;
+        entry.tick = tick;
+        held.order.insert(tick, key);
+        let (tree, cost) = (entry.tree.clone(), entry.cost);
+        // The visit's state is locked before the cache's (as in `put`), never after.
+        drop(inner);
+        if first_use {
+            self.state().own += cost;
+        }
+        Some(tree)
+    }
+
+    /// Offer `tree`, parsed from `path` as it was at `size` and `mtime`. It is kept now when
+    /// it fits in the free room, else it waits for the walk's end when it could then take
+    /// the place of trees this search did not use; otherwise it is let go.
+    pub fn put(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime, tree: Arc<Tree>) {
+        let capacity = self.cache.capacity;
+        let cost = cost(tree.get_text().len());
+        let recent = SystemTime::now()
+            .duration_since(mtime)
+            .map_or(true, |age| age < RACY);
+        if recent || cost > capacity {
+            return;
+        }
+        let key = (path.to_path_buf(), lang);
+        let entry = Entry {
+            size,
+            mtime,
+            cost,
+            tick: 0,
+            tree,
+        };
+        let mut state = self.state();
+        if state.own + state.waiting_bytes + cost > capacity {
+            // Could only be kept by evicting trees this search used: let go.
+            return;
+        }
+        let mut evicted = Vec::new();
+        let mut inner = self.cache.lock();
+        let room = capacity.saturating_sub(inner.used);
+        let replaces = inner.map.get(&key).map_or(0, |e| e.cost);
+        if cost <= room + replaces {
+            inner.insert(key, entry, &mut evicted);
+            state.own += cost;
+        } else {
+            state.waiting_bytes += cost;
+            state.waiting.push((key, entry));
+        }
+        drop(inner);
+        drop(state);
+        // Freed after the locks are let go: freeing walks every node.
+        drop(evicted);
+    }
+
+    /// Admit the trees that waited, each in place of the least recently used trees that this
+    /// search did not use; one that finds no such room is let go.
+    pub fn finish(self) {}
+}
+
+impl Drop for Visit<'_> {
+    fn drop(&mut self) {
+        let waiting = std::mem::take(&mut self.state().waiting);
+        if waiting.is_empty() {
+            return;
+        }
+        let capacity = self.cache.capacity;
+        let mut evicted = Vec::new();
+        let mut inner = self.cache.lock();
+        let mut waiting = waiting.into_iter();
+        'admit: while let Some((key, entry)) = waiting.next() {
+            evicted.extend(inner.remove(&key));
+            while inner.used + entry.cost > capacity {
+                match inner.order.first_key_value() {
+                    Some((&t, oldest)) if t <= self.since => {
+                        let oldest = oldest.clone();
+                        evicted.extend(inner.remove(&oldest));
+                    }
+                    // Only trees this search used are left: the rest are let go.
+                    _ => {
+                        evicted.push(entry);
+                        evicted.extend(waiting.map(|(_, e)| e));
+                        break 'admit;
+                    }
+                }
+            }
+            inner.insert(key, entry, &mut evicted);
+        }
+        drop(inner);
+        drop(evicted);
     }
 }
 
@@ -313,5 +377,47 @@ mod tests {
         engine::search(&b, &compiled, &config, &cache, &budget());
         assert_eq!(cache.counts(), (4, 8));
         assert_eq!(cache.used().1, 2);
+    }
+
+    #[test]
+    fn concurrent_searches_share_the_cache_without_blocking_or_overflowing_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("print(1)\n{}", "x = 1\n".repeat(100));
+        for i in 0..60 {
+            let rel = format!("{}/m{i}.py", ["a", "b", "c"][i % 3]);
+            std::fs::create_dir_all(dir.path().join(&rel).parent().unwrap()).unwrap();
+            write_old(&dir.path().join(rel), &text, 100);
+        }
+        let capacity = 25 * cost(text.len()) + 10;
+        let cache = Arc::new(ParseCache::new(capacity));
+        let root = dir.path().to_path_buf();
+        let (done, finished) = std::sync::mpsc::channel();
+        for t in 0..4 {
+            let (cache, root, done) = (cache.clone(), root.clone(), done.clone());
+            std::thread::spawn(move || {
+                let config = AstGrepConfig {
+                    threads: 4,
+                    ..AstGrepConfig::default()
+                };
+                let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
+                for round in 0..30 {
+                    let sub = [None, Some("a"), Some("b"), Some("c")][(t + round) % 4];
+                    let scope = engine::scope(&root, sub, Some("python")).unwrap();
+                    let r = engine::search(&scope, &compiled, &config, &cache, &budget());
+                    assert_eq!(r.matches.len(), if sub.is_none() { 60 } else { 20 });
+                }
+                done.send(()).unwrap();
+            });
+        }
+        for _ in 0..4 {
+            // A lock-order deadlock would hang here: fail instead.
+            finished
+                .recv_timeout(Duration::from_secs(60))
+                .expect("every search thread finishes");
+        }
+        let (used, held) = cache.used();
+        assert!(used <= capacity, "{used} > {capacity}");
+        assert!(held <= 25);
+        assert!(cache.counts().0 > 0, "later searches hit the cache");
     }
 }

@@ -246,7 +246,7 @@ fn walk<T: Send>(
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
-    let since = cache.now();
+    let cached = cache.visit();
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
@@ -265,7 +265,7 @@ fn walk<T: Send>(
             }
         };
         if let (Some(len), Some(mtime)) = (len, mtime)
-            && let Some(ast) = cache.get(path, compiled.lang, len, mtime)
+            && let Some(ast) = cached.get(path, compiled.lang, len, mtime)
         {
             if prefilter.may_match(ast.get_text().as_bytes()) {
                 handle(&ast);
@@ -307,7 +307,7 @@ fn walk<T: Send>(
         if let (Some(len), Some(mtime)) = (len, mtime)
             && len == read_len
         {
-            cache.put(path, compiled.lang, len, mtime, ast, since);
+            cached.put(path, compiled.lang, len, mtime, ast);
         }
     };
 
@@ -349,6 +349,8 @@ fn walk<T: Send>(
             })
         });
     }
+    // Trees that waited for room take the place of those this search did not use.
+    cached.finish();
     let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
     out.sort_by(|a, b| a.0.cmp(&b.0));
     (out, counters.stats(&scope.root))

@@ -75,7 +75,10 @@ pub struct AstGrepConfig {
     /// The run's parse cache keeps parsed files up to about this many bytes (source and tree,
     /// 32 bytes per byte of source, measured), least recently used out (but not by the search
     /// that used them), so later searches over the same unchanged files skip reading and
-    /// parsing them; 0 turns it off. Default 256 MiB (about 8 MiB of source).
+    /// parsing them; 0 turns it off. While a search walks a full cache, the trees it parsed
+    /// wait for its end to replace the ones it did not use, so a search can hold up to twice
+    /// this for a moment. Default 1 GiB (about 32 MiB of source: Django's 16.6 MiB of Python
+    /// or typescript's 14.4 MiB `lib/*.js` whole; see docs/decisions.md for why not 256 MiB).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
@@ -90,7 +93,7 @@ impl Default for AstGrepConfig {
             max_match_lines: 5,
             max_diff_lines: 200,
             time_limit_secs: 120,
-            cache_bytes: 256 * 1024 * 1024,
+            cache_bytes: 1024 * 1024 * 1024,
         }
     }
 }

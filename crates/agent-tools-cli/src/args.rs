@@ -51,6 +51,8 @@ pub struct Common {
     pub token_file: Option<PathBuf>,
     /// `--ask-timeout`: how long a person has to answer (zero: no limit; `None`: the default).
     pub ask_timeout: Option<std::time::Duration>,
+    /// `--astgrep-cache-mib`: the parse cache's bound in bytes (`None`: the default).
+    pub astgrep_cache_bytes: Option<u64>,
 }
 
 impl Common {
@@ -63,6 +65,7 @@ impl Common {
             sandbox_prefix: self.sandbox_prefix.clone(),
             approval: self.approval.clone(),
             ask_timeout: self.ask_timeout,
+            astgrep_cache_bytes: self.astgrep_cache_bytes,
         }
     }
 }
@@ -206,6 +209,10 @@ struct RunArgs {
     /// 0: no limit)
     #[arg(long, value_name = "SECS")]
     ask_timeout: Option<u64>,
+    /// Memory for ast_grep's parse cache of this run, in MiB: parsed trees (about 32 bytes per
+    /// byte of source) kept so later searches skip re-parsing (default 1024; 0: off)
+    #[arg(long, value_name = "MIB")]
+    astgrep_cache_mib: Option<u64>,
 }
 
 fn parse_surface(text: &str) -> Result<Surface, String> {
@@ -256,6 +263,7 @@ fn common(root: RootArg, surface: Surface) -> Common {
         listen: None,
         token_file: None,
         ask_timeout: None,
+        astgrep_cache_bytes: None,
     }
 }
 
@@ -266,6 +274,7 @@ fn run_common(run: RunArgs) -> Common {
         sandbox_prefix: run.sandbox_prefix.map(|w| w.0).unwrap_or_default(),
         approval: run.approval.map(|t| t.0).unwrap_or_default(),
         ask_timeout: run.ask_timeout.map(std::time::Duration::from_secs),
+        astgrep_cache_bytes: run.astgrep_cache_mib.map(|m| m.saturating_mul(1024 * 1024)),
         ..common(run.root, run.surface.surface)
     }
 }
@@ -479,6 +488,20 @@ mod tests {
             Some(Duration::from_secs(5))
         );
         assert!(parse_err(&["serve", "--ask-timeout", "-1"]).contains("--ask-timeout"));
+    }
+
+    #[test]
+    fn astgrep_cache_is_mebibytes_and_zero_turns_it_off() {
+        let cache = |args: &[&str]| match parsed(args) {
+            Command::Serve(c) | Command::Repl(c) => c.host().astgrep_cache_bytes,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(cache(&["serve"]), None);
+        assert_eq!(
+            cache(&["serve", "--astgrep-cache-mib", "64"]),
+            Some(64 << 20)
+        );
+        assert_eq!(cache(&["repl", "--astgrep-cache-mib", "0"]), Some(0));
     }
 
     #[test]

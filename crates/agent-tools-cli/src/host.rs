@@ -18,6 +18,8 @@ pub struct HostOptions {
     /// How long `ask_user` and approval prompts wait for a person: `None` the default (10
     /// minutes), zero no limit.
     pub ask_timeout: Option<std::time::Duration>,
+    /// The bound of `ast_grep`'s parse cache in bytes: `None` the default, zero off.
+    pub astgrep_cache_bytes: Option<u64>,
 }
 
 /// Which families this binary was built with.
@@ -61,7 +63,13 @@ pub fn build(opts: &HostOptions) -> Registry {
     ));
     agent_tools::files::attach(&registry);
     #[cfg(feature = "astgrep")]
-    agent_tools::astgrep::attach(&registry, Default::default());
+    {
+        let mut config = agent_tools::astgrep::AstGrepConfig::default();
+        if let Some(bytes) = opts.astgrep_cache_bytes {
+            config.cache_bytes = bytes;
+        }
+        agent_tools::astgrep::attach(&registry, config);
+    }
     #[cfg(feature = "lsp")]
     agent_tools::lsp::attach(&registry, Default::default());
     #[cfg(feature = "dap")]
