@@ -475,14 +475,12 @@ fn bench(root: &Path, which: &str) -> Result<()> {
     for family in ["astgrep", "lsp", "dap", "kernel"] {
         if all || which == family {
             let krate = format!("agent-{family}");
-            if !root
-                .join("crates")
-                .join(&krate)
-                .join("examples/bench.rs")
-                .exists()
-            {
-                println!("bench {family}: no benchmark in crates/{krate}/examples/bench.rs");
-                continue;
+            // `examples/bench.rs`, or `examples/bench/main.rs` for a bench of several files.
+            let examples = root.join("crates").join(&krate).join("examples");
+            if !examples.join("bench.rs").exists() && !examples.join("bench/main.rs").exists() {
+                bail!(
+                    "bench {family}: no benchmark in crates/{krate}/examples/bench.rs or examples/bench/main.rs"
+                );
             }
             println!("== bench {family} ==");
             run(cargo(root).args(["run", "-q", "--release", "-p", &krate, "--example", "bench"]))?;
