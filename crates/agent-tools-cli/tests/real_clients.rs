@@ -81,6 +81,8 @@ const CHECKS: &[&str] = &[
     "ast_grep",
     "eval image",
     "png bytes",
+    "eval progress before the result",
+    "progress increases",
     "ask_user answered by elicitation",
     "long eval abandoned",
     "kernel free after cancel",

@@ -4,7 +4,8 @@ usage: python_client.py stdio BIN ROOT
        python_client.py http URL_FULL URL_PLAN TOKEN
 
 Initialize, list tools on two surfaces (full and plan), a `read`, an `ast_grep`, an `eval` whose
-result carries a PNG image, an `ask_user` answered through elicitation, and a long `eval`
+result carries a PNG image, an `eval` whose output so far arrives as progress notifications
+before its result, an `ask_user` answered through elicitation, and a long `eval`
 cancelled by the client (its timeout sends `notifications/cancelled`) after which the kernel
 answers again. Prints one line `ok <checks>` and exits 0, or raises.
 """
@@ -89,6 +90,20 @@ async def main():
         images = [c for c in r.content if getattr(c, "type", "") == "image"]
         check("eval image", not r.is_error and images and images[0].mime_type == "image/png", text_of(r))
         check("png bytes", base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n")
+
+        seen = []
+
+        async def on_progress(progress, total, message):
+            seen.append((progress, message or ""))
+
+        r = await s.call_tool(
+            "eval",
+            {"code": "import time\nprint('first')\ntime.sleep(1.5)\nprint('second')", "description": "print two lines with a pause"},
+            read_timeout_seconds=60,
+            progress_callback=on_progress,
+        )
+        check("eval progress before the result", not r.is_error and any("first" in m and "second" not in m for _, m in seen), str(seen))
+        check("progress increases", all(a[0] < b[0] for a, b in zip(seen, seen[1:])), str(seen))
 
         r = await s.call_tool("ask_user", {
             "question": "Which database?",

@@ -4,7 +4,8 @@
 // usage: node ts_client.mjs SDK_DIR BIN ROOT
 //
 // Initialize, list tools on two surfaces (full and plan), a `read`, an `ast_grep`, an `eval`
-// whose result carries a PNG image, an `ask_user` answered through elicitation, and a long
+// whose result carries a PNG image, an `eval` whose output so far arrives as progress
+// notifications before its result, an `ask_user` answered through elicitation, and a long
 // `eval` cancelled by the client (its timeout sends `notifications/cancelled`) after which the
 // kernel answers again. Prints one line `ok <checks>` and exits 0, or exits 1.
 
@@ -66,6 +67,15 @@ try {
   const img = r.content.find((c) => c.type === "image");
   check("eval image", !r.isError && img && img.mimeType === "image/png", textOf(r));
   check("png bytes", Buffer.from(img.data, "base64").subarray(0, 4).toString("latin1") === "\x89PNG");
+
+  const seen = [];
+  r = await s.callTool(
+    { name: "eval", arguments: { code: "import time\nprint('first')\ntime.sleep(1.5)\nprint('second')", description: "print two lines with a pause" } },
+    undefined,
+    { timeout: 60000, onprogress: (p) => seen.push(p) },
+  );
+  check("eval progress before the result", !r.isError && seen.some((p) => (p.message ?? "").includes("first") && !(p.message ?? "").includes("second")), JSON.stringify(seen));
+  check("progress increases", seen.every((p, i) => i === 0 || seen[i - 1].progress < p.progress), JSON.stringify(seen));
 
   r = await s.callTool({ name: "ask_user", arguments: { question: "Which database?", options: [{ label: "sqlite" }, { label: "postgres" }], allow_free_text: false } });
   check("ask_user answered by elicitation", !r.isError && textOf(r).includes("postgres"), textOf(r));
