@@ -171,7 +171,7 @@ impl Visit<'_> {
         entry.tick = tick;
         held.order.insert(tick, key);
         let (tree, cost) = (entry.tree.clone(), entry.cost);
-        // The visit's state is locked before the cache's (as in `put`), never after.
+        // The visit's lock is never taken under the cache's: `put` takes them the other way.
         drop(inner);
         if first_use {
             self.state().own += cost;
@@ -201,7 +201,8 @@ impl Visit<'_> {
         };
         let mut state = self.state();
         if state.own + state.waiting_bytes + cost > capacity {
-            // Could only be kept by evicting trees this search used: let go.
+            // Could only be kept by evicting trees this search used: let go (`entry`, declared
+            // before `state`, is freed after the lock is).
             return;
         }
         let mut evicted = Vec::new();
