@@ -4,18 +4,21 @@
 //! a file modified in the last few seconds is never cached (its mtime may not yet tell a later
 //! write apart, as git's "racily clean" rule has it).
 //!
-//! A search sees the cache through a [`Visit`]. While it walks, a tree it parsed is kept at
-//! once only when it fits in the free room; otherwise it waits, and when the walk ends it takes
-//! the place of trees this search did not use, oldest first. So a search never evicts a tree it
-//! is about to reach (the walk is parallel, its order unknown), and a search over more files
-//! than the cache holds keeps the trees it found and reuses them next time, where plain LRU
-//! evicts each before the same walk comes back to it.
+//! A search sees the cache through a [`Visit`], which knows which files the search can reach
+//! (its language, directory and glob). The walk is parallel and its order unknown, so a search
+//! never evicts a tree it can still reach: a tree it parsed takes free room, or the place of
+//! the least recently used trees that it cannot reach (another directory, another language);
+//! when neither is there the tree is let go. So the trees a search finds cached are the same
+//! whatever order its walk takes, a search over more files than the cache holds keeps the trees
+//! it found (plain LRU evicts each before the same walk comes back to it), and the cache never
+//! holds more than its capacity, however many searches run at once.
 
 use crate::lang::Lang;
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -54,6 +57,8 @@ struct Inner {
     order: BTreeMap<u64, Key>,
     tick: u64,
     used: u64,
+    /// The most `used` has ever been.
+    peak: u64,
     hits: u64,
     misses: u64,
 }
@@ -71,6 +76,7 @@ impl Inner {
         self.tick += 1;
         entry.tick = self.tick;
         self.used += entry.cost;
+        self.peak = self.peak.max(self.used);
         self.order.insert(entry.tick, key.clone());
         self.map.insert(key, entry);
     }
@@ -95,13 +101,18 @@ impl ParseCache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// One search's view of the cache; [`Visit::finish`] (or dropping it) admits the trees
-    /// that waited for room.
-    pub fn visit(&self) -> Visit<'_> {
+    /// One search's view of the cache. `reaches(path, lang)` says whether the search could
+    /// visit that file as that language: a tree it reaches is never evicted for its own.
+    pub fn visit<R>(&self, reaches: R) -> Visit<'_, R>
+    where
+        R: Fn(&Path, Lang) -> bool + Sync,
+    {
+        let since = self.lock().tick;
         Visit {
             cache: self,
-            since: self.lock().tick,
-            state: Mutex::new(VisitState::default()),
+            since,
+            reaches,
+            scanned: AtomicU64::new(0),
         }
     }
 
@@ -112,36 +123,27 @@ impl ParseCache {
         (inner.hits, inner.misses)
     }
 
-    /// Estimated bytes held, and trees held.
+    /// Estimated bytes held, trees held, and the most bytes ever held.
     #[cfg(test)]
-    pub fn used(&self) -> (u64, usize) {
+    pub fn used(&self) -> (u64, usize, u64) {
         let inner = self.lock();
-        (inner.used, inner.map.len())
+        (inner.used, inner.map.len(), inner.peak)
     }
-}
-
-#[derive(Default)]
-struct VisitState {
-    /// Bytes of the trees this search used or kept: they are not evicted for its own trees.
-    own: u64,
-    /// Trees parsed by this search that wait for the walk's end, and their bytes.
-    waiting: Vec<(Key, Entry)>,
-    waiting_bytes: u64,
 }
 
 /// A search's view of the parse cache: see the module's documentation.
-pub struct Visit<'a> {
+pub struct Visit<'a, R> {
     cache: &'a ParseCache,
-    /// The cache's tick when the search began: trees used later are the search's own.
+    /// The cache's tick when the search began: a tree last used later is one this search used
+    /// (or another search kept meanwhile), and is not evicted for this search's trees.
     since: u64,
-    state: Mutex<VisitState>,
+    reaches: R,
+    /// Trees last used before this tick were looked at for eviction: the ones left are
+    /// reachable. Only changed under the cache's lock.
+    scanned: AtomicU64,
 }
 
-impl Visit<'_> {
-    fn state(&self) -> std::sync::MutexGuard<'_, VisitState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
+impl<R: Fn(&Path, Lang) -> bool + Sync> Visit<'_, R> {
     /// The cached tree of `path` parsed as `lang`, when its size and mtime are unchanged.
     pub fn get(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime) -> Option<Arc<Tree>> {
         if self.cache.capacity == 0 {
@@ -167,21 +169,14 @@ impl Visit<'_> {
         let held = &mut *inner;
         let entry = held.map.get_mut(&key)?;
         held.order.remove(&entry.tick);
-        let first_use = entry.tick <= self.since;
         entry.tick = tick;
         held.order.insert(tick, key);
-        let (tree, cost) = (entry.tree.clone(), entry.cost);
-        // The visit's lock is never taken under the cache's: `put` takes them the other way.
-        drop(inner);
-        if first_use {
-            self.state().own += cost;
-        }
-        Some(tree)
+        Some(entry.tree.clone())
     }
 
-    /// Offer `tree`, parsed from `path` as it was at `size` and `mtime`. It is kept now when
-    /// it fits in the free room, else it waits for the walk's end when it could then take
-    /// the place of trees this search did not use; otherwise it is let go.
+    /// Offer `tree`, parsed from `path` as it was at `size` and `mtime`. It is kept when it
+    /// fits in the free room or in the place of trees this search neither used nor reaches;
+    /// otherwise it is let go.
     pub fn put(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime, tree: Arc<Tree>) {
         let capacity = self.cache.capacity;
         let cost = cost(tree.get_text().len());
@@ -199,64 +194,43 @@ impl Visit<'_> {
             tick: 0,
             tree,
         };
-        let mut state = self.state();
-        if state.own + state.waiting_bytes + cost > capacity {
-            // Could only be kept by evicting trees this search used: let go (`entry`, declared
-            // before `state`, is freed after the lock is).
-            return;
-        }
         let mut evicted = Vec::new();
         let mut inner = self.cache.lock();
-        let room = capacity.saturating_sub(inner.used);
         let replaces = inner.map.get(&key).map_or(0, |e| e.cost);
-        if cost <= room + replaces {
+        if self.make_room(&mut inner, cost.saturating_sub(replaces), &mut evicted) {
             inner.insert(key, entry, &mut evicted);
-            state.own += cost;
         } else {
-            state.waiting_bytes += cost;
-            state.waiting.push((key, entry));
+            evicted.push(entry);
         }
         drop(inner);
-        drop(state);
-        // Freed after the locks are let go: freeing walks every node.
+        // Freed after the lock is let go: freeing walks every node.
         drop(evicted);
     }
 
-    /// Admit the trees that waited, each in place of the least recently used trees that this
-    /// search did not use; one that finds no such room is let go.
-    pub fn finish(self) {}
-}
-
-impl Drop for Visit<'_> {
-    fn drop(&mut self) {
-        let waiting = std::mem::take(&mut self.state().waiting);
-        if waiting.is_empty() {
-            return;
-        }
+    /// Evict, least recently used first, trees this search neither used nor reaches until
+    /// `need` bytes are free; false when there are not enough of them.
+    fn make_room(&self, inner: &mut Inner, need: u64, evicted: &mut Vec<Entry>) -> bool {
         let capacity = self.cache.capacity;
-        let mut evicted = Vec::new();
-        let mut inner = self.cache.lock();
-        let mut waiting = waiting.into_iter();
-        'admit: while let Some((key, entry)) = waiting.next() {
-            evicted.extend(inner.remove(&key));
-            while inner.used + entry.cost > capacity {
-                match inner.order.first_key_value() {
-                    Some((&t, oldest)) if t <= self.since => {
-                        let oldest = oldest.clone();
-                        evicted.extend(inner.remove(&oldest));
-                    }
-                    // Only trees this search used are left: the rest are let go.
-                    _ => {
-                        evicted.push(entry);
-                        evicted.extend(waiting.map(|(_, e)| e));
-                        break 'admit;
-                    }
-                }
+        while capacity.saturating_sub(inner.used) < need {
+            let from = self.scanned.load(Ordering::Relaxed);
+            if from > self.since {
+                return false;
             }
-            inner.insert(key, entry, &mut evicted);
+            let Some((tick, key)) = inner
+                .order
+                .range(from..=self.since)
+                .next()
+                .map(|(t, k)| (*t, k.clone()))
+            else {
+                self.scanned.store(self.since + 1, Ordering::Relaxed);
+                return false;
+            };
+            self.scanned.store(tick + 1, Ordering::Relaxed);
+            if !(self.reaches)(&key.0, key.1) {
+                evicted.extend(inner.remove(&key));
+            }
         }
-        drop(inner);
-        drop(evicted);
+        true
     }
 }
 
@@ -347,9 +321,10 @@ mod tests {
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
         let r = engine::search(&scope, &compiled, &config, &cache, &budget());
         assert_eq!(r.matches.len(), 4);
-        let (used, held) = cache.used();
+        let (used, held, peak) = cache.used();
         assert_eq!(held, 2);
         assert!(used <= 2 * cost(text.len()) + 10);
+        assert!(peak <= 2 * cost(text.len()) + 10);
     }
 
     #[test]
@@ -377,7 +352,51 @@ mod tests {
         engine::search(&b, &compiled, &config, &cache, &budget());
         engine::search(&b, &compiled, &config, &cache, &budget());
         assert_eq!(cache.counts(), (4, 8));
-        assert_eq!(cache.used().1, 2);
+        let (_, held, peak) = cache.used();
+        assert_eq!(held, 2);
+        // `b`'s trees took the place of `a`'s at once, never beside them.
+        assert!(peak <= 2 * cost(text.len()) + 10);
+    }
+
+    #[test]
+    fn a_search_never_evicts_a_tree_it_can_still_reach() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("print(1)\n{}", "x = 1\n".repeat(100));
+        for rel in [
+            "a/m0.py", "a/m1.py", "b/n0.py", "b/n1.py", "b/n2.py", "b/n3.py", "c/o0.py",
+        ] {
+            std::fs::create_dir_all(dir.path().join(rel).parent().unwrap()).unwrap();
+            write_old(&dir.path().join(rel), &text, 100);
+        }
+        // Room for three trees: `a`'s two and `c`'s one.
+        let capacity = 3 * cost(text.len()) + 10;
+        let cache = ParseCache::new(capacity);
+        let config = AstGrepConfig {
+            threads: 4,
+            ..AstGrepConfig::default()
+        };
+        let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
+        let a = engine::scope(dir.path(), Some("a"), Some("python")).unwrap();
+        let c = engine::scope(dir.path(), Some("c"), Some("python")).unwrap();
+        let glob = engine::scope(dir.path(), Some("[ab]/*.py"), Some("python")).unwrap();
+        engine::search(&c, &compiled, &config, &cache, &budget());
+        engine::search(&a, &compiled, &config, &cache, &budget());
+        assert_eq!(cache.counts(), (0, 3));
+        // The glob reaches `a` and `b` but not `c`: `c`'s tree makes room for one of `b`'s,
+        // `a`'s two are found whatever order the walk takes, the other `b` trees are let go.
+        for round in 0..5 {
+            let r = engine::search(&glob, &compiled, &config, &cache, &budget());
+            assert_eq!(r.matches.len(), 6);
+            // Round 0: `a`'s 2 hits, `b`'s 4 misses; later rounds 3 hits and 3 misses each.
+            let expected = (2 + 3 * round, 3 + 4 + 3 * round);
+            assert_eq!(cache.counts(), expected, "round {round}");
+        }
+        let (used, held, peak) = cache.used();
+        assert_eq!(held, 3);
+        assert!(
+            used <= capacity && peak <= capacity,
+            "{used} {peak} > {capacity}"
+        );
     }
 
     #[test]
@@ -416,8 +435,9 @@ mod tests {
                 .recv_timeout(Duration::from_secs(60))
                 .expect("every search thread finishes");
         }
-        let (used, held) = cache.used();
+        let (used, held, peak) = cache.used();
         assert!(used <= capacity, "{used} > {capacity}");
+        assert!(peak <= capacity, "held {peak} at once > {capacity}");
         assert!(held <= 25);
         assert!(cache.counts().0 > 0, "later searches hit the cache");
     }

@@ -246,7 +246,15 @@ fn walk<T: Send>(
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
-    let cached = cache.visit();
+    // The files this walk can visit: their trees are never evicted for its own.
+    let cached = cache.visit(|path: &Path, lang: Lang| {
+        lang == scope.lang
+            && if scope.single_file {
+                path == scope.target
+            } else {
+                path.starts_with(&scope.target) && lang.owns(path) && scope.admits(path)
+            }
+    });
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
@@ -349,8 +357,6 @@ fn walk<T: Send>(
             })
         });
     }
-    // Trees that waited for room take the place of those this search did not use.
-    cached.finish();
     let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
     out.sort_by(|a, b| a.0.cmp(&b.0));
     (out, counters.stats(&scope.root))

@@ -73,11 +73,10 @@ pub struct AstGrepConfig {
     /// Lines of unified diff shown in an `ast_edit` proposal. Default 200.
     pub max_diff_lines: usize,
     /// The run's parse cache keeps parsed files up to about this many bytes (source and tree,
-    /// 32 bytes per byte of source, measured), least recently used out (but not by the search
-    /// that used them), so later searches over the same unchanged files skip reading and
-    /// parsing them; 0 turns it off. While a search walks a full cache, the trees it parsed
-    /// wait for its end to replace the ones it did not use, so a search can hold up to twice
-    /// this for a moment. Default 1 GiB (about 32 MiB of source: Django's 16.6 MiB of Python
+    /// 32 bytes per byte of source, measured), never more, so later searches over the same
+    /// unchanged files skip reading and parsing them; 0 turns it off. Least recently used out,
+    /// but a search never evicts a tree it could still reach (its language, directory and
+    /// glob): a tree that finds no other room is let go. Default 1 GiB (about 32 MiB of source: Django's 16.6 MiB of Python
     /// or typescript's 14.4 MiB `lib/*.js` whole; see docs/decisions.md for why not 256 MiB).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
