@@ -94,7 +94,12 @@ fn main() -> Result<()> {
 }
 
 fn workspace_root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // `cargo xtask` is `cargo run -p xtask`, which sets CARGO_MANIFEST_DIR for this run. The
+    // compile-time value names the checkout that built the binary: two checkouts sharing one
+    // CARGO_TARGET_DIR reuse the same binary (cargo's fingerprint does not depend on where the
+    // sources are), and the other checkout's `.tools` and sources would be used.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 

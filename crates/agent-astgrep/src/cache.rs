@@ -400,6 +400,39 @@ mod tests {
     }
 
     #[test]
+    fn a_search_of_every_language_present_does_not_evict_its_own_other_languages() {
+        let dir = tempfile::tempdir().unwrap();
+        let py = format!("print(1)\n{}", "x = 1\n".repeat(100));
+        let js = format!("print(1);\n{}//x\n", "x = 1;\n".repeat(85));
+        assert_eq!(cost(py.len()), cost(js.len()));
+        for (rel, text) in [("a.py", &py), ("b.py", &py), ("c.js", &js), ("d.js", &js)] {
+            write_old(&dir.path().join(rel), text, 100);
+        }
+        // Room for three of the four trees.
+        let cache = ParseCache::new(3 * cost(py.len()) + 10);
+        let config = AstGrepConfig::default();
+        // No language: one walk per language present, as `ast_grep` runs them.
+        let (planned, _) =
+            crate::scopes::compiled_scopes(dir.path(), None, None, "print($X)").unwrap();
+        assert_eq!(planned.len(), 2);
+        let search_all = || {
+            for (scope, compiled) in &planned {
+                let r = engine::search(scope, compiled, &config, &cache, &budget());
+                assert_eq!(r.matches.len(), 2, "{:?}", scope.lang);
+            }
+        };
+        search_all();
+        assert_eq!(cache.counts(), (0, 4));
+        // The second language's walk let its last tree go rather than evict the first's, so
+        // the next search finds three; evicting them, each search would find two, every time.
+        for round in 1..=3 {
+            search_all();
+            assert_eq!(cache.counts(), (3 * round, 4 + round), "round {round}");
+        }
+        assert_eq!(cache.used().1, 3);
+    }
+
+    #[test]
     fn concurrent_searches_share_the_cache_without_blocking_or_overflowing_it() {
         let dir = tempfile::tempdir().unwrap();
         let text = format!("print(1)\n{}", "x = 1\n".repeat(100));

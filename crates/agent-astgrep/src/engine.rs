@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// `Scope::lang_from` of a search with no language given: one walk per language present.
+pub const DIRECTORY_SCAN: &str = "directory scan";
+
 /// What to search: the confined target, whether it is one file, the grammar, and the glob a
 /// file's path (relative to the root) must match when `path` was a glob.
 #[derive(Debug, Clone)]
@@ -27,7 +30,7 @@ pub struct Scope {
     pub target: PathBuf,
     pub single_file: bool,
     pub lang: Lang,
-    /// How the language was chosen: `argument`, `extension` or `directory scan`.
+    /// How the language was chosen: `argument`, `extension` or [`DIRECTORY_SCAN`].
     pub lang_from: &'static str,
     pub glob: Option<globset::GlobMatcher>,
 }
@@ -246,14 +249,19 @@ fn walk<T: Send>(
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
-    // The files this walk can visit: their trees are never evicted for its own.
+    // The files this walk can visit: their trees are never evicted for its own. A search by
+    // directory scan walks once per language present, so there a tree of any language is the
+    // search's own (else each language's walk would evict the others' trees, every time).
+    let any_lang = scope.lang_from == DIRECTORY_SCAN;
     let cached = cache.visit(|path: &Path, lang: Lang| {
-        lang == scope.lang
-            && if scope.single_file {
-                path == scope.target
-            } else {
-                path.starts_with(&scope.target) && lang.owns(path) && scope.admits(path)
-            }
+        if scope.single_file {
+            lang == scope.lang && path == scope.target
+        } else {
+            (any_lang || lang == scope.lang)
+                && lang.owns(path)
+                && path.starts_with(&scope.target)
+                && scope.admits(path)
+        }
     });
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {

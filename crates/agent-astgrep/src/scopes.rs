@@ -69,7 +69,7 @@ pub fn compiled_scopes(
             for lang in langs {
                 let scope = Scope {
                     lang,
-                    lang_from: "directory scan",
+                    lang_from: engine::DIRECTORY_SCAN,
                     ..probe.clone()
                 };
                 match pattern::compile(lang, pattern_text) {

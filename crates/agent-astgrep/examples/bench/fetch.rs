@@ -8,7 +8,10 @@ pub(crate) const DJANGO: &str = "django==5.1.4";
 pub(crate) const TYPESCRIPT: &str = "typescript@5.6.3";
 
 pub(crate) fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    // Set by `cargo run` for this run; the compile-time value names the checkout that built the
+    // binary, another one when two checkouts share a target directory.
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
         .join("../..")
         .canonicalize()
         .unwrap()
