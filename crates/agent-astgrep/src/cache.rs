@@ -5,7 +5,8 @@
 //! write apart, as git's "racily clean" rule has it).
 //!
 //! A search sees the cache through a [`Visit`], which knows which files the search can reach
-//! (its language, directory and glob). The walk is parallel and its order unknown, so a search
+//! (its language, or every language present for a search by directory scan; its directory and
+//! glob). The walk is parallel and its order unknown, so a search
 //! never evicts a tree it can still reach: a tree it parsed takes free room, or the place of
 //! the least recently used trees that it cannot reach (another directory, another language);
 //! when neither is there the tree is let go. So the trees a search finds cached are the same
