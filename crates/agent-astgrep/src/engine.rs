@@ -7,7 +7,8 @@ use crate::error::AstGrepError;
 use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
 use crate::pattern::Compiled;
-use crate::shown::{clip, column_of};
+use crate::shown::{clip, column_of, relative};
+use crate::stats::{Counters, Stats};
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
@@ -17,7 +18,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 /// `Scope::lang_from` of a search with no language given: one walk per language present.
 pub const DIRECTORY_SCAN: &str = "directory scan";
@@ -117,49 +118,6 @@ pub fn scope(
     })
 }
 
-/// `path` relative to the (canonical) root, for display.
-fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
-
-/// Counts of what the walk did.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct Stats {
-    /// Files of the language that were considered.
-    pub files_searched: usize,
-    /// Of those, files ruled out by the literal-identifier prefilter (never parsed).
-    pub files_prefiltered: usize,
-    /// Files skipped because they look binary (a NUL byte in the first 8 KiB).
-    pub skipped_binary: usize,
-    /// Files skipped because they are not valid UTF-8.
-    pub skipped_not_utf8: usize,
-    /// Files skipped because they are larger than the limit.
-    pub skipped_large: usize,
-    /// Files that could not be read.
-    pub skipped_unreadable: usize,
-    /// Files the parser gave up on.
-    pub skipped_unparseable: usize,
-    /// The first few skipped files (relative paths, sorted), each with why.
-    pub skipped_files: Vec<SkippedFile>,
-    /// Whether the walk stopped at the time limit (or because the call was cancelled), so the
-    /// results are partial.
-    pub stopped_early: bool,
-}
-
-/// A file the walk skipped, and why (`binary`, `not UTF-8`, `too large`, `unreadable`,
-/// `unparseable`).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SkippedFile {
-    pub path: String,
-    pub why: &'static str,
-}
-
-/// How many skipped files a result names.
-pub const SKIPPED_NAMED: usize = 3;
-
 /// When a walk must stop: a deadline, and a flag set when the caller stops waiting.
 #[derive(Debug, Clone)]
 pub struct Budget {
@@ -170,53 +128,6 @@ pub struct Budget {
 impl Budget {
     fn exhausted(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed) || std::time::Instant::now() >= self.deadline
-    }
-}
-
-#[derive(Default)]
-struct Counters {
-    stopped: std::sync::atomic::AtomicBool,
-    searched: AtomicUsize,
-    prefiltered: AtomicUsize,
-    binary: AtomicUsize,
-    not_utf8: AtomicUsize,
-    large: AtomicUsize,
-    unreadable: AtomicUsize,
-    unparseable: AtomicUsize,
-    skipped: Mutex<Vec<(PathBuf, &'static str)>>,
-}
-
-impl Counters {
-    fn skip(&self, counter: &AtomicUsize, path: &Path, why: &'static str) {
-        counter.fetch_add(1, Ordering::Relaxed);
-        self.skipped
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((path.to_path_buf(), why));
-    }
-
-    fn stats(&self, root: &Path) -> Stats {
-        let mut skipped =
-            std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|e| e.into_inner()));
-        skipped.sort();
-        Stats {
-            files_searched: self.searched.load(Ordering::Relaxed),
-            files_prefiltered: self.prefiltered.load(Ordering::Relaxed),
-            skipped_binary: self.binary.load(Ordering::Relaxed),
-            skipped_not_utf8: self.not_utf8.load(Ordering::Relaxed),
-            skipped_large: self.large.load(Ordering::Relaxed),
-            skipped_unreadable: self.unreadable.load(Ordering::Relaxed),
-            skipped_unparseable: self.unparseable.load(Ordering::Relaxed),
-            skipped_files: skipped
-                .into_iter()
-                .take(SKIPPED_NAMED)
-                .map(|(p, why)| SkippedFile {
-                    path: relative(root, &p),
-                    why,
-                })
-                .collect(),
-            stopped_early: self.stopped.load(Ordering::Relaxed),
-        }
     }
 }
 

@@ -26,8 +26,11 @@
 //!   repeated metavariable must capture the same tokens (spacing and comments aside).
 //! - `engine`: the walk (parallel, `.gitignore`-aware, binary/large files skipped and counted,
 //!   literal prefilter, time limit), matching and rewriting, in path-then-position order.
-//! - `cache`: the run's parse cache (path, size, mtime → parsed tree; bounded, LRU), so a later
-//!   search over unchanged files neither reads nor parses them again.
+//! - `stats`: what a walk did (searched, ruled out by the prefilter, skipped and why), which
+//!   every result reports.
+//! - `cache`: the run's parse cache (path, size, mtime → parsed tree; strictly bounded, least
+//!   recently used out, never a tree the running search can still reach), so a later search
+//!   over unchanged files neither reads nor parses them again.
 //! - `resolve`: the `resolve` tool, which writes or drops a staged edit.
 //! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
 
@@ -41,6 +44,7 @@ mod pattern;
 mod resolve;
 mod scopes;
 mod shown;
+mod stats;
 
 pub use error::AstGrepError;
 pub use lang::Lang;
@@ -221,7 +225,7 @@ fn mib(bytes: u64) -> String {
 }
 
 /// The footer line: how many files were searched, ruled out and skipped (naming the first few).
-pub(crate) fn walk_summary(stats: &engine::Stats, lang: Lang, config: &AstGrepConfig) -> String {
+pub(crate) fn walk_summary(stats: &stats::Stats, lang: Lang, config: &AstGrepConfig) -> String {
     let mut s = format!(
         "searched {} {} file{}",
         stats.files_searched,

@@ -1,0 +1,91 @@
+//! What a search's walk did: the counts and the first skipped files a result reports, so an
+//! empty result can say why it is credible.
+
+use crate::shown::relative;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counts of what the walk did.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    /// Files of the language that were considered.
+    pub files_searched: usize,
+    /// Of those, files ruled out by the literal-identifier prefilter (never parsed).
+    pub files_prefiltered: usize,
+    /// Files skipped because they look binary (a NUL byte in the first 8 KiB).
+    pub skipped_binary: usize,
+    /// Files skipped because they are not valid UTF-8.
+    pub skipped_not_utf8: usize,
+    /// Files skipped because they are larger than the limit.
+    pub skipped_large: usize,
+    /// Files that could not be read.
+    pub skipped_unreadable: usize,
+    /// Files the parser gave up on.
+    pub skipped_unparseable: usize,
+    /// The first few skipped files (relative paths, sorted), each with why.
+    pub skipped_files: Vec<SkippedFile>,
+    /// Whether the walk stopped at the time limit (or because the call was cancelled), so the
+    /// results are partial.
+    pub stopped_early: bool,
+}
+
+/// A file the walk skipped, and why (`binary`, `not UTF-8`, `too large`, `unreadable`,
+/// `unparseable`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SkippedFile {
+    pub path: String,
+    pub why: &'static str,
+}
+
+/// How many skipped files a result names.
+pub const SKIPPED_NAMED: usize = 3;
+
+/// What a parallel walk counts as it goes.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) stopped: std::sync::atomic::AtomicBool,
+    pub(crate) searched: AtomicUsize,
+    pub(crate) prefiltered: AtomicUsize,
+    pub(crate) binary: AtomicUsize,
+    pub(crate) not_utf8: AtomicUsize,
+    pub(crate) large: AtomicUsize,
+    pub(crate) unreadable: AtomicUsize,
+    pub(crate) unparseable: AtomicUsize,
+    skipped: Mutex<Vec<(PathBuf, &'static str)>>,
+}
+
+impl Counters {
+    pub(crate) fn skip(&self, counter: &AtomicUsize, path: &Path, why: &'static str) {
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.skipped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((path.to_path_buf(), why));
+    }
+
+    pub(crate) fn stats(&self, root: &Path) -> Stats {
+        let mut skipped =
+            std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|e| e.into_inner()));
+        skipped.sort();
+        Stats {
+            files_searched: self.searched.load(Ordering::Relaxed),
+            files_prefiltered: self.prefiltered.load(Ordering::Relaxed),
+            skipped_binary: self.binary.load(Ordering::Relaxed),
+            skipped_not_utf8: self.not_utf8.load(Ordering::Relaxed),
+            skipped_large: self.large.load(Ordering::Relaxed),
+            skipped_unreadable: self.unreadable.load(Ordering::Relaxed),
+            skipped_unparseable: self.unparseable.load(Ordering::Relaxed),
+            skipped_files: skipped
+                .into_iter()
+                .take(SKIPPED_NAMED)
+                .map(|(p, why)| SkippedFile {
+                    path: relative(root, &p),
+                    why,
+                })
+                .collect(),
+            stopped_early: self.stopped.load(Ordering::Relaxed),
+        }
+    }
+}
