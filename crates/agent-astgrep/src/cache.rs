@@ -6,10 +6,10 @@
 //!
 //! A search sees the cache through a [`Visit`], which knows which files the search can reach
 //! (its language, or every language present for a search by directory scan; its directory and
-//! glob). The walk is parallel and its order unknown, so a search
-//! never evicts a tree it can still reach: a tree it parsed takes free room, or the place of
-//! the least recently used trees that it cannot reach (another directory, another language);
-//! when neither is there the tree is let go. So the trees a search finds cached are the same
+//! glob). The walk is parallel and its order unknown, so a search never evicts a tree it can
+//! still reach: a tree it parsed takes free room, or the place of the least recently used trees
+//! that it cannot reach (another directory, another language); when neither is there the tree
+//! is let go. So the trees a search finds cached are the same
 //! whatever order its walk takes, a search over more files than the cache holds keeps the trees
 //! it found (plain LRU evicts each before the same walk comes back to it), and the cache never
 //! holds more than its capacity, however many searches run at once.

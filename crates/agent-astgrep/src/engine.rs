@@ -44,6 +44,21 @@ impl Scope {
             Some(g) => g.is_match(path.strip_prefix(&self.root).unwrap_or(path)),
         }
     }
+
+    /// Whether this search visits `path` as `lang`: what its walk takes, and whose cached
+    /// tree it never evicts for its own. A search by directory scan walks once per language
+    /// present, so there a file of any language is the search's own (else each language's
+    /// walk would evict the others' trees, every time).
+    pub fn reaches(&self, path: &Path, lang: Lang) -> bool {
+        if self.single_file {
+            lang == self.lang && path == self.target
+        } else {
+            (lang == self.lang || self.lang_from == DIRECTORY_SCAN)
+                && lang.owns(path)
+                && path.starts_with(&self.target)
+                && self.admits(path)
+        }
+    }
 }
 
 /// Resolve `path` and `language` arguments into a scope.
@@ -160,20 +175,7 @@ fn walk<T: Send>(
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
-    // The files this walk can visit: their trees are never evicted for its own. A search by
-    // directory scan walks once per language present, so there a tree of any language is the
-    // search's own (else each language's walk would evict the others' trees, every time).
-    let any_lang = scope.lang_from == DIRECTORY_SCAN;
-    let cached = cache.visit(|path: &Path, lang: Lang| {
-        if scope.single_file {
-            lang == scope.lang && path == scope.target
-        } else {
-            (any_lang || lang == scope.lang)
-                && lang.owns(path)
-                && path.starts_with(&scope.target)
-                && scope.admits(path)
-        }
-    });
+    let cached = cache.visit(|path: &Path, lang: Lang| scope.reaches(path, lang));
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
@@ -246,7 +248,6 @@ fn walk<T: Send>(
         } else {
             config.threads
         };
-        let lang = scope.lang;
         let mut builder = ignore::WalkBuilder::new(&scope.target);
         // `.gitignore` is honoured even outside a git checkout; hidden files are searched
         // (`.github/workflows/*.yml` is code too), but never the `.git` directory.
@@ -267,8 +268,7 @@ fn walk<T: Send>(
                     return ignore::WalkState::Continue;
                 };
                 if entry.file_type().is_some_and(|t| t.is_file())
-                    && lang.owns(entry.path())
-                    && scope.admits(entry.path())
+                    && scope.reaches(entry.path(), scope.lang)
                 {
                     visit(entry.path(), entry.metadata().ok());
                 }

@@ -80,8 +80,9 @@ pub struct AstGrepConfig {
     /// 32 bytes per byte of source, measured), never more, so later searches over the same
     /// unchanged files skip reading and parsing them; 0 turns it off. Least recently used out,
     /// but a search never evicts a tree it could still reach (its language, directory and
-    /// glob): a tree that finds no other room is let go. Default 1 GiB (about 32 MiB of source: Django's 16.6 MiB of Python
-    /// or typescript's 14.4 MiB `lib/*.js` whole; see docs/decisions.md for why not 256 MiB).
+    /// glob): a tree that finds no other room is let go. Default 1 GiB (about 32 MiB of
+    /// source: Django's 16.6 MiB of Python or typescript's 14.4 MiB `lib/*.js` whole; see
+    /// docs/decisions.md for why not 256 MiB).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
