@@ -60,9 +60,11 @@ struct Section {
     body: Body,
 }
 
-fn sections(text: &str) -> Result<Vec<Section>, String> {
+/// The patch's sections, and a note for every hunk whose header counts were replaced by its
+/// body's (`hunk 1 of a.py: header said -1,2 +1,2, body has -1,3 +1,3; recounted`).
+fn sections(text: &str) -> Result<(Vec<Section>, Vec<String>), String> {
     if envelope::is_envelope(text) {
-        return Ok(envelope::parse(text)?
+        let sections = envelope::parse(text)?
             .into_iter()
             .map(|op| match op {
                 Op::Add { path, content } => Section {
@@ -85,16 +87,28 @@ fn sections(text: &str) -> Result<Vec<Section>, String> {
                     body: Body::Envelope(chunks),
                 },
             })
-            .collect());
+            .collect();
+        return Ok((sections, Vec::new()));
     }
-    Ok(patch::parse(text)?
+    let files = patch::parse(text)?;
+    let notes = files
+        .iter()
+        .flat_map(|f| {
+            f.hunks.iter().enumerate().filter_map(move |(n, h)| {
+                let r = h.recount.as_ref()?;
+                Some(format!("hunk {} of {}: {}", n + 1, f.name(), r.describe()))
+            })
+        })
+        .collect();
+    let sections = files
         .into_iter()
         .map(|f| Section {
             old_path: f.old_path,
             new_path: f.new_path,
             body: Body::Unified(f.hunks),
         })
-        .collect())
+        .collect();
+    Ok((sections, notes))
 }
 
 /// The planned state of every file the patch touches.
@@ -184,12 +198,21 @@ impl Plan<'_> {
 }
 
 fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
+    let (sections, notes) = sections(text)?;
+    // A refusal says which hunks were recounted too: the miscount may be why it does not apply.
+    let noted = |e: BoxError| -> BoxError {
+        if notes.is_empty() {
+            e
+        } else {
+            format!("{e}\n{}", notes.join("\n")).into()
+        }
+    };
     let mut plan = Plan {
         root,
         changes: Vec::new(),
     };
-    for s in sections(text)? {
-        plan.section(s)?;
+    for s in sections {
+        plan.section(s).map_err(noted)?;
     }
     // Files the patch read but left as they were are not written.
     let changes: Vec<FileChange> = plan
@@ -198,7 +221,7 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
         .filter(|c| c.new != c.expected)
         .collect();
     if changes.is_empty() {
-        return Err("`patch` changes nothing; no file was written".into());
+        return Err(noted("`patch` changes nothing; no file was written".into()));
     }
     workspace::apply_all(root, &changes)?;
     let paths: Vec<&Path> = changes.iter().map(|c| c.path.as_path()).collect();
@@ -206,11 +229,12 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
         .iter()
         .map(|p| workspace::display_path(root, p))
         .collect();
-    Ok(ToolOutput::text(format!(
-        "patched {} file(s): {}",
-        list.len(),
-        list.join(", ")
-    ))
-    .with_structured(changed(root, &paths))
-    .with_file_changes(root, &changes))
+    let mut summary = format!("patched {} file(s): {}", list.len(), list.join(", "));
+    for note in &notes {
+        summary.push('\n');
+        summary.push_str(note);
+    }
+    Ok(ToolOutput::text(summary)
+        .with_structured(changed(root, &paths))
+        .with_file_changes(root, &changes))
 }

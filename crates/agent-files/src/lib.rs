@@ -15,6 +15,7 @@
 
 mod apply;
 mod envelope;
+mod hunks;
 mod patch;
 mod read;
 mod tools;

@@ -1,156 +1,12 @@
-//! A strict unified-diff parser and applier for `apply_patch`.
+//! The unified-diff applier of `apply_patch` (the parser, with its recount, is [`crate::hunks`]).
 //!
-//! - Hunks are delimited by their header's line counts (`@@ -l,s +l,s @@`), so a deleted line
-//!   that happens to start with `--- ` is never taken for a file header, and a body that does not
-//!   match its counts is an error.
 //! - Context and deleted lines must match exactly (a hunk may sit at another line than its header
 //!   says, as with `patch`'s offset search, but never with fuzz).
 //! - A file's line endings are kept: lines are compared without their terminator, and added lines
 //!   take the file's own (`\r\n` in a CRLF file).
 //! - A deletion (`+++ /dev/null`) is verified: its `-` lines must be the whole file.
 
-/// One file section of a unified diff.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FilePatch {
-    /// `None` when the old side is `/dev/null` (a new file).
-    pub old_path: Option<String>,
-    /// `None` when the new side is `/dev/null` (a deletion).
-    pub new_path: Option<String>,
-    pub hunks: Vec<Hunk>,
-}
-
-/// One `@@` hunk.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Hunk {
-    /// 1-based old start line from the header.
-    pub old_start: usize,
-    /// Lines: (' ' | '-' | '+', text without newline).
-    pub lines: Vec<(char, String)>,
-    /// A `\ No newline at end of file` marker followed the new side's last line.
-    pub new_no_eol: bool,
-}
-
-fn strip_prefix(path: &str) -> Option<String> {
-    let path = path.split('\t').next().unwrap_or(path).trim();
-    if path == "/dev/null" {
-        return None;
-    }
-    Some(
-        path.strip_prefix("a/")
-            .or_else(|| path.strip_prefix("b/"))
-            .unwrap_or(path)
-            .to_string(),
-    )
-}
-
-/// `l` or `l,s` → (l, s); a missing count is 1.
-fn range(r: &str) -> Option<(usize, usize)> {
-    let mut it = r.splitn(2, ',');
-    let start = it.next()?.parse().ok()?;
-    let count = match it.next() {
-        Some(c) => c.parse().ok()?,
-        None => 1,
-    };
-    Some((start, count))
-}
-
-/// `@@ -l,s +l,s @@ …` → ((l, s), (l, s)).
-fn hunk_header(line: &str) -> Option<((usize, usize), (usize, usize))> {
-    let mut parts = line.strip_prefix("@@ ")?.split_whitespace();
-    let old = range(parts.next()?.strip_prefix('-')?)?;
-    let new = range(parts.next()?.strip_prefix('+')?)?;
-    (parts.next()? == "@@").then_some((old, new))
-}
-
-/// Parse a unified diff.
-pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
-    let mut files: Vec<FilePatch> = Vec::new();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if let Some(old) = line.strip_prefix("--- ") {
-            let Some(new) = lines.get(i + 1).and_then(|l| l.strip_prefix("+++ ")) else {
-                return Err(format!(
-                    "`patch` line {}: `---` must be followed by a `+++` line",
-                    i + 1
-                ));
-            };
-            files.push(FilePatch {
-                old_path: strip_prefix(old),
-                new_path: strip_prefix(new),
-                hunks: Vec::new(),
-            });
-            i += 2;
-            continue;
-        }
-        if line.starts_with("@@") {
-            let Some(file) = files.last_mut() else {
-                return Err(format!(
-                    "`patch` line {}: hunk before any `---`/`+++` file header",
-                    i + 1
-                ));
-            };
-            let ((old_start, mut old_left), (_, mut new_left)) = hunk_header(line)
-                .ok_or_else(|| {
-                    format!(
-                        "`patch` line {}: malformed hunk header `{line}`; expected `@@ -l,s +l,s @@`",
-                        i + 1
-                    )
-                })?;
-            let header_line = i + 1;
-            let mut hunk = Hunk {
-                old_start,
-                lines: Vec::new(),
-                new_no_eol: false,
-            };
-            i += 1;
-            while old_left + new_left > 0 || lines.get(i).is_some_and(|l| l.starts_with('\\')) {
-                let Some(l) = lines.get(i) else { break };
-                if l.starts_with('\\') {
-                    if matches!(hunk.lines.last(), Some((' ' | '+', _))) {
-                        hunk.new_no_eol = true;
-                    }
-                    i += 1;
-                    continue;
-                }
-                let (kind, rest) = match l.chars().next() {
-                    Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
-                    // Some editors strip the space of an empty context line.
-                    None => (' ', ""),
-                    Some(_) => break,
-                };
-                let (old_n, new_n) = match kind {
-                    ' ' => (1, 1),
-                    '-' => (1, 0),
-                    _ => (0, 1),
-                };
-                if old_n > old_left || new_n > new_left {
-                    break;
-                }
-                old_left -= old_n;
-                new_left -= new_n;
-                hunk.lines.push((kind, rest.to_string()));
-                i += 1;
-            }
-            if old_left + new_left > 0 {
-                return Err(format!(
-                    "`patch` line {header_line}: hunk `{line}` ends early: {old_left} old and {new_left} new line(s) that its header counts are missing (every line of a hunk starts with ' ', '-' or '+')"
-                ));
-            }
-            file.hunks.push(hunk);
-            continue;
-        }
-        i += 1;
-    }
-    if files.is_empty() {
-        return Err(
-            "`patch` contains no file header (`--- a/path` / `+++ b/path`); give a unified diff"
-                .into(),
-        );
-    }
-    Ok(files)
-}
+pub use crate::hunks::{Hunk, parse};
 
 /// A file split into lines, each with its own terminator kept.
 pub(crate) struct Lines<'a> {
@@ -187,7 +43,14 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
             .filter(|(k, _)| *k != '+')
             .map(|(_, t)| t.as_str())
             .collect();
-        let want = (h.old_start.saturating_sub(1) as isize + offset).max(0) as usize;
+        // `-l,s` names the hunk's first old line; with no old lines (`-l,0`), the line the hunk
+        // goes after.
+        let first = if before.is_empty() {
+            h.old_start
+        } else {
+            h.old_start.saturating_sub(1)
+        };
+        let want = (first as isize + offset).max(0) as usize;
         let fits = |at: usize| {
             at + before.len() <= out.len()
                 && out[at..at + before.len()]

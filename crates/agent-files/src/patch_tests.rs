@@ -1,4 +1,5 @@
 use super::*;
+use crate::hunks::FilePatch;
 
 fn one(p: &str) -> FilePatch {
     let mut files = parse(p).unwrap();
@@ -46,10 +47,67 @@ fn counts_delimit_hunks() {
     );
 }
 
+/// Issue 22: a header that under-counts its body no longer ends the hunk early (which dropped
+/// the rest of the body silently); the hunk is recounted from its body and says so.
 #[test]
-fn a_body_shorter_than_its_header_is_refused() {
-    let err = parse("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n").unwrap_err();
-    assert!(err.contains("ends early"), "{err}");
+fn an_under_counted_hunk_is_recounted_whole() {
+    let f = one("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-a\n-b\n-c\n+A\n+B\n+C\n");
+    let h = &f.hunks[0];
+    assert_eq!(h.lines.len(), 6);
+    assert_eq!(
+        h.recount.as_ref().unwrap().describe(),
+        "header said -1,2 +1,2, body has -1,3 +1,3; recounted"
+    );
+    assert_eq!(apply("a\nb\nc\nd\n", &f.hunks).unwrap(), "A\nB\nC\nd\n");
+}
+
+/// A header that over-counts is recounted too, and does not swallow the next file's header.
+#[test]
+fn an_over_counted_hunk_stops_at_the_next_file() {
+    let files = parse(
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-x\n+X\n",
+    )
+    .unwrap();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files[0].hunks[0].lines.len(), 3);
+    assert_eq!(
+        files[0].hunks[0].recount.as_ref().unwrap().body,
+        (2, 2),
+        "{files:?}"
+    );
+    assert_eq!(files[1].hunks[0].recount, None);
+    // Over-counted up to the end of the input.
+    let f = one("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n");
+    assert_eq!(apply("a\nb\n", &f.hunks).unwrap(), "a\nB\n");
+}
+
+/// A line that would be a hunk line but follows a complete hunk after other text is refused,
+/// never skipped.
+#[test]
+fn a_stray_hunk_line_is_refused() {
+    let err = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nnote\n-b\n+B\n").unwrap_err();
+    assert!(
+        err.contains("line 7") && err.contains("outside every hunk"),
+        "{err}"
+    );
+}
+
+/// An empty line inside a hunk is an empty context line; blank lines after a complete hunk are
+/// not.
+#[test]
+fn empty_lines_are_context_inside_a_hunk_only() {
+    let f = one("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+B\n\n\n");
+    assert_eq!(f.hunks[0].recount, None);
+    assert_eq!(apply("a\n\nb\n", &f.hunks).unwrap(), "a\n\nB\n");
+}
+
+/// `-l,0` hunks (`diff -U0` insertions) go after line `l`.
+#[test]
+fn a_pure_insertion_goes_after_its_start_line() {
+    let f = one("--- a/f\n+++ b/f\n@@ -2,0 +3,2 @@\n+x\n+y\n");
+    assert_eq!(apply("a\nb\nc\n", &f.hunks).unwrap(), "a\nb\nx\ny\nc\n");
+    let f = one("--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n");
+    assert_eq!(apply("a\n", &f.hunks).unwrap(), "x\na\n");
 }
 
 #[test]
