@@ -110,6 +110,10 @@ pub struct ConfigFile {
     /// programs may run; see the module docs. Honoured in the user's file only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trusted_projects: Vec<PathBuf>,
+    /// How the servers of a project that is not trusted are contained (default: inside
+    /// bubblewrap; see [`crate::contain`]). Honoured in the user's file only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untrusted_sandbox: Option<UntrustedSandbox>,
 }
 
 /// What the host passes to [`crate::attach`]. `LspConfig::default()` is the normal choice: the
@@ -150,6 +154,8 @@ pub struct Resolved {
     pub warnings: Vec<String>,
     /// Whether the project's own programs may run (see the module docs).
     pub trusted: bool,
+    /// How the servers are contained when the project is not trusted.
+    pub untrusted_sandbox: UntrustedSandbox,
     /// What of the project's own config was ignored because the project is not trusted.
     pub ignored: Vec<String>,
     /// The user config file that can trust the project (shown in the advice).
@@ -159,6 +165,7 @@ pub struct Resolved {
 }
 
 mod builtin;
+pub use crate::contain::UntrustedSandbox;
 pub use builtin::{builtin_languages, builtin_servers};
 
 /// The default location of the user config file.
@@ -300,6 +307,7 @@ impl LspConfig {
         let mut warnings = Vec::new();
         let mut trusted = self.trust_project || trusts(&self.overrides.trusted_projects, root);
         let mut ignored = Vec::new();
+        let mut sandbox = self.overrides.untrusted_sandbox;
         let user = self.user_config.clone().or_else(user_config_path);
         if !self.skip_config_files {
             let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -319,6 +327,7 @@ impl LspConfig {
                     ));
                 } else {
                     trusted |= trusts(&f.trusted_projects, root);
+                    sandbox = sandbox.or(f.untrusted_sandbox);
                 }
                 apply(&mut servers, &mut languages, &f, &origin, &mut warnings);
             }
@@ -330,6 +339,11 @@ impl LspConfig {
                         "{origin}: `trusted_projects` is honoured in the user's own file only; a project cannot trust itself"
                     ));
                     f.trusted_projects.clear();
+                }
+                if f.untrusted_sandbox.take().is_some() {
+                    warnings.push(format!(
+                        "{origin}: `untrusted_sandbox` is honoured in the user's own file only; a project cannot choose its own containment"
+                    ));
                 }
                 if !trusted {
                     // Its server entries choose what runs (commands, environment, settings
@@ -365,6 +379,7 @@ impl LspConfig {
             checker_timeout: ms(self.checker_timeout_ms, 300_000),
             warnings,
             trusted,
+            untrusted_sandbox: sandbox.unwrap_or_default(),
             ignored,
             user_file: user,
             root: root.to_path_buf(),

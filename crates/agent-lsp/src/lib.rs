@@ -45,6 +45,7 @@ mod checker;
 mod checker_c;
 mod client;
 pub mod config;
+pub mod contain;
 mod discover;
 mod error;
 mod on_write;

@@ -9,6 +9,7 @@
 
 use crate::client::{Server, tail_lines};
 use crate::config::{Resolved, ServerSpec};
+use crate::contain::{Containment, Uncontained};
 use crate::error::LspError;
 use crate::roots::root_for;
 use agent_tier::process::resolve_binary;
@@ -98,6 +99,8 @@ pub struct Supervisor {
     pub root: PathBuf,
     prefix: Vec<String>,
     slots: Mutex<HashMap<(String, PathBuf), SlotRef>>,
+    /// How untrusted servers are contained, worked out at the first start.
+    containment: std::sync::OnceLock<Result<Containment, Uncontained>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -212,7 +215,11 @@ pub fn resolve_command(
         if is_rustup_proxy(&p) {
             let dir = p.parent()?.to_path_buf();
             let name = p.file_name()?.to_string_lossy().to_string();
-            return rustup_which(&dir, &name, root).map(|real| (real, args));
+            // For a project that is not trusted, rustup is asked from outside it: run in the
+            // project, it honours the project's `rust-toolchain.toml` (`path = "tc"` names the
+            // project's own `tc/bin/rust-analyzer`).
+            let cwd = if trusted { root } else { Path::new("/") };
+            return rustup_which(&dir, &name, cwd).map(|real| (real, args));
         }
         Some((p, args))
     };
@@ -310,12 +317,24 @@ impl Supervisor {
         &self.prefix
     }
 
+    /// How this run's servers are contained: `None` for a trusted project, else the
+    /// containment or why there can be none.
+    pub fn containment(&self) -> Option<&Result<Containment, Uncontained>> {
+        if self.cfg.trusted {
+            return None;
+        }
+        Some(self.containment.get_or_init(|| {
+            crate::contain::untrusted(&self.root, &self.prefix, self.cfg.untrusted_sandbox)
+        }))
+    }
+
     pub fn new(cfg: Resolved, root: PathBuf, prefix: Vec<String>) -> Self {
         Supervisor {
             cfg,
             root,
             prefix,
             slots: Mutex::new(HashMap::new()),
+            containment: std::sync::OnceLock::new(),
         }
     }
 
@@ -440,6 +459,25 @@ impl Supervisor {
             s.server = None;
         }
         let (id, at_root) = (spec.id.clone(), root.display().to_string());
+        // An untrusted project's server runs contained, or not at all.
+        let mut prefix = self.prefix.clone();
+        let spec = match self.containment() {
+            None => spec,
+            Some(Err(Uncontained(why))) => {
+                return Err(LspError::Start {
+                    server: id,
+                    root: at_root,
+                    detail: why.clone(),
+                    stderr: String::new(),
+                });
+            }
+            Some(Ok(c)) => {
+                prefix.extend(c.wrap.iter().cloned());
+                let mut spec = (*spec).clone();
+                spec.env.extend(c.env.clone());
+                Arc::new(spec)
+            }
+        };
         if let (true, Some(at)) = (s.crashes > 0, s.last_crash) {
             let backoff = Duration::from_millis(250 * (1u64 << (s.crashes - 1).min(5)))
                 .min(Duration::from_secs(8));
@@ -470,7 +508,7 @@ impl Supervisor {
                 root,
                 binary.clone(),
                 args,
-                &self.prefix,
+                &prefix,
                 self.cfg.request_timeout,
             ),
         )

@@ -172,8 +172,23 @@ impl State {
             }
             out.push(cfg.how_to_trust());
         }
+        // Only when something would start: working it out asks rustup where the host's
+        // toolchain is.
+        let contained = match (
+            self.sup.containment(),
+            slots.is_empty() && detected.is_empty(),
+        ) {
+            (None, _) | (_, true) => None,
+            (Some(Ok(c)), _) => Some(c.summary.clone()),
+            (Some(Err(e)), _) => Some(format!("none, so servers do not start: {}", e.0)),
+        };
+        if let Some(c) = &contained {
+            out.push(format!(
+                "servers of this untrusted project run contained: {c}"
+            ));
+        }
         ToolOutput::text(out.join("\n")).with_structured(json!({
-            "servers": slots, "detected": detected, "trusted": cfg.trusted,
+            "servers": slots, "detected": detected, "trusted": cfg.trusted, "contained": contained,
             "ignored": cfg.ignored.iter().chain(&ignored_bins).collect::<Vec<_>>(),
         }))
     }

@@ -1,0 +1,281 @@
+//! Containment of the language servers of a project the user does not trust.
+//!
+//! A language server loads the project: rust-analyzer runs `cargo metadata`, which honours the
+//! repository's `.cargo/config.toml` (a `rustc-wrapper` is the project's program, run on a
+//! read-only hover); the rustup proxies honour its `rust-toolchain.toml` (`path = "tc"` makes
+//! `tc/bin/cargo` the cargo); pyright may run the interpreter a project's config names. Two
+//! layers keep that code from acting on the host when the user's own config does not trust the
+//! root:
+//!
+//! 1. **bubblewrap** ([`Containment::wrap`]): the server runs with the whole host read-only, the
+//!    workspace read-only, a private `/tmp`, a private empty home with only the toolchain folders
+//!    bound back read-only, and no network; it dies with the host. When the host already runs its children behind a sandbox prefix (`docker
+//!    exec -i box`), that sandbox is the containment and bubblewrap is not added inside it.
+//! 2. **cargo and rustup neutralised** ([`Containment::env`]): the host's own toolchain named by
+//!    `RUSTUP_TOOLCHAIN` (it outranks `rust-toolchain.toml`), `CARGO`/`RUSTC` set to that
+//!    toolchain's binaries (they outrank `build.rustc` and the proxies), and the wrappers emptied
+//!    (`RUSTC_WRAPPER=""` outranks `build.rustc-wrapper`; an empty value means none), and
+//!    `GOTOOLCHAIN=local` (a `go.mod` cannot make gopls fetch and run another Go). This holds
+//!    even where bubblewrap is turned off.
+//!
+//! Owns: the bubblewrap argv and the environment of an untrusted server. Never: decides trust
+//! (that is [`crate::config`]) or starts a process itself (beyond asking rustup where the
+//! host's toolchain is).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How the servers of an untrusted project are contained (the user's own config file's
+/// `untrusted_sandbox`; a project's file cannot set it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UntrustedSandbox {
+    /// Inside bubblewrap (`bwrap`); a server that cannot be contained does not start.
+    #[default]
+    Bubblewrap,
+    /// Without bubblewrap: only the cargo/rustup environment layer applies. The project's
+    /// config may still run code through the server (a `rust-analyzer.toml`, a pyright
+    /// `venvPath`); choose this only where the host itself is a sandbox.
+    None,
+}
+
+/// How one untrusted server is launched: argv in front of the server, and environment.
+#[derive(Debug, Clone, Default)]
+pub struct Containment {
+    /// The bubblewrap argv (empty when not wrapped).
+    pub wrap: Vec<String>,
+    /// Environment for the server and every process it starts.
+    pub env: BTreeMap<String, String>,
+    /// What contains it, in words (for `status`).
+    pub summary: String,
+}
+
+/// Why an untrusted server cannot be contained.
+#[derive(Debug, Clone)]
+pub struct Uncontained(pub String);
+
+/// The containment of an untrusted project's servers at `ws`. `prefix` is the run's sandbox
+/// prefix (non-empty: the harness's sandbox contains the server).
+pub fn untrusted(
+    ws: &Path,
+    prefix: &[String],
+    mode: UntrustedSandbox,
+) -> Result<Containment, Uncontained> {
+    let (env, toolchain) = neutral_env();
+    let layer2 = match &toolchain {
+        Some(t) => format!("cargo and rustup pinned to the host's toolchain {t}, no rustc wrapper"),
+        None => "no rustc wrapper (no rustup found)".to_string(),
+    };
+    if !prefix.is_empty() {
+        return Ok(Containment {
+            wrap: Vec::new(),
+            env,
+            summary: format!("the run's sandbox prefix ({}); {layer2}", prefix.join(" ")),
+        });
+    }
+    if mode == UntrustedSandbox::None {
+        return Ok(Containment {
+            wrap: Vec::new(),
+            env,
+            summary: format!(
+                "not sandboxed (`untrusted_sandbox: \"none\"` in your own config); {layer2}"
+            ),
+        });
+    }
+    let Some(bwrap) = agent_proc::Launcher::host().which("bwrap") else {
+        return Err(Uncontained(
+            "the project is not trusted and bubblewrap (`bwrap`) is not installed, so its \
+             language server cannot be contained: install bubblewrap, trust the project in \
+             your own config (`trusted_projects`), or set `\"untrusted_sandbox\": \"none\"` there"
+                .to_string(),
+        ));
+    };
+    Ok(Containment {
+        wrap: bwrap_argv(&PathBuf::from(bwrap), ws),
+        env,
+        summary: format!(
+            "bubblewrap (workspace and host read-only, private /tmp and home, no network); {layer2}"
+        ),
+    })
+}
+
+/// `bwrap … --` for a server of the workspace `ws`. Later mounts go on top of earlier ones, so
+/// the workspace stays visible even when it lies under `/tmp` or the home folder.
+fn bwrap_argv(bwrap: &Path, ws: &Path) -> Vec<String> {
+    let s = |p: &Path| p.display().to_string();
+    let mut a: Vec<String> = vec![s(bwrap)];
+    let mut push = |xs: &[&str]| a.extend(xs.iter().map(|x| x.to_string()));
+    // No pid namespace: servers watch the client's pid (LSP `processId`) and exit when they
+    // cannot see it (typescript-language-server did, at its first request). The run's tag and
+    // the process group end the server's processes instead.
+    push(&["--die-with-parent", "--unshare-net"]);
+    push(&["--unshare-ipc", "--unshare-uts", "--ro-bind", "/", "/"]);
+    push(&["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute() && h != Path::new("/"));
+    if let Some(home) = &home {
+        a.extend(["--tmpfs".to_string(), s(home)]);
+        for dir in toolchain_dirs(home) {
+            a.extend(["--ro-bind".to_string(), s(&dir), s(&dir)]);
+        }
+    }
+    a.extend(["--ro-bind".to_string(), s(ws), s(ws)]);
+    a.extend(["--chdir".to_string(), s(ws)]);
+    for (k, v) in [("TMPDIR", "/tmp"), ("XDG_CACHE_HOME", "/tmp/cache")] {
+        a.extend(["--setenv".to_string(), k.to_string(), v.to_string()]);
+    }
+    a.push("--".to_string());
+    a
+}
+
+/// The folders under `home` a server's toolchain needs, read-only: rustup's and cargo's homes,
+/// pyenv, Go's module folder, and every `$PATH` entry inside the home (each as a whole
+/// top-level folder of the home, so a toolchain's neighbours come along).
+fn toolchain_dirs(home: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut add = |p: PathBuf| {
+        let Ok(rel) = p.strip_prefix(home) else {
+            return;
+        };
+        let Some(top) = rel.components().next() else {
+            return;
+        };
+        let dir = home.join(top);
+        if dir.is_dir() && !out.contains(&dir) {
+            out.push(dir);
+        }
+    };
+    for var in ["RUSTUP_HOME", "CARGO_HOME", "PYENV_ROOT", "GOPATH"] {
+        if let Some(v) = std::env::var_os(var) {
+            add(PathBuf::from(v));
+        }
+    }
+    for d in [".rustup", ".cargo", ".pyenv", "go", ".local"] {
+        add(home.join(d));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        std::env::split_paths(&path).for_each(&mut add);
+    }
+    out.sort();
+    out
+}
+
+/// The environment that neutralises a repository's cargo and rustup configuration, and the
+/// host toolchain it names (None without rustup).
+fn neutral_env() -> (BTreeMap<String, String>, Option<String>) {
+    let mut env = BTreeMap::new();
+    for k in [
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_BUILD_RUSTC_WRAPPER",
+        "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
+    ] {
+        env.insert(k.to_string(), String::new());
+    }
+    // A `go.mod`'s `toolchain` line makes the go command fetch and run that Go (`auto`).
+    env.insert("GOTOOLCHAIN".to_string(), "local".to_string());
+    let toolchain = host_toolchain();
+    if let Some(t) = &toolchain {
+        env.insert("RUSTUP_TOOLCHAIN".to_string(), t.name.clone());
+        if let Some(c) = &t.cargo {
+            env.insert("CARGO".to_string(), c.display().to_string());
+        }
+        if let Some(r) = &t.rustc {
+            env.insert("RUSTC".to_string(), r.display().to_string());
+        }
+    }
+    (env, toolchain.map(|t| t.name))
+}
+
+#[derive(Clone)]
+struct HostToolchain {
+    name: String,
+    cargo: Option<PathBuf>,
+    rustc: Option<PathBuf>,
+}
+
+/// The toolchain rustup chooses outside any project (asked from `/`, so no project's
+/// `rust-toolchain.toml` is read), once per process.
+fn host_toolchain() -> Option<HostToolchain> {
+    static CACHE: std::sync::OnceLock<Option<HostToolchain>> = std::sync::OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let rustup = agent_proc::Launcher::host().which("rustup")?;
+            let ask = |args: &[&str]| -> Option<String> {
+                let out = run_blocking(Path::new(&rustup), args)?;
+                Some(out.trim().to_string()).filter(|s| !s.is_empty())
+            };
+            let name = ask(&["show", "active-toolchain"])?
+                .split_whitespace()
+                .next()?
+                .to_string();
+            let which = |bin: &str| {
+                ask(&["which", "--toolchain", &name, bin])
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_file())
+            };
+            let (cargo, rustc) = (which("cargo"), which("rustc"));
+            Some(HostToolchain { name, cargo, rustc })
+        })
+        .clone()
+}
+
+/// Run `prog args` from `/` on a helper thread with its own small runtime (called from sync and
+/// async code alike); its stdout when it succeeds.
+pub(crate) fn run_blocking(prog: &Path, args: &[&str]) -> Option<String> {
+    let prog = prog.to_path_buf();
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        rt.block_on(async move {
+            let cmd = agent_proc::Command::new(&agent_proc::Launcher::host(), &prog)
+                .args(args)
+                .current_dir("/");
+            let out = cmd.output(Duration::from_secs(15)).await.ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+        })
+    })
+    .join()
+    .ok()
+    .flatten()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_is_bound_after_the_private_tmp_and_home() {
+        let ws = Path::new("/tmp/project");
+        let a = bwrap_argv(Path::new("/usr/bin/bwrap"), ws);
+        let pos = |x: &str| a.iter().position(|y| y == x).unwrap();
+        let tmp = a
+            .windows(2)
+            .position(|w| w[0] == "--tmpfs" && w[1] == "/tmp");
+        let bind = a
+            .windows(3)
+            .position(|w| w[0] == "--ro-bind" && w[1] == "/tmp/project");
+        assert!(tmp.unwrap() < bind.unwrap(), "{a:?}");
+        assert!(pos("--unshare-net") < pos("--"));
+        assert_eq!(a.last().map(String::as_str), Some("--"));
+    }
+
+    #[test]
+    fn the_wrappers_are_emptied_and_the_toolchain_is_the_hosts() {
+        let (env, _) = neutral_env();
+        assert_eq!(env.get("RUSTC_WRAPPER").map(String::as_str), Some(""));
+        assert_eq!(
+            env.get("CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER")
+                .map(String::as_str),
+            Some("")
+        );
+    }
+}
