@@ -280,9 +280,9 @@ mod tests {
         let cache = ParseCache::new(config.cache_bytes);
         let scope = engine::scope(dir.path(), None, Some("python")).unwrap();
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
-        let first = engine::search(&scope, &compiled, &config, &cache, &budget());
+        let first = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (0, 5));
-        let second = engine::search(&scope, &compiled, &config, &cache, &budget());
+        let second = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (5, 5));
         assert_eq!(lines(&first), lines(&second));
         assert_eq!(first.stats, second.stats);
@@ -291,7 +291,7 @@ mod tests {
         // Another size, and the same size with another mtime: both parsed again.
         write_old(&dir.path().join("m0.py"), "print(changed)\n", 50);
         write_old(&dir.path().join("m1.py"), "print(9)\nprint(y1)\n", 40);
-        let third = engine::search(&scope, &compiled, &config, &cache, &budget());
+        let third = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (5 + 3, 5 + 2));
         let m0: Vec<_> = third.matches.iter().filter(|m| m.file == "m0.py").collect();
         assert_eq!(m0.len(), 1);
@@ -302,9 +302,9 @@ mod tests {
 
         // A file written just now is not cached (its mtime may not change on the next write).
         std::fs::write(dir.path().join("m2.py"), "print(now)\n").unwrap();
-        engine::search(&scope, &compiled, &config, &cache, &budget());
+        engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         let (hits, misses) = cache.counts();
-        engine::search(&scope, &compiled, &config, &cache, &budget());
+        engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (hits + 4, misses + 1));
     }
 
@@ -320,7 +320,7 @@ mod tests {
         let config = AstGrepConfig::default();
         let scope = engine::scope(dir.path(), None, Some("python")).unwrap();
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
-        let r = engine::search(&scope, &compiled, &config, &cache, &budget());
+        let r = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(r.matches.len(), 4);
         let (used, held, peak) = cache.used();
         assert_eq!(held, 2);
@@ -343,15 +343,15 @@ mod tests {
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
         let a = engine::scope(dir.path(), Some("a"), Some("python")).unwrap();
         let b = engine::scope(dir.path(), Some("b"), Some("python")).unwrap();
-        engine::search(&a, &compiled, &config, &cache, &budget());
+        engine::search(&a, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (0, 4));
         // Plain LRU would have evicted each tree before the walk came back to it.
-        let r = engine::search(&a, &compiled, &config, &cache, &budget());
+        let r = engine::search(&a, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(r.matches.len(), 4);
         assert_eq!(cache.counts(), (2, 6));
         // Another search's files take the place of trees it did not use.
-        engine::search(&b, &compiled, &config, &cache, &budget());
-        engine::search(&b, &compiled, &config, &cache, &budget());
+        engine::search(&b, &compiled, &config, &cache, &budget(), usize::MAX);
+        engine::search(&b, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (4, 8));
         let (_, held, peak) = cache.used();
         assert_eq!(held, 2);
@@ -380,13 +380,13 @@ mod tests {
         let a = engine::scope(dir.path(), Some("a"), Some("python")).unwrap();
         let c = engine::scope(dir.path(), Some("c"), Some("python")).unwrap();
         let glob = engine::scope(dir.path(), Some("[ab]/*.py"), Some("python")).unwrap();
-        engine::search(&c, &compiled, &config, &cache, &budget());
-        engine::search(&a, &compiled, &config, &cache, &budget());
+        engine::search(&c, &compiled, &config, &cache, &budget(), usize::MAX);
+        engine::search(&a, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (0, 3));
         // The glob reaches `a` and `b` but not `c`: `c`'s tree makes room for one of `b`'s,
         // `a`'s two are found whatever order the walk takes, the other `b` trees are let go.
         for round in 0..5 {
-            let r = engine::search(&glob, &compiled, &config, &cache, &budget());
+            let r = engine::search(&glob, &compiled, &config, &cache, &budget(), usize::MAX);
             assert_eq!(r.matches.len(), 6);
             // Round 0: `a`'s 2 hits, `b`'s 4 misses; later rounds 3 hits and 3 misses each.
             let expected = (2 + 3 * round, 3 + 4 + 3 * round);
@@ -418,7 +418,7 @@ mod tests {
         assert_eq!(planned.len(), 2);
         let search_all = || {
             for (scope, compiled) in &planned {
-                let r = engine::search(scope, compiled, &config, &cache, &budget());
+                let r = engine::search(scope, compiled, &config, &cache, &budget(), usize::MAX);
                 assert_eq!(r.matches.len(), 2, "{:?}", scope.lang);
             }
         };
@@ -457,7 +457,8 @@ mod tests {
                 for round in 0..30 {
                     let sub = [None, Some("a"), Some("b"), Some("c")][(t + round) % 4];
                     let scope = engine::scope(&root, sub, Some("python")).unwrap();
-                    let r = engine::search(&scope, &compiled, &config, &cache, &budget());
+                    let r =
+                        engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
                     assert_eq!(r.matches.len(), if sub.is_none() { 60 } else { 20 });
                 }
                 done.send(()).unwrap();

@@ -6,8 +6,9 @@ use crate::cache::ParseCache;
 use crate::error::AstGrepError;
 use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
+use crate::limits::Kept;
 use crate::pattern::Compiled;
-use crate::shown::{clip, column_of, relative};
+use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
@@ -294,35 +295,43 @@ pub struct Match {
     pub end_line: usize,
     /// 1-based column (in characters) just past the match end.
     pub end_column: usize,
-    /// The matched lines, at most `max_match_lines`, each at most 240 characters.
+    /// The matched lines as shown: at most `max_match_lines`, each escaped and clipped to 240
+    /// characters (saying how many more it has).
     pub lines: Vec<String>,
     /// How many matched lines were left out of `lines`.
     pub more_lines: usize,
-    /// Each metavariable's capture (a `$$$` run as the source text it spans).
+    /// Each metavariable's capture (a `$$$` run as the source text it spans), as in the file:
+    /// its first 200 characters, then `… (N more characters)` when it has more.
     pub captures: BTreeMap<String, String>,
+    /// How many lines each capture spans, whole.
+    #[serde(skip)]
+    pub capture_lines: BTreeMap<String, usize>,
 }
+/// Each metavariable's capture, clipped as it is kept, and how many lines it spans.
 fn captures(
     text: &str,
     compiled: &Compiled,
     nm: &NodeMatch<'_, StrDoc<Lang>>,
-) -> BTreeMap<String, String> {
+) -> (BTreeMap<String, String>, BTreeMap<String, usize>) {
     let env = nm.get_env();
     let mut out = BTreeMap::new();
+    let mut lines = BTreeMap::new();
     for var in &compiled.vars {
-        if let Some(node) = env.get_match(var) {
-            out.insert(var.clone(), node.text().to_string());
-        } else {
-            let nodes = env.get_multiple_matches(var);
-            let captured = match (nodes.first(), nodes.last()) {
-                (Some(first), Some(last)) => {
-                    text[first.range().start..last.range().end].to_string()
+        let span = match env.get_match(var) {
+            Some(node) => node.range(),
+            None => {
+                let nodes = env.get_multiple_matches(var);
+                match (nodes.first(), nodes.last()) {
+                    (Some(first), Some(last)) => first.range().start..last.range().end,
+                    _ => 0..0,
                 }
-                _ => String::new(),
-            };
-            out.insert(var.clone(), captured);
-        }
+            }
+        };
+        let (kept, n) = kept_capture(&text[span]);
+        out.insert(var.clone(), kept);
+        lines.insert(var.clone(), n);
     }
-    out
+    (out, lines)
 }
 
 fn to_match(
@@ -346,6 +355,7 @@ fn to_match(
         .take(max_lines.max(1))
         .map(|l| clip(l.strip_suffix('\r').unwrap_or(l)))
         .collect::<Vec<_>>();
+    let (captures, capture_lines) = captures(text, compiled, nm);
     Match {
         file: rel.to_string(),
         line: start_line + 1,
@@ -354,57 +364,66 @@ fn to_match(
         end_column: column_of(text, range.end),
         more_lines: total - lines.len(),
         lines,
-        captures: captures(text, compiled, nm),
+        captures,
+        capture_lines,
     }
 }
 
-/// The result of a search: every match found (sorted), and the walk's counts.
+/// The result of a search: the first matches in order (as many as asked for), how many were
+/// found in all, and the walk's counts.
 #[derive(Debug, Clone)]
 pub struct SearchResult {
     pub matches: Vec<Match>,
+    pub total: usize,
     pub files_matched: usize,
     pub stats: Stats,
 }
 
-/// Search `scope` for `compiled`.
+/// Search `scope` for `compiled`, keeping the first `keep` matches (by path, then position)
+/// and counting the rest: a match past them is never rendered, nor its captures copied.
 pub fn search(
     scope: &Scope,
     compiled: &Compiled,
     config: &AstGrepConfig,
     cache: &ParseCache,
     budget: &Budget,
+    keep: usize,
 ) -> SearchResult {
     let root = &scope.root;
+    let kept = Kept::new(keep);
     let (per_file, stats) = walk(scope, compiled, config, cache, budget, |path, ast| {
         let text = ast.get_text();
         let rel = relative(root, path);
-        let found: Vec<Match> = ast
-            .root()
-            .find_all(&compiled.pattern)
-            .map(|nm| to_match(&rel, text, compiled, &nm, config.max_match_lines))
-            .collect();
-        if found.is_empty() { None } else { Some(found) }
-    });
-    let files_matched = per_file.len();
-    let mut matches: Vec<Match> = per_file.into_iter().flat_map(|(_, m)| m).collect();
-    // find_all is pre-order; order by position within each file.
-    matches.sort_by(|a, b| {
-        (
-            a.file.as_str(),
-            a.line,
-            a.column,
-            std::cmp::Reverse((a.end_line, a.end_column)),
-        )
-            .cmp(&(
-                b.file.as_str(),
-                b.line,
-                b.column,
-                std::cmp::Reverse((b.end_line, b.end_column)),
-            ))
+        // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
+        // which is the order a result lists them in.
+        let room = kept.room(&rel);
+        let mut found = Vec::new();
+        let mut count = 0usize;
+        for nm in ast.root().find_all(&compiled.pattern) {
+            if found.len() < room {
+                found.push(to_match(&rel, text, compiled, &nm, config.max_match_lines));
+            }
+            count += 1;
+        }
+        found.sort_by(|a, b| {
+            (
+                a.line,
+                a.column,
+                std::cmp::Reverse((a.end_line, a.end_column)),
+            )
+                .cmp(&(
+                    b.line,
+                    b.column,
+                    std::cmp::Reverse((b.end_line, b.end_column)),
+                ))
+        });
+        kept.offer(rel, found);
+        (count > 0).then_some(count)
     });
     SearchResult {
-        matches,
-        files_matched,
+        matches: kept.into_sorted(),
+        total: per_file.iter().map(|(_, n)| n).sum(),
+        files_matched: per_file.len(),
         stats,
     }
 }
@@ -454,29 +473,23 @@ pub fn rewrite(
     let root = &scope.root;
     let (per_file, stats) = walk(scope, compiled, config, cache, budget, |path, ast| {
         let text = ast.get_text();
-        let mut edits: Vec<(usize, usize, Vec<u8>)> = ast
-            .root()
-            .find_all(&compiled.pattern)
-            .map(|nm| {
-                let e = nm.make_edit(&compiled.pattern, fixer);
-                (e.position, e.deleted_length, e.inserted_text)
-            })
-            .collect();
-        if edits.is_empty() {
-            return None;
-        }
-        // Outermost wins: by start, longer first; drop anything starting inside a kept edit.
-        edits.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        // Outermost wins. find_all is pre-order (by start, an enclosing node first), so a match
+        // starting inside a kept one is skipped before its replacement is ever built: over a
+        // deeply nested file, every node may match.
         let mut kept: Vec<(usize, usize, Vec<u8>)> = Vec::new();
         let mut inner_skipped = 0;
         let mut end = 0usize;
-        for e in edits {
-            if !kept.is_empty() && e.0 < end {
+        for nm in ast.root().find_all(&compiled.pattern) {
+            if !kept.is_empty() && nm.range().start < end {
                 inner_skipped += 1;
                 continue;
             }
-            end = e.0 + e.1;
-            kept.push(e);
+            let e = nm.make_edit(&compiled.pattern, fixer);
+            end = e.position + e.deleted_length;
+            kept.push((e.position, e.deleted_length, e.inserted_text));
+        }
+        if kept.is_empty() {
+            return None;
         }
         let mut new = Vec::with_capacity(text.len());
         let mut at = 0;

@@ -62,6 +62,15 @@ pub enum AstGrepError {
         tried: String,
     },
 
+    #[error(
+        "`pattern` nests {depth} levels deep as {language} syntax; the limit is {limit} levels. Match the inner code with a metavariable instead of spelling out every level (`f($X)` finds each call however deep)"
+    )]
+    PatternTooDeep {
+        language: &'static str,
+        depth: usize,
+        limit: usize,
+    },
+
     #[error("`rewrite` uses `{var}`, which the pattern does not bind; the pattern binds: {bound}")]
     UnboundRewriteVar { var: String, bound: String },
 

@@ -2,6 +2,8 @@
 
 use crate::engine::{self, Budget};
 use crate::error::AstGrepError;
+use crate::limits::RESULT_TEXT_BYTES;
+use crate::shown::escape;
 use crate::{AstGrepArgs, Shared, pattern, plural, scopes, walk_summary};
 use agent_tier::ToolOutput;
 use serde_json::json;
@@ -13,6 +15,7 @@ pub(crate) fn grep(
     budget: &Budget,
 ) -> Result<ToolOutput, AstGrepError> {
     let config = &shared.config;
+    let max = args.max_results.unwrap_or(50);
     let (scopes, rejected) = scopes::compiled_scopes(
         &shared.root,
         args.path.as_deref(),
@@ -31,27 +34,28 @@ pub(crate) fn grep(
                     compiled.context,
                     compiled.kind
                 ),
-                engine::search(scope, compiled, config, &shared.cache, budget),
+                engine::search(scope, compiled, config, &shared.cache, budget, max),
             )
         })
         .collect();
     let mut matches: Vec<engine::Match> = Vec::new();
     let mut files_matched = 0;
+    let mut total = 0;
     let mut stopped_early = false;
     for (_, _, r) in &runs {
         matches.extend(r.matches.iter().cloned());
         files_matched += r.files_matched;
+        total += r.total;
         stopped_early |= r.stats.stopped_early;
     }
-    // Several languages: one order over all of them (each run is already in this order).
+    // Several languages: one order over all of them (each run is already in this order, and
+    // holds its first `max`, so the first `max` of them all are here).
     if runs.len() > 1 {
         matches.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     }
-    let max = args.max_results.unwrap_or(50);
-    let total = matches.len();
-    let shown = total.min(max);
-    let more = total - shown;
-    let pattern_line = args.pattern.trim().replace('\n', "⏎");
+    matches.truncate(max);
+    let shown = matches.len();
+    let pattern_line = escape(&args.pattern.trim().replace('\n', "⏎")).into_owned();
     // `python, parsed as expression` — or for several languages, each with its context.
     let parsed = runs
         .iter()
@@ -85,32 +89,28 @@ pub(crate) fn grep(
             plural(files_matched, "file", "files"),
         );
     }
-    for m in matches.iter().take(shown) {
-        let _ = writeln!(text, "\n{}:{}:{}", m.file, m.line, m.column);
-        let width = (m.line + m.lines.len()).to_string().len();
-        for (i, l) in m.lines.iter().enumerate() {
-            let _ = writeln!(text, "  {:>width$} | {l}", m.line + i);
+    // Matches are listed while the text stays within its budget; the rest are counted.
+    let listing_starts = text.len();
+    let mut listed = 0;
+    for m in &matches {
+        if text.len() - listing_starts >= RESULT_TEXT_BYTES {
+            break;
         }
-        if m.more_lines > 0 {
-            let _ = writeln!(text, "  {:>width$} | … {} more lines", "", m.more_lines);
-        }
-        for (name, value) in &m.captures {
-            let value = if value.is_empty() {
-                "(nothing)".to_string()
-            } else if value.contains('\n') {
-                let first = value.lines().next().unwrap_or_default();
-                format!("{first} … ({} lines)", value.lines().count())
-            } else {
-                value.clone()
-            };
-            let _ = writeln!(text, "  ${name} = {value}");
-        }
+        render(&mut text, m);
+        listed += 1;
     }
-    if more > 0 {
+    if listed < total {
+        let why = if listed < shown {
+            format!(
+                "the result's text stops at {} KiB",
+                RESULT_TEXT_BYTES / 1024
+            )
+        } else {
+            format!("max_results {max}")
+        };
         let _ = writeln!(
             text,
-            "\n… {more} more {} not shown (max_results {max}); narrow `path` or raise `max_results`",
-            if more == 1 { "match" } else { "matches" }
+            "\n… {listed} of {total} matches shown ({why}); narrow `path` or raise `max_results`",
         );
     }
     let summaries: Vec<String> = runs
@@ -160,10 +160,35 @@ pub(crate) fn grep(
         "understood": scopes.iter().map(|(s, c)| json!({"language": s.lang.id(), "language_from": s.lang_from, "context": c.context, "node_kind": c.kind})).collect::<Vec<_>>(),
         "total": total,
         "shown": shown,
-        "more": more,
+        "more": total - shown,
         "files_matched": files_matched,
-        "matches": matches.iter().take(shown).collect::<Vec<_>>(),
+        "matches": matches,
         "stats": if runs.len() == 1 { json!(runs[0].2.stats) } else { json!(runs.iter().map(|(l, _, r)| json!({"language": l.id(), "stats": r.stats})).collect::<Vec<_>>()) },
     });
     Ok(ToolOutput::text(text).with_structured(structured))
+}
+
+/// One match as the result lists it: its place, its lines (escaped and clipped when found),
+/// and its captures (clipped when found, escaped here; a multi-line one as its first line).
+fn render(text: &mut String, m: &engine::Match) {
+    let _ = writeln!(text, "\n{}:{}:{}", escape(&m.file), m.line, m.column);
+    let width = (m.line + m.lines.len()).to_string().len();
+    for (i, l) in m.lines.iter().enumerate() {
+        let _ = writeln!(text, "  {:>width$} | {l}", m.line + i);
+    }
+    if m.more_lines > 0 {
+        let _ = writeln!(text, "  {:>width$} | … {} more lines", "", m.more_lines);
+    }
+    for (name, value) in &m.captures {
+        let lines = m.capture_lines.get(name).copied().unwrap_or(1);
+        let value = if value.is_empty() {
+            "(nothing)".to_string()
+        } else if lines > 1 || value.contains('\n') {
+            let first = value.lines().next().unwrap_or_default();
+            format!("{} … ({lines} lines)", escape(first))
+        } else {
+            escape(value).into_owned()
+        };
+        let _ = writeln!(text, "  ${name} = {value}");
+    }
 }

@@ -31,6 +31,11 @@
 //! - `cache`: the run's parse cache (path, size, mtime → parsed tree; strictly bounded, least
 //!   recently used out, never a tree the running search can still reach), so a later search
 //!   over unchanged files neither reads nor parses them again.
+//! - `limits`: what untrusted input may cost (issue 23): a pattern's nesting depth (matching
+//!   recurses once per level of the pattern; walks over source trees never recurse), the size of
+//!   a result's text, and the bounded keeping of the matches a result shows (the rest counted).
+//! - `shown`: how file text and paths appear in a result: control characters and bidi
+//!   overrides escaped, lines and captures clipped saying how much was left out.
 //! - `resolve`: the `resolve` tool, which writes or drops a staged edit.
 //! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
 
@@ -40,6 +45,7 @@ mod error;
 mod glob;
 mod grep;
 mod lang;
+mod limits;
 mod pattern;
 mod resolve;
 mod scopes;
@@ -262,10 +268,10 @@ pub(crate) fn walk_summary(stats: &stats::Stats, lang: Lang, config: &AstGrepCon
             + stats.skipped_large
             + stats.skipped_unreadable
             + stats.skipped_unparseable;
-        let names: Vec<&str> = stats
+        let names: Vec<std::borrow::Cow<'_, str>> = stats
             .skipped_files
             .iter()
-            .map(|f| f.path.as_str())
+            .map(|f| shown::escape(&f.path))
             .collect();
         if !names.is_empty() {
             let more = if total > names.len() { ", …" } else { "" };
@@ -353,20 +359,27 @@ impl Tool for AstEditTool {
     }
 }
 
+/// The proposal's unified diff, at most `max_lines` lines; each file's name and each line of
+/// its text escaped (a file name cannot start a header line of its own) and clipped.
 fn bounded_diff(files: &[engine::FileRewrite], max_lines: usize) -> String {
     let mut lines = Vec::new();
+    let mut total = 0;
     for f in files {
         let diff = similar::TextDiff::from_lines(&f.old, &f.new);
+        let rel = shown::escape(&f.rel);
         let text = diff
             .unified_diff()
             .context_radius(2)
-            .header(&format!("a/{}", f.rel), &format!("b/{}", f.rel))
+            .header(&format!("a/{rel}"), &format!("b/{rel}"))
             .to_string();
-        lines.extend(text.lines().map(str::to_string));
+        for line in text.split_terminator('\n') {
+            total += 1;
+            if lines.len() < max_lines {
+                lines.push(shown::clip(line.strip_suffix('\r').unwrap_or(line)));
+            }
+        }
     }
-    let total = lines.len();
     if total > max_lines {
-        lines.truncate(max_lines);
         lines.push(format!(
             "… diff truncated: {} more lines (accepting applies all of it)",
             total - max_lines
@@ -453,7 +466,7 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
     let replacements: usize = files.iter().map(|f| f.replacements).sum();
     let inner: usize = files.iter().map(|f| f.inner_skipped).sum();
     let footer = walk_summary(&stats, scope.lang, config);
-    let pattern_line = args.pattern.trim().replace('\n', "⏎");
+    let pattern_line = shown::escape(&args.pattern.trim().replace('\n', "⏎")).into_owned();
 
     if files.is_empty() {
         let mut text = format!(
@@ -481,7 +494,11 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
 
     let broken: Vec<String> = files
         .iter()
-        .filter_map(|f| f.broken.as_ref().map(|b| format!("{} ({b})", f.rel)))
+        .filter_map(|f| {
+            f.broken
+                .as_ref()
+                .map(|b| shown::escape(&format!("{} ({b})", f.rel)).into_owned())
+        })
         .collect();
     let changes: Vec<FileChange> = files
         .iter()

@@ -4,6 +4,7 @@
 
 use crate::error::AstGrepError;
 use crate::lang::{Context, Lang};
+use crate::limits;
 use ast_grep_core::matcher::Matcher;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVarEnv;
@@ -70,6 +71,8 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 enum Attempt {
     Accepted(Pattern, String),
     Rejected(String),
+    /// The context accepted the snippet, but it nests this many levels deep, past the limit.
+    TooDeep(usize),
 }
 
 fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
@@ -149,6 +152,12 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
     let supplied = exact.is_none() && with_term.is_some();
     match exact.or(with_term) {
         Some(node) => {
+            // Checked before the pattern is built: building, matching and dropping it recurse
+            // once per level.
+            let depth = limits::tree_depth(node.get_inner_node());
+            if depth > limits::MAX_PATTERN_DEPTH {
+                return Attempt::TooDeep(depth);
+            }
             let kind = node.kind().to_string();
             let mut pattern = Pattern::from(node);
             if supplied {
@@ -278,6 +287,13 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
                 {
                     accepted.push((ctx.name, pattern, kind));
                 }
+            }
+            Attempt::TooDeep(depth) => {
+                return Err(AstGrepError::PatternTooDeep {
+                    language: lang.id(),
+                    depth,
+                    limit: limits::MAX_PATTERN_DEPTH,
+                });
             }
             Attempt::Rejected(why) => {
                 if accepted.is_empty() {
@@ -422,15 +438,20 @@ fn is_comment<D: Doc>(n: &Node<'_, D>) -> bool {
     n.kind().contains("comment")
 }
 
+/// The tokens of `n` but its comments, in order. Walked with an explicit stack: a capture can
+/// be as deep as the file (issue 23).
 fn tokens<'t, D: Doc>(n: &Node<'t, D>, out: &mut Vec<std::borrow::Cow<'t, str>>) {
-    if is_comment(n) {
-        return;
-    }
-    if n.is_leaf() {
-        out.push(n.text());
-    } else {
-        for c in n.children() {
-            tokens(&c, out);
+    let mut stack = vec![n.clone()];
+    while let Some(n) = stack.pop() {
+        if is_comment(&n) {
+            continue;
+        }
+        if n.is_leaf() {
+            out.push(n.text());
+        } else {
+            let first = stack.len();
+            stack.extend(n.children());
+            stack[first..].reverse();
         }
     }
 }

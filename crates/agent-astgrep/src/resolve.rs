@@ -1,5 +1,6 @@
 //! `resolve`: accept or discard an edit that `ast_edit` staged.
 
+use crate::shown::escape;
 use crate::{AstGrepError, Edits, Shared, Slot, blocking, plural};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FsError, apply_all};
@@ -117,7 +118,11 @@ fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepErro
                     "accepted {given}: wrote {} in {}: {}",
                     plural(replacements, "replacement", "replacements"),
                     plural(files.len(), "file", "files"),
-                    files.join(", ")
+                    files
+                        .iter()
+                        .map(|f| escape(f))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
                 .with_structured(
                     json!({"edit_id": given, "action": "accept", "changed_files": files}),
@@ -128,11 +133,11 @@ fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepErro
             }
             Err(FsError::Stale { path }) => Err(AstGrepError::Stale {
                 id: given,
-                files: format!("`{path}`"),
+                files: format!("`{}`", escape(&path)),
             }),
             Err(e) => Err(AstGrepError::WriteFailed {
                 id: given,
-                detail: e.to_string(),
+                detail: escape(&e.to_string()).into_owned(),
             }),
         },
     }

@@ -74,7 +74,11 @@ pub fn compiled_scopes(
                 };
                 match pattern::compile(lang, pattern_text) {
                     Ok(c) => ok.push((scope, c)),
-                    Err(e @ (AstGrepError::EmptyPattern | AstGrepError::BarePattern { .. })) => {
+                    Err(
+                        e @ (AstGrepError::EmptyPattern
+                        | AstGrepError::BarePattern { .. }
+                        | AstGrepError::PatternTooDeep { .. }),
+                    ) => {
                         return Err(e);
                     }
                     Err(e) => rejected.push((lang, e.to_string())),
