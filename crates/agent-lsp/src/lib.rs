@@ -58,6 +58,7 @@ mod tools;
 
 pub use config::{ConfigFile, LspConfig, ServerPatch, ServerSpec};
 pub use error::LspError;
+pub use text::MAX_FILE_BYTES;
 pub use tools::{LspArgs, Operation, RenameArgs};
 
 use agent_tier::Registry;

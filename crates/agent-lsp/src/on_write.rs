@@ -74,7 +74,7 @@ impl State {
             let Ok(path) = confine(self.ws(), "changed_files", f) else {
                 continue;
             };
-            let Ok(text) = std::fs::read_to_string(&path) else {
+            let Ok(text) = crate::text::read_text(&path) else {
                 for s in self.sup.running() {
                     s.close(&path).await;
                 }

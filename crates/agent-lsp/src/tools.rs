@@ -41,7 +41,7 @@ impl State {
     pub(crate) fn read_file(&self, file: &str) -> Result<(PathBuf, String, String), LspError> {
         let path = confine_existing(self.ws(), "file", file)?;
         let display = agent_tier::workspace::display_path(self.ws(), &path);
-        let text = std::fs::read_to_string(&path).map_err(|e| LspError::Read {
+        let text = crate::text::read_text(&path).map_err(|e| LspError::Read {
             path: display.clone(),
             source: e,
         })?;

@@ -118,3 +118,67 @@ async fn symlink_out_of_the_root_is_never_quoted() {
             .contains("def leak_me")
     );
 }
+
+/// Issue 23: the `file` argument is read as the file tools read it. Before, a FIFO blocked a
+/// runtime thread for good (two calls froze the host: no `ping`, no cancellation) and a
+/// character device was read until memory ran out. Now both are refused at once, and a file
+/// over the size cap is refused with its size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifos_devices_and_huge_files_are_refused_not_read() {
+    require("pyright-langserver");
+    let fx = fixture("python", config("python", "pyright"));
+    let fifo = fx.root.join("pipe.py");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // /dev/zero's numbers (1, 5): endless bytes.
+    let dev = fx.root.join("zero.py");
+    let made = std::process::Command::new("mknod")
+        .arg(&dev)
+        .args(["c", "1", "5"])
+        .status()
+        .unwrap();
+    assert!(made.success(), "mknod needs root (tests run as root here)");
+    let huge = fx.root.join("huge.py");
+    let f = std::fs::File::create(&huge).unwrap();
+    f.set_len(agent_lsp::MAX_FILE_BYTES + 1).unwrap();
+    drop(f);
+    // Several calls at once, each on its own thread and runtime, so that a call that blocks
+    // (as before) fails this test after a generous bound instead of hanging it.
+    let fx = std::sync::Arc::new(fx);
+    let calls = [
+        ("pipe.py", "FIFO"),
+        ("zero.py", "character device"),
+        ("pipe.py", "FIFO"),
+    ];
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (i, (file, _)) in calls.iter().enumerate() {
+        let (fx, tx, file) = (fx.clone(), tx.clone(), file.to_string());
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            let out = rt.block_on(
+                fx.lsp(json!({"operation": "hover", "file": file, "line": 1, "symbol": "x"})),
+            );
+            let _ = tx.send((i, out));
+        });
+    }
+    for _ in 0..calls.len() {
+        let (i, out) = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("an lsp call on a FIFO or a device never returned");
+        let (file, kind) = calls[i];
+        assert!(out.is_error, "{file}: {}", out.text);
+        assert!(
+            out.text.contains(kind) && out.text.contains(file),
+            "{}",
+            out.text
+        );
+    }
+    let out = fx
+        .lsp(json!({"operation": "diagnostics", "file": "huge.py"}))
+        .await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(out.text.contains("files over 32 MiB"), "{}", out.text);
+}

@@ -164,7 +164,7 @@ impl State {
                 };
                 let end =
                     line_of(range.and_then(|r| r.pointer("/end/line"))).filter(|e| *e > start);
-                let refined = match std::fs::read_to_string(&path) {
+                let refined = match crate::text::read_text(&path) {
                     Ok(text)
                         if srv
                             .supports("documentSymbolProvider", "textDocument/documentSymbol") =>

@@ -78,7 +78,7 @@ impl State {
         let servers: Vec<Arc<Server>> = match file {
             Some(path) => {
                 let srv = self.sup.server_for(path).await?;
-                if let Ok(text) = std::fs::read_to_string(path) {
+                if let Ok(text) = crate::text::read_text(path) {
                     srv.sync(path, &text, false).await?;
                 }
                 vec![srv]
@@ -103,7 +103,7 @@ impl State {
                         if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
                             continue;
                         }
-                        if let Ok(text) = std::fs::read_to_string(&sample) {
+                        if let Ok(text) = crate::text::read_text(&sample) {
                             let _ = srv.sync(&sample, &text, false).await;
                         }
                         if srv.supports("workspaceSymbolProvider", "workspace/symbol") {
