@@ -93,6 +93,30 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
     url.to_file_path().ok()
 }
 
+/// The most of one file this family reads: a source file beyond it is not one to give a
+/// language server (and reading it whole would let a planted file exhaust memory).
+pub const MAX_FILE_BYTES: u64 = 32 << 20;
+
+/// Read a workspace file as text, as every path of this family does: a regular file only (a
+/// FIFO, socket or device is refused at once, never waited on; a symlink as the last component
+/// is not followed), at most [`MAX_FILE_BYTES`], valid UTF-8.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind};
+    let read = agent_tier::workspace::read_regular(path, MAX_FILE_BYTES + 1)?;
+    if read.size > MAX_FILE_BYTES || read.bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "it is {} MiB; files over {} MiB are not given to a language server",
+                read.size.max(read.bytes.len() as u64) >> 20,
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(read.bytes)
+        .map_err(|_| Error::new(ErrorKind::InvalidData, "it is not valid UTF-8 text"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,28 +195,4 @@ mod tests {
             assert_eq!(uri_to_path(u), None, "{u}");
         }
     }
-}
-
-/// The most of one file this family reads: a source file beyond it is not one to give a
-/// language server (and reading it whole would let a planted file exhaust memory).
-pub const MAX_FILE_BYTES: u64 = 32 << 20;
-
-/// Read a workspace file as text, as every path of this family does: a regular file only (a
-/// FIFO, socket or device is refused at once, never waited on; a symlink as the last component
-/// is not followed), at most [`MAX_FILE_BYTES`], valid UTF-8.
-pub fn read_text(path: &Path) -> std::io::Result<String> {
-    use std::io::{Error, ErrorKind};
-    let read = agent_tier::workspace::read_regular(path, MAX_FILE_BYTES + 1)?;
-    if read.size > MAX_FILE_BYTES || read.bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!(
-                "it is {} MiB; files over {} MiB are not given to a language server",
-                read.size.max(read.bytes.len() as u64) >> 20,
-                MAX_FILE_BYTES >> 20
-            ),
-        ));
-    }
-    String::from_utf8(read.bytes)
-        .map_err(|_| Error::new(ErrorKind::InvalidData, "it is not valid UTF-8 text"))
 }
