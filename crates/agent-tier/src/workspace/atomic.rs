@@ -4,7 +4,9 @@
 //! `O_NOFOLLOW | O_DIRECTORY`, so a symlink planted anywhere on the path (before or during the
 //! write) makes the write fail instead of following it. The temp file gets an unpredictable name
 //! and is created with `O_CREAT | O_EXCL | O_NOFOLLOW` in that directory; it is renamed only over
-//! a regular file (or over nothing), and the directory is fsynced after the rename.
+//! a regular file (or over nothing), and the directory is fsynced after the rename. The file it
+//! replaces keeps its owner, group, permission bits and extended attributes, or the write is
+//! refused (see [`write_atomic`]).
 //!
 //! Reads open with `O_NONBLOCK | O_NOFOLLOW` and check the opened descriptor is a regular file
 //! before reading, and read at most what the caller asked for: a FIFO, a socket or a device in
@@ -12,6 +14,7 @@
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::collections::HashMap;
+use std::ffi::{CStr, CString};
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
@@ -122,15 +125,164 @@ fn temp_name(target: &Path, attempt: u32) -> PathBuf {
     PathBuf::from(format!(".{short}.{salt:016x}.agent-tools.tmp"))
 }
 
+/// What a replaced file keeps: its owner, group, permission bits and extended attributes.
+struct Kept {
+    uid: u32,
+    gid: u32,
+    mode: u32,
+    /// Every extended attribute this process can list, with its value (ACLs, SELinux labels and
+    /// file capabilities are extended attributes too).
+    xattrs: Vec<(CString, Vec<u8>)>,
+}
+
+/// Retries of a listing or a value that grew between asking its size and reading it.
+const XATTR_RETRIES: usize = 4;
+
+/// The value of the extended attribute `name` of `fd`; `None` when it went away meanwhile.
+fn xattr_value(fd: &OwnedFd, name: &CStr) -> std::io::Result<Option<Vec<u8>>> {
+    for _ in 0..XATTR_RETRIES {
+        let size = match rustix::fs::fgetxattr_query(fd, name) {
+            Ok(n) => n,
+            Err(rustix::io::Errno::NODATA) => return Ok(None),
+            Err(e) => return Err(io(e)),
+        };
+        let mut value = vec![0u8; size];
+        match rustix::fs::fgetxattr(fd, name, &mut value[..]) {
+            Ok(n) => {
+                value.truncate(n);
+                return Ok(Some(value));
+            }
+            Err(rustix::io::Errno::RANGE) => continue,
+            Err(rustix::io::Errno::NODATA) => return Ok(None),
+            Err(e) => return Err(io(e)),
+        }
+    }
+    Err(io(rustix::io::Errno::RANGE))
+}
+
+/// Every extended attribute of `fd` with its value (none on a filesystem without them).
+fn xattrs_of(fd: &OwnedFd) -> std::io::Result<Vec<(CString, Vec<u8>)>> {
+    for _ in 0..XATTR_RETRIES {
+        let size = match rustix::fs::flistxattr_query(fd) {
+            Ok(n) => n,
+            Err(rustix::io::Errno::NOTSUP) => return Ok(Vec::new()),
+            Err(e) => return Err(io(e)),
+        };
+        let mut names = vec![0u8; size];
+        match rustix::fs::flistxattr(fd, &mut names[..]) {
+            Ok(n) => names.truncate(n),
+            Err(rustix::io::Errno::RANGE) => continue,
+            Err(e) => return Err(io(e)),
+        }
+        let mut out = Vec::new();
+        for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+            let name = CString::new(name).map_err(|_| io(rustix::io::Errno::INVAL))?;
+            if let Some(value) = xattr_value(fd, &name)? {
+                out.push((name, value));
+            }
+        }
+        return Ok(out);
+    }
+    Err(io(rustix::io::Errno::RANGE))
+}
+
+/// What the regular file `name` in `dir` (shown as `path`) has to keep when it is replaced.
+fn kept_of(dir: &OwnedFd, name: &Path, path: &Path) -> std::io::Result<Kept> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let cannot = |what: &str, e: std::io::Error| {
+        std::io::Error::new(
+            e.kind(),
+            format!(
+                "cannot read the {what} of `{}` to keep them: {e}; nothing was written",
+                path.display()
+            ),
+        )
+    };
+    let fd = rustix::fs::openat(dir, name, flags, Mode::empty())
+        .map_err(|e| cannot("owner and extended attributes", io(e)))?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| cannot("owner", io(e)))?;
+    let t = FileType::from_raw_mode(st.st_mode);
+    if t != FileType::RegularFile {
+        return Err(refused(format!(
+            "`{}` is {}, not a regular file; nothing was written",
+            path.display(),
+            kind(t)
+        )));
+    }
+    Ok(Kept {
+        uid: st.st_uid,
+        gid: st.st_gid,
+        mode: st.st_mode & 0o7777,
+        xattrs: xattrs_of(&fd).map_err(|e| cannot("extended attributes", e))?,
+    })
+}
+
+/// Give the temp file `fd` the owner and group of the file it replaces (before its content is
+/// written: a process that may not do so learns it first). An owner this process may not give
+/// (`EPERM`: not root, and not the owner, or not in the group) refuses the write.
+fn keep_owner(fd: &OwnedFd, kept: &Kept, path: &Path) -> std::io::Result<()> {
+    let st = rustix::fs::fstat(fd).map_err(io)?;
+    if (st.st_uid, st.st_gid) == (kept.uid, kept.gid) {
+        return Ok(());
+    }
+    let (uid, gid) = (kept.uid, kept.gid);
+    rustix::fs::fchown(
+        fd,
+        Some(rustix::fs::Uid::from_raw_unchecked(uid)),
+        Some(rustix::fs::Gid::from_raw_unchecked(gid)),
+    )
+    .map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "`{}` is owned by {uid}:{gid}, and this process ({}:{}) cannot give its replacement that owner and group ({e}); nothing was written, since replacing it would change its owner",
+                path.display(),
+                st.st_uid,
+                st.st_gid
+            ),
+        )
+    })
+}
+
+/// Give the temp file `fd` the extended attributes and permission bits of the file it
+/// replaces, after its content is written (a write clears file capabilities). An attribute the
+/// temp file already has with the same value (a default SELinux label) is left alone; one that
+/// cannot be set refuses the write.
+fn keep_attributes(fd: &OwnedFd, kept: &Kept, path: &Path) -> std::io::Result<()> {
+    for (name, value) in &kept.xattrs {
+        if xattr_value(fd, name)?.as_ref() == Some(value) {
+            continue;
+        }
+        rustix::fs::fsetxattr(fd, name.as_c_str(), value, rustix::fs::XattrFlags::empty())
+            .map_err(|e| {
+                std::io::Error::new(
+                    io(e).kind(),
+                    format!(
+                        "cannot keep the extended attribute `{}` of `{}` ({e}); nothing was written",
+                        name.to_string_lossy(),
+                        path.display()
+                    ),
+                )
+            })?;
+    }
+    rustix::fs::fchmod(fd, Mode::from_raw_mode(kept.mode)).map_err(io)
+}
+
 /// Write `contents` to `path` (strictly inside `root`) atomically: an exclusively created temp
-/// file in the same directory, fsync, rename over the target, fsync of the directory. The
-/// target's permission bits are kept; a read-only target is refused; a target that is not a
-/// regular file (a symlink, a FIFO, a directory…) is refused; missing directories are created.
+/// file in the same directory, fsync, rename over the target, fsync of the directory. A missing
+/// target is created (and missing directories with it); a target that is not a regular file (a
+/// symlink, a FIFO, a directory…) or is read-only is refused.
+///
+/// A replaced file keeps its owner, group, permission bits and extended attributes (ACLs and
+/// labels included). When this process cannot give the new copy the same owner and group (it is
+/// not root and the file is someone else's, or its group is not one of the process's) or cannot
+/// set one of the attributes, the write is refused with an error naming the file and why:
+/// silently handing a file to another owner, or dropping its attributes, is never done.
 pub fn write_atomic(root: &Path, path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let (dir, name) = open_parent(root, path, true)?;
-    let mode = match stat_in(&dir, &name)? {
+    let kept = match stat_in(&dir, &name)? {
         None => None,
-        Some((FileType::RegularFile, mode)) => Some(mode),
+        Some((FileType::RegularFile, _)) => Some(kept_of(&dir, &name, path)?),
         Some((t, _)) => {
             return Err(refused(format!(
                 "`{}` is {}, not a regular file; nothing was written",
@@ -139,8 +291,8 @@ pub fn write_atomic(root: &Path, path: &Path, contents: &[u8]) -> std::io::Resul
             )));
         }
     };
-    if let Some(m) = mode
-        && m & 0o222 == 0
+    if let Some(k) = &kept
+        && k.mode & 0o222 == 0
     {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
@@ -149,8 +301,8 @@ pub fn write_atomic(root: &Path, path: &Path, contents: &[u8]) -> std::io::Resul
     }
     let create =
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    // New files get the usual 0666 minus umask; an existing file's mode is set after creation.
-    let initial = Mode::from_raw_mode(if mode.is_some() { 0o600 } else { 0o666 });
+    // New files get the usual 0666 minus umask; an existing file's mode is set after writing.
+    let initial = Mode::from_raw_mode(if kept.is_some() { 0o600 } else { 0o666 });
     let mut attempt = 0;
     let (fd, tmp) = loop {
         let tmp = temp_name(&name, attempt);
@@ -161,12 +313,16 @@ pub fn write_atomic(root: &Path, path: &Path, contents: &[u8]) -> std::io::Resul
         }
     };
     let result = (|| {
-        if let Some(m) = mode {
-            rustix::fs::fchmod(&fd, Mode::from_raw_mode(m)).map_err(io)?;
+        if let Some(k) = &kept {
+            keep_owner(&fd, k, path)?;
         }
         let mut file = std::fs::File::from(fd);
         file.write_all(contents)?;
-        file.sync_all()?;
+        let fd = OwnedFd::from(file);
+        if let Some(k) = &kept {
+            keep_attributes(&fd, k, path)?;
+        }
+        rustix::fs::fsync(&fd).map_err(io)?;
         // The target may have been swapped since the first look: rename only over a regular
         // file or over nothing.
         match stat_in(&dir, &name)? {

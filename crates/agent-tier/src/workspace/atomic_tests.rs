@@ -169,3 +169,124 @@ fn missing_directories_are_created_and_new_files_get_a_normal_mode() {
     let names: Vec<_> = std::fs::read_dir(root.join("a/b")).unwrap().collect();
     assert_eq!(names.len(), 1);
 }
+
+/// A directory on the filesystem of the target dir (where this test binary lives), not a tmpfs
+/// `/tmp` that may lack user extended attributes: the tests below fail, not skip, without them.
+fn xattr_root() -> (tempfile::TempDir, PathBuf) {
+    let exe = std::env::current_exe().unwrap();
+    let dir = tempfile::tempdir_in(exe.parent().unwrap()).unwrap();
+    let canon = dir.path().canonicalize().unwrap();
+    (dir, canon)
+}
+
+fn xattrs(path: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut names = vec![0u8; 4096];
+    let n = rustix::fs::llistxattr(path, &mut names[..]).unwrap();
+    let mut out: Vec<(String, Vec<u8>)> = names[..n]
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|name| {
+            let name = String::from_utf8(name.to_vec()).unwrap();
+            let mut value = vec![0u8; 4096];
+            let len = rustix::fs::lgetxattr(path, name.as_str(), &mut value[..]).unwrap();
+            value.truncate(len);
+            (name, value)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 23: the temp file + rename handed the file to the writing user and dropped its
+/// extended attributes. Now owner, group, mode (set-uid bit included: it is set after the
+/// chown and the write, which clear it) and every extended attribute are kept.
+#[test]
+fn a_replaced_file_keeps_owner_group_mode_and_extended_attributes() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, chown};
+    let (_d, root) = xattr_root();
+    for (name, mode) in [("a.txt", 0o640), ("run.sh", 0o4750)] {
+        let target = root.join(name);
+        std::fs::write(&target, "old\n").unwrap();
+        chown(&target, Some(1234), Some(1234))
+            .expect("chown to 1234:1234 (this test runs as root)");
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode)).unwrap();
+        rustix::fs::setxattr(&target, "user.tag", b"v", rustix::fs::XattrFlags::empty())
+            .expect("the target dir's filesystem supports user extended attributes");
+        rustix::fs::setxattr(&target, "user.empty", b"", rustix::fs::XattrFlags::empty()).unwrap();
+        let before = xattrs(&target);
+        assert!(
+            before.contains(&("user.tag".into(), b"v".to_vec())),
+            "{before:?}"
+        );
+
+        write_atomic(&root, &target, b"new\n").unwrap();
+
+        let meta = std::fs::metadata(&target).unwrap();
+        assert_eq!(
+            (meta.uid(), meta.gid()),
+            (1234, 1234),
+            "{name}: owner and group"
+        );
+        assert_eq!(meta.mode() & 0o7777, mode, "{name}: mode");
+        assert_eq!(xattrs(&target), before, "{name}: extended attributes");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+    }
+    // No temp file is left behind.
+    let mut left: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["a.txt", "run.sh"]);
+}
+
+/// A process that cannot give the replacement the file's owner (not root, and the file is
+/// someone else's) refuses the write, naming the file and why, and leaves it as it was. The test
+/// runs its second half as uid/gid 65534 in a child (this same test binary).
+#[test]
+fn an_owner_that_cannot_be_kept_refuses_the_write() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    const CHILD: &str = "AGENT_TIER_TEST_UNPRIVILEGED_ROOT";
+    if let Ok(root) = std::env::var(CHILD) {
+        let root = PathBuf::from(root);
+        let target = root.join("theirs.txt");
+        let err = write_atomic(&root, &target, b"new\n").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied, "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("theirs.txt")
+                && msg.contains("is owned by 0:0")
+                && msg.contains("nothing was written"),
+            "{msg}"
+        );
+        return;
+    }
+    let (_d, root) = xattr_root();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let target = root.join("theirs.txt");
+    std::fs::write(&target, "old\n").unwrap();
+    std::os::unix::fs::chown(&target, Some(0), Some(0))
+        .expect("chown to 0:0 (this test runs as root)");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "workspace::atomic::tests::an_owner_that_cannot_be_kept_refuses_the_write",
+            "--nocapture",
+        ])
+        .env(CHILD, &root)
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .expect("run this test as uid 65534 (this test runs as root)");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success() && log.contains("1 passed"), "{log}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "old\n");
+    let left = std::fs::read_dir(&root).unwrap().count();
+    assert_eq!(left, 1, "the temp file was removed");
+}
