@@ -1,8 +1,8 @@
 //! Reading a unified diff into file sections and hunks: where each hunk's body ends, and
 //! recounting a hunk whose header counts disagree with its body.
 //!
-//! Every ` `, `-` and `+` line of the input ends up in a hunk, or the patch is refused: a line
-//! is never skipped. A hunk's body is taken by its header's counts (`@@ -l,s +l,s @@`) when they
+//! After the first file header, every ` `, `-` and `+` line of the input ends up in a hunk, or
+//! the patch is refused: a line is never skipped (before it, a message or a diffstat is ignored). A hunk's body is taken by its header's counts (`@@ -l,s +l,s @@`) when they
 //! are consistent — the counted lines are followed by the end of the input, the next `@@`, a
 //! `diff ` line, a `--- `/`+++ ` file header or a line that cannot be part of a hunk — so a
 //! deleted line that starts with `--- ` (an SQL comment) stays a deleted line. Otherwise the
