@@ -37,6 +37,9 @@
 //! - `shown`: how file text and paths appear in a result: control characters and bidi
 //!   overrides escaped, lines and captures clipped saying how much was left out.
 //! - `resolve`: the `resolve` tool, which writes or drops a staged edit.
+//! - `witness`: the run's identifier witness (provided to the registry at attach): where a
+//!   name occurs as an identifier token, from per-file name sets kept by size and mtime; the
+//!   language-server family checks its cross-file answers against it.
 //! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
 
 mod cache;
@@ -51,6 +54,7 @@ mod resolve;
 mod scopes;
 mod shown;
 mod stats;
+mod witness;
 
 pub use error::AstGrepError;
 pub use lang::Lang;
@@ -119,6 +123,7 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
     registry.register(AstGrepTool(shared.clone()));
     registry.register(AstEditTool(shared.clone()));
     registry.register(resolve::ResolveTool(shared));
+    registry.provide_witness(Arc::new(witness::Witness::new(registry.run().root.clone())));
 }
 
 pub(crate) struct Shared {

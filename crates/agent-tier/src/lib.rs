@@ -12,6 +12,8 @@
 //! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
 //! - [`locate::SymbolLocator`]: where a named function is defined, provided by the family that
 //!   knows definitions and asked for by type by another (never by a tool's name);
+//! - [`witness::IdentifierWitness`]: where a name occurs as an identifier token, provided by the
+//!   family that parses code, so that another family's cross-file answer has a second witness;
 //! - small shared mechanisms the families need identically: root confinement and all-or-nothing
 //!   atomic writes ([`workspace`]), binary and root-marker lookup ([`process`]), and the plain
 //!   data of `doctor` reports ([`doctor`]).
@@ -27,6 +29,7 @@ mod registry;
 pub mod schema;
 mod tier;
 mod tool;
+pub mod witness;
 pub mod workspace;
 
 pub use error::CallError;

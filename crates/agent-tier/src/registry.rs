@@ -190,6 +190,7 @@ struct Inner {
     tools: RwLock<BTreeMap<String, Arc<dyn ErasedTool>>>,
     wrappers: RwLock<Vec<Arc<dyn Wrapper>>>,
     locator: RwLock<Option<Arc<dyn crate::locate::SymbolLocator>>>,
+    witness: RwLock<Option<Arc<dyn crate::witness::IdentifierWitness>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -245,6 +246,7 @@ impl Registry {
                 tools: RwLock::new(BTreeMap::new()),
                 wrappers: RwLock::new(Vec::new()),
                 locator: RwLock::new(None),
+                witness: RwLock::new(None),
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
                 locks: Mutex::new(HashMap::new()),
@@ -299,6 +301,22 @@ impl Registry {
     /// The run's symbol locator, when a family provided one.
     pub fn locator(&self) -> Option<Arc<dyn crate::locate::SymbolLocator>> {
         read(&self.inner.locator).clone()
+    }
+
+    /// Provide the run's identifier witness while composing the run (the family that parses
+    /// code does); a later one replaces the earlier.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
+    pub fn provide_witness(&self, witness: Arc<dyn crate::witness::IdentifierWitness>) {
+        self.composing("provide_witness", "an identifier witness");
+        *write(&self.inner.witness) = Some(witness);
+    }
+
+    /// The run's identifier witness, when a family provided one.
+    pub fn witness(&self) -> Option<Arc<dyn crate::witness::IdentifierWitness>> {
+        read(&self.inner.witness).clone()
     }
 
     /// End composition: from now on tools and wrappers are fixed. The first call or listing

@@ -1,0 +1,450 @@
+//! The run's identifier witness ([`agent_tier::witness::IdentifierWitness`]): where a name occurs
+//! as an identifier token, from the same grammars `ast_grep` parses with.
+//!
+//! Per file it keeps only the set of identifier names (as 64-bit hashes, sorted), with the size
+//! and mtime it was read at: a few bytes per distinct name, not trees. A query walks the
+//! language family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git` skipped,
+//! symlinks not followed), indexes the files that are new or changed (in parallel), and parses
+//! again only the files whose set holds the name, to give each occurrence's position. An
+//! identifier token is a named leaf whose kind is an identifier kind of the grammar
+//! (`identifier`, `type_identifier`, `field_identifier`, `property_identifier`, …): never a
+//! string or a comment (an f-string's `{name}` is code, and counts).
+//!
+//! Owns: the index and its bound. Never: decides which occurrence is which symbol (that is the
+//! language server's answer, asked by the family that uses the witness).
+
+use crate::lang::Lang;
+use agent_tier::witness::{IdentifierWitness, Occurrence, Sightings};
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+/// The most names the index keeps over all files (8 bytes each): past it, new files are
+/// looked at for each query instead of kept, and the answer stays complete.
+const MAX_NAMES: usize = 16 << 20;
+/// A file bigger than this is not indexed (and is counted as skipped).
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+struct Entry {
+    len: u64,
+    mtime: SystemTime,
+    names: Box<[u64]>,
+}
+
+/// The identifier index of one workspace root.
+pub struct Witness {
+    root: PathBuf,
+    files: Mutex<HashMap<PathBuf, Entry>>,
+    /// Paths the run changed since they were indexed.
+    dirty: Mutex<HashSet<PathBuf>>,
+}
+
+fn name_hash(name: &[u8]) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
+}
+
+/// The grammars whose files one language server serves together.
+fn family(lang: Lang) -> &'static [Lang] {
+    match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            &[Lang::TypeScript, Lang::Tsx, Lang::JavaScript]
+        }
+        Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
+        Lang::Python => &[Lang::Python],
+        Lang::Rust => &[Lang::Rust],
+        Lang::Go => &[Lang::Go],
+        Lang::Dart => &[Lang::Dart],
+        Lang::Java => &[Lang::Java],
+        Lang::Ruby => &[Lang::Ruby],
+        Lang::Kotlin => &[Lang::Kotlin],
+        Lang::Swift => &[Lang::Swift],
+        Lang::CSharp => &[Lang::CSharp],
+        Lang::Php => &[Lang::Php],
+        Lang::Lua => &[Lang::Lua],
+        Lang::Bash => &[Lang::Bash],
+        _ => &[],
+    }
+}
+
+/// Whether a leaf of this kind is an identifier token.
+fn is_identifier_kind(kind: &str) -> bool {
+    kind.ends_with("identifier")
+        || matches!(kind, "constant" | "simple_identifier" | "name" | "word")
+}
+
+/// Every identifier leaf of `text` parsed as `lang`: `(byte range start, byte range end)`.
+/// Iterative (a tree-cursor walk): a deeply nested file cannot overflow a stack.
+fn identifier_spans(text: &str, lang: Lang) -> Option<Vec<(usize, usize)>> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&lang.ts_language()).ok()?;
+    let tree = parser.parse(text, None)?;
+    let mut out = Vec::new();
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.child_count() == 0 {
+            if node.is_named() && is_identifier_kind(node.kind()) {
+                out.push((node.start_byte(), node.end_byte()));
+            }
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return Some(out);
+            }
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    let read = agent_tier::workspace::read_regular(path, MAX_FILE_BYTES + 1).ok()?;
+    if read.bytes.len() as u64 > MAX_FILE_BYTES {
+        return None;
+    }
+    String::from_utf8(read.bytes).ok()
+}
+
+/// The sorted, deduplicated name hashes of a file.
+fn names_of(text: &str, lang: Lang) -> Option<Box<[u64]>> {
+    let spans = identifier_spans(text, lang)?;
+    let mut names: Vec<u64> = spans
+        .iter()
+        .map(|&(a, b)| name_hash(&text.as_bytes()[a..b]))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    Some(names.into_boxed_slice())
+}
+
+/// One file of the family, as the walk found it.
+struct Found {
+    path: PathBuf,
+    lang: Lang,
+    len: u64,
+    mtime: Option<SystemTime>,
+}
+
+impl Witness {
+    pub fn new(root: PathBuf) -> Self {
+        Witness {
+            root: root.canonicalize().unwrap_or(root),
+            files: Mutex::new(HashMap::new()),
+            dirty: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The files of `langs` under the root.
+    fn walk(&self, langs: &[Lang]) -> Vec<Found> {
+        let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+        let mut builder = ignore::WalkBuilder::new(&self.root);
+        builder
+            .require_git(false)
+            .hidden(false)
+            .filter_entry(|e| e.file_name() != ".git");
+        builder.build_parallel().run(|| {
+            let found = &found;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return ignore::WalkState::Continue;
+                }
+                let Some(lang) = Lang::from_file(entry.path()).filter(|l| langs.contains(l)) else {
+                    return ignore::WalkState::Continue;
+                };
+                let meta = entry.metadata().ok();
+                let f = Found {
+                    path: entry.path().to_path_buf(),
+                    lang,
+                    len: meta.as_ref().map_or(0, |m| m.len()),
+                    mtime: meta.and_then(|m| m.modified().ok()),
+                };
+                found.lock().unwrap_or_else(|e| e.into_inner()).push(f);
+                ignore::WalkState::Continue
+            })
+        });
+        let mut out = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
+
+    /// Whether the index holds `f` as it is now.
+    fn fresh(&self, f: &Found, files: &HashMap<PathBuf, Entry>, dirty: &HashSet<PathBuf>) -> bool {
+        !dirty.contains(&f.path)
+            && files
+                .get(&f.path)
+                .is_some_and(|e| Some(e.mtime) == f.mtime && e.len == f.len)
+    }
+
+    /// Index every stale file (in parallel); returns the files that could not be read or parsed,
+    /// and, for files the bound kept out of the index, their name sets for this query only.
+    fn refresh(&self, found: &[Found]) -> (HashSet<PathBuf>, HashMap<PathBuf, Box<[u64]>>) {
+        let stale: Vec<&Found> = {
+            let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+            let dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
+            found
+                .iter()
+                .filter(|f| !self.fresh(f, &files, &dirty))
+                .collect()
+        };
+        let skipped = Mutex::new(HashSet::new());
+        let transient = Mutex::new(HashMap::new());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(stale.len().max(1));
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(f) = stale.get(i) else { break };
+                        let names = (f.len <= MAX_FILE_BYTES)
+                            .then(|| read_text(&f.path))
+                            .flatten()
+                            .and_then(|t| names_of(&t, f.lang).map(|n| (t.len() as u64, n)));
+                        let Some((len, names)) = names else {
+                            skipped
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .insert(f.path.clone());
+                            continue;
+                        };
+                        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+                        let held: usize = files.values().map(|e| e.names.len()).sum();
+                        match f.mtime {
+                            Some(mtime) if len == f.len && held + names.len() <= MAX_NAMES => {
+                                files.insert(f.path.clone(), Entry { len, mtime, names });
+                            }
+                            _ => {
+                                files.remove(&f.path);
+                                transient
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .insert(f.path.clone(), names);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        {
+            let mut dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
+            for f in &stale {
+                dirty.remove(&f.path);
+            }
+        }
+        (
+            skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
+            transient.into_inner().unwrap_or_else(|e| e.into_inner()),
+        )
+    }
+}
+
+impl IdentifierWitness for Witness {
+    fn occurrences(&self, near: &Path, name: &str, limit: usize) -> Result<Sightings, String> {
+        let lang = Lang::from_file(near).ok_or_else(|| {
+            format!(
+                "no grammar for `{}`; the witness knows {}",
+                near.display(),
+                Lang::ids()
+            )
+        })?;
+        let langs = family(lang);
+        if langs.is_empty() {
+            return Err(format!(
+                "{} files have no identifiers to witness",
+                lang.id()
+            ));
+        }
+        let found = self.walk(langs);
+        let (skipped, transient) = self.refresh(&found);
+        let want = name_hash(name.as_bytes());
+        let holders: Vec<&Found> = {
+            let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+            found
+                .iter()
+                .filter(|f| {
+                    files
+                        .get(&f.path)
+                        .map(|e| &e.names)
+                        .or_else(|| transient.get(&f.path))
+                        .is_some_and(|n| n.binary_search(&want).is_ok())
+                })
+                .collect()
+        };
+        let mut out = Sightings {
+            files: found.len() - skipped.len(),
+            skipped: skipped.len(),
+            languages: langs.iter().map(|l| l.id().to_string()).collect(),
+            ..Default::default()
+        };
+        out.languages.dedup();
+        for f in holders {
+            let Some(text) = read_text(&f.path) else {
+                out.skipped += 1;
+                continue;
+            };
+            let Some(spans) = identifier_spans(&text, f.lang) else {
+                out.skipped += 1;
+                continue;
+            };
+            let bytes = text.as_bytes();
+            let (mut line, mut line_start, mut scanned) = (0u32, 0usize, 0usize);
+            for (a, b) in spans {
+                if &bytes[a..b] != name.as_bytes() {
+                    continue;
+                }
+                for (i, &c) in bytes[scanned..a].iter().enumerate() {
+                    if c == b'\n' {
+                        line += 1;
+                        line_start = scanned + i + 1;
+                    }
+                }
+                scanned = a;
+                if out.occurrences.len() >= limit {
+                    out.truncated = true;
+                    return Ok(out);
+                }
+                out.occurrences.push(Occurrence {
+                    path: f.path.clone(),
+                    line,
+                    byte: (a - line_start) as u32,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn changed(&self, paths: &[PathBuf]) {
+        let mut dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
+        dirty.extend(paths.iter().cloned());
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn sites(w: &Witness, near: &Path, name: &str) -> Vec<(String, u32, u32)> {
+        w.occurrences(near, name, 1000)
+            .unwrap()
+            .occurrences
+            .into_iter()
+            .map(|o| {
+                let rel = o.path.strip_prefix(&w.root).unwrap().display().to_string();
+                (rel, o.line, o.byte)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn identifiers_only_never_strings_or_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = write(
+            &root,
+            "a.py",
+            "def fetch(x):\n    return x\n# fetch in a comment\ns = \"fetch in a string\"\n",
+        );
+        write(
+            &root,
+            "pkg/b.py",
+            "from a import fetch\nprint(fetch(1), f\"{fetch}\")\nobj.fetch = 2\n",
+        );
+        write(&root, "c.js", "fetch(1)\n");
+        let w = Witness::new(root.clone());
+        assert_eq!(
+            sites(&w, &a, "fetch"),
+            vec![
+                ("a.py".into(), 0, 4),
+                ("pkg/b.py".into(), 0, 14),
+                ("pkg/b.py".into(), 1, 6),
+                ("pkg/b.py".into(), 1, 19),
+                ("pkg/b.py".into(), 2, 4),
+            ]
+        );
+        // The JavaScript file is another language family.
+        let js = root.join("c.js");
+        assert_eq!(sites(&w, &js, "fetch"), vec![("c.js".into(), 0, 0)]);
+    }
+
+    #[test]
+    fn changes_on_disk_and_by_the_run_are_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = write(&root, "a.py", "def old():\n    pass\n");
+        let w = Witness::new(root.clone());
+        assert_eq!(sites(&w, &a, "old").len(), 1);
+        // A new file, and the same size with another name (mtime may not move): the run says
+        // it changed it.
+        write(&root, "b.py", "old()\n");
+        std::fs::write(&a, "def new():\n    pass\n").unwrap();
+        w.changed(std::slice::from_ref(&a));
+        assert_eq!(sites(&w, &a, "old"), vec![("b.py".into(), 0, 0)]);
+        assert_eq!(sites(&w, &a, "new"), vec![("a.py".into(), 0, 4)]);
+        std::fs::remove_file(root.join("b.py")).unwrap();
+        assert!(sites(&w, &a, "old").is_empty());
+    }
+
+    #[test]
+    fn other_families_and_hostile_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let rs = write(
+            &root,
+            "src/lib.rs",
+            "pub struct Greeter { name: String }\nfn f(g: Greeter) -> String { println!(\"{}\", g.name); g.name }\n",
+        );
+        assert_eq!(
+            sites(&Witness::new(root.clone()), &rs, "name").len(),
+            3,
+            "field declaration, macro argument, field access"
+        );
+        let ts = write(
+            &root,
+            "a.ts",
+            "export interface Shape { area(): number }\nconst s: Shape = null!;\n",
+        );
+        write(
+            &root,
+            "b.tsx",
+            "import { Shape } from './a';\nlet t: Shape;\n",
+        );
+        assert_eq!(sites(&Witness::new(root.clone()), &ts, "Shape").len(), 4);
+        // Not UTF-8, a FIFO, deeply nested: skipped or searched, never a hang or a crash.
+        std::fs::write(root.join("bad.py"), b"x = '\xff'\n").unwrap();
+        let fifo = root.join("pipe.py");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let deep = format!("x = {}1{}\n", "[".repeat(50_000), "]".repeat(50_000));
+        let py = write(&root, "deep.py", &deep);
+        let s = Witness::new(root.clone())
+            .occurrences(&py, "x", 10)
+            .unwrap();
+        assert_eq!(s.occurrences.len(), 1);
+        assert_eq!(s.skipped, 1, "the file that is not UTF-8");
+    }
+}
