@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
 
@@ -568,6 +569,7 @@ fn bench_host(root: &Path) -> Result<()> {
         bench_http::percentiles(&mut times)
     );
     bench_http::run(&bin, rss_kib)?;
+    bench_hostile::run(&bin)?;
     bench_kernel::run(&bin, rss_kib)?;
     Ok(())
 }

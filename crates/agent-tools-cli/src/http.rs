@@ -6,6 +6,14 @@
 //! checks the `Host` header against loopback names (DNS rebinding) unless the host was asked to
 //! listen on another address. Every session serves the same run: one registry, one set of
 //! language servers, kernels and debug sessions.
+//!
+//! Nothing a client does ends the host: an `accept` that fails is retried (after 100 ms when the
+//! process is out of descriptors or memory), connections are capped and closed when they send
+//! no request head in time or sit idle (the bounds in `limits`, the connections in
+//! `connections`), and clients without the token cannot crowd out one with it.
+
+mod connections;
+mod limits;
 
 use crate::mcp::{Host, Peer};
 use agent_tools::tier::{Registry, Surface};
@@ -18,6 +26,7 @@ use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The environment variable that carries the bearer token when `--token-file` is not given.
 pub const TOKEN_ENV: &str = "AGENT_TOOLS_TOKEN";
@@ -180,18 +189,26 @@ fn gate(req: &Request<Incoming>, token: &str) -> Option<Response<Body>> {
     None
 }
 
-/// Serve over Streamable HTTP on `addr` until the listener fails.
+/// How long `accept` pauses after a failure that is not one connection's own (out of
+/// descriptors or memory): the pending connections wait in the backlog meanwhile.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Connections the kernel may hold for the listener before it accepts them (capped by
+/// `net.core.somaxconn`).
+const BACKLOG: u32 = 1024;
+
+/// Serve over Streamable HTTP on `addr`. Returns only if the host cannot start serving (no token,
+/// the address taken, a limit misconfigured); once listening, it serves until the run ends.
 pub async fn serve(
     surface: Surface,
     addr: SocketAddr,
     token_file: Option<PathBuf>,
     make_registry: impl FnOnce(Peer) -> Registry,
 ) -> anyhow::Result<()> {
+    let limits = limits::Limits::from_env()?;
     let (token, _generated) = token(token_file.as_deref())?;
     let token: Arc<str> = token.into();
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let listener = listen(addr).map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     let local = listener.local_addr()?;
     let peer = Peer::default();
     let host = Host::new(make_registry(peer.clone()), surface, peer);
@@ -208,9 +225,28 @@ pub async fn serve(
     say(&format!(
         "agent-tools serve: listening on http://{local}/mcp"
     ));
-    tracing::info!(%local, "listening");
+    tracing::info!(%local, ?limits, "listening");
+    let table = connections::Table::new(limits.max_connections);
+    let mut turned_away = 0u64;
     loop {
-        let (stream, remote) = listener.accept().await?;
+        table.room().await;
+        let (stream, remote) = accept(&listener).await;
+        let Some((conn, evicted)) = table.admit() else {
+            // Dropped unserved: every place is held by a client with the token.
+            turned_away += 1;
+            if turned_away.is_power_of_two() {
+                tracing::warn!(
+                    %remote,
+                    turned_away,
+                    max = limits.max_connections,
+                    "connection closed at once: {} connections are open, all with the token (raise {} to allow more)",
+                    limits.max_connections,
+                    limits::MAX_CONNECTIONS_ENV
+                );
+            }
+            continue;
+        };
+        turned_away = 0;
         // A reply goes out in small writes: without TCP_NODELAY the second waits for the
         // client's delayed ACK of the first (measured: 44 ms per call, 0.25 ms with it).
         let _ = stream.set_nodelay(true);
@@ -218,28 +254,107 @@ pub async fn serve(
         let service = service.clone();
         let token = token.clone();
         tokio::spawn(async move {
-            let handler = hyper::service::service_fn(move |req: Request<Incoming>| {
-                let mut service = service.clone();
-                let refused = gate(&req, &token);
-                async move {
-                    if let Some(resp) = refused {
-                        return Ok::<_, Infallible>(resp);
+            let handler = hyper::service::service_fn({
+                let conn = conn.clone();
+                move |req: Request<Incoming>| {
+                    let mut service = service.clone();
+                    let request = conn.request();
+                    let refused = gate(&req, &token);
+                    if refused.is_none() {
+                        conn.showed_token();
                     }
-                    let delete = req.method() == hyper::Method::DELETE;
-                    let mut resp = tower_call(&mut service, req).await?;
-                    // The session is gone when DELETE returns: say 200, which every SDK takes
-                    // as success (the Python SDK logs 202 as a failed termination).
-                    if delete && resp.status() == StatusCode::ACCEPTED {
-                        *resp.status_mut() = StatusCode::OK;
+                    async move {
+                        let resp = match refused {
+                            Some(resp) => resp,
+                            None => {
+                                let delete = req.method() == hyper::Method::DELETE;
+                                let mut resp = tower_call(&mut service, req).await?;
+                                // The session is gone when DELETE returns: say 200, which every
+                                // SDK takes as success (the Python SDK logs 202 as a failed
+                                // termination).
+                                if delete && resp.status() == StatusCode::ACCEPTED {
+                                    *resp.status_mut() = StatusCode::OK;
+                                }
+                                resp
+                            }
+                        };
+                        Ok::<_, Infallible>(
+                            resp.map(|body| connections::Guarded::new(body, request)),
+                        )
                     }
-                    Ok(resp)
                 }
             });
             let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(io, handler)
-                .await;
+            let served = hyper::server::conn::http1::Builder::new().serve_connection(io, handler);
+            tokio::select! {
+                _ = served => {}
+                Ok(()) = evicted => {
+                    tracing::debug!(%remote, "closed a connection without the token to make room");
+                }
+                () = conn.quiet(&limits) => {
+                    tracing::debug!(%remote, "closed a connection with no request in progress for longer than its bound (header or idle timeout)");
+                }
+            }
         });
+    }
+}
+
+/// A listener on `addr` whose backlog holds [`BACKLOG`] connections not yet accepted (the
+/// default, 128, overflows under a burst of connections, and each one dropped waits a second
+/// for its SYN to be sent again).
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// The next connection. A failure never ends the host: one connection's own (reset or aborted
+/// before it was accepted) is skipped; any other (out of descriptors, out of memory) is logged
+/// and retried after [`ACCEPT_BACKOFF`].
+async fn accept(listener: &tokio::net::TcpListener) -> (tokio::net::TcpStream, SocketAddr) {
+    use std::io::ErrorKind;
+    let mut failures = 0u64;
+    loop {
+        match listener.accept().await {
+            Ok(accepted) => {
+                if failures > 0 {
+                    tracing::info!(failures, "accepting connections again");
+                }
+                return accepted;
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::ConnectionAborted
+                        | ErrorKind::ConnectionReset
+                        | ErrorKind::ConnectionRefused
+                        | ErrorKind::Interrupted
+                        | ErrorKind::WouldBlock
+                        | ErrorKind::TimedOut
+                        | ErrorKind::PermissionDenied
+                ) =>
+            {
+                tracing::debug!(error = %e, "a connection failed before it was accepted");
+            }
+            Err(e) => {
+                failures += 1;
+                if failures.is_power_of_two() {
+                    tracing::warn!(
+                        error = %e,
+                        failures,
+                        "accept failed; retrying in {} ms (if out of file descriptors: raise `ulimit -n`, or lower {})",
+                        ACCEPT_BACKOFF.as_millis(),
+                        limits::MAX_CONNECTIONS_ENV
+                    );
+                }
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+            }
+        }
     }
 }
 
