@@ -227,8 +227,31 @@ fn setup(root: &Path) -> Result<()> {
             .stderr(Stdio::null()))?;
         Ok("rustup component rust-analyzer (pinned and default toolchains)".into())
     })?;
+
+    step("django", || {
+        // The cold-server witness tests (issue 22) run on a real project: Django's sdist, with
+        // its tests (about 2,800 Python files).
+        let corpora = tools.join("corpora");
+        let dest = corpora.join(DJANGO_DIR);
+        if dest.join("django/shortcuts.py").is_file() {
+            return Ok(format!("already in {}", dest.display()));
+        }
+        std::fs::create_dir_all(&corpora)?;
+        run(Command::new(tools.join("venv/bin/pip"))
+            .args(["download", "-q", "--disable-pip-version-check", "--no-deps"])
+            .args(["--no-binary", ":all:", DJANGO, "-d"])
+            .arg(&corpora))?;
+        run(Command::new("tar")
+            .current_dir(&corpora)
+            .args(["xzf", &format!("{DJANGO_DIR}.tar.gz")]))?;
+        Ok(format!("{DJANGO} sdist into {}", dest.display()))
+    })?;
     Ok(())
 }
+
+/// The Django release the witness tests run on, and the folder its sdist unpacks to.
+const DJANGO: &str = "django==5.2.8";
+const DJANGO_DIR: &str = "django-5.2.8";
 
 fn is_root() -> bool {
     Command::new("id")
@@ -243,6 +266,7 @@ fn cargo(root: &Path) -> Command {
     c.current_dir(root)
         .env("PATH", test_path(root))
         .env("AGENT_TOOLS_VENV", tools_dir(root).join("venv"))
+        .env("AGENT_TOOLS_DJANGO", tools_dir(root).join("corpora").join(DJANGO_DIR))
         .env("AGENT_TOOLS_REQUIRE_REAL", "1");
     c
 }

@@ -49,6 +49,7 @@ pub mod contain;
 mod discover;
 mod error;
 mod on_write;
+mod on_write_scope;
 mod rename;
 mod render;
 mod roots;

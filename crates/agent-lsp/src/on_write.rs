@@ -40,6 +40,10 @@ pub struct Report {
     /// Per server and file that answered, the state of that answer: fresh for the written
     /// content, or partial (the server was still busy).
     pub states: Vec<String>,
+    /// Introduced in other files that use the names the write changed (per the witness).
+    pub related: Vec<Diag>,
+    /// What the check covered: the written files and which other files.
+    pub scope: Option<String>,
 }
 
 type Key = (String, String, String);
@@ -70,6 +74,48 @@ impl State {
                 (s, p)
             })
             .collect();
+        // The other files that use the names the write changed: their baseline is taken while
+        // the servers still hold the old content (the main loop then syncs the new).
+        let changed: Vec<(PathBuf, Option<String>, String)> = files
+            .iter()
+            .filter_map(|f| {
+                let path = confine(self.ws(), "changed_files", f).ok()?;
+                let text = crate::text::read_text(&path).ok()?;
+                let old = previous
+                    .get(f)
+                    .map(|b| String::from_utf8_lossy(b).into_owned());
+                (old.as_deref() != Some(text.as_str())).then_some((path, old, text))
+            })
+            .collect();
+        if let Some(w) = self.witness() {
+            w.changed(&changed.iter().map(|c| c.0.clone()).collect::<Vec<_>>());
+        }
+        let scope = self.write_scope(&changed).await;
+        let mut other_base: HashMap<(usize, PathBuf), HashSet<Key>> = HashMap::new();
+        if !scope.files.is_empty() {
+            let base_deadline = Instant::now() + self.sup.cfg.write_timeout / 3;
+            for (path, old, _) in &changed {
+                if let Some(old) = old {
+                    for srv in self.servers_for(path, base_deadline).await {
+                        let _ = srv.sync(path, old, false).await;
+                    }
+                }
+            }
+            for o in &scope.files {
+                let Ok(text) = crate::text::read_text(o) else {
+                    continue;
+                };
+                for srv in self.servers_for(o, base_deadline).await {
+                    if let Some((ds, _)) = self.diags_of(&srv, o, &text, base_deadline, true).await
+                    {
+                        other_base.insert(
+                            (Arc::as_ptr(&srv) as usize, o.clone()),
+                            ds.iter().map(Diag::key).collect(),
+                        );
+                    }
+                }
+            }
+        }
         for f in files {
             let Ok(path) = confine(self.ws(), "changed_files", f) else {
                 continue;
@@ -125,7 +171,60 @@ impl State {
                 }
             }
         }
+        // The other files, now that the servers hold the new content: synced again (a new
+        // version, so the answer is about the new state), compared with their baseline.
+        let (mut unbased, mut late) = (Vec::new(), Vec::new());
+        for o in &scope.files {
+            let Ok(text) = crate::text::read_text(o) else {
+                continue;
+            };
+            let shown = agent_tier::workspace::display_path(self.ws(), o);
+            for srv in self.servers_for(o, deadline).await {
+                let Some((now, _)) = self.diags_of(&srv, o, &text, deadline, false).await else {
+                    late.push(format!("{} ({})", shown, srv.spec.id));
+                    continue;
+                };
+                let key = (Arc::as_ptr(&srv) as usize, o.clone());
+                match other_base.get(&key) {
+                    Some(old) => report
+                        .related
+                        .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
+                    None => unbased.push(shown.clone()),
+                }
+            }
+        }
+        if !late.is_empty() {
+            report.notes.push(format!(
+                "no diagnostics came in time after the write for {} of the other files, so their problems are not known: {}",
+                late.len(),
+                late.join(", ")
+            ));
+        }
+        if !unbased.is_empty() {
+            report.notes.push(format!(
+                "no baseline for {} (the server gave none before the write in time), so their problems were not compared",
+                unbased.join(", ")
+            ));
+        }
+        let shown_changed: Vec<String> = changed
+            .iter()
+            .map(|c| agent_tier::workspace::display_path(self.ws(), &c.0))
+            .collect();
+        if !shown_changed.is_empty() {
+            report.scope = Some(crate::on_write_scope::scope_line(
+                self.ws(),
+                &shown_changed,
+                &scope,
+            ));
+        }
+        let others: HashSet<String> = scope
+            .files
+            .iter()
+            .map(|p| agent_tier::workspace::display_path(self.ws(), p))
+            .collect();
         report.elsewhere = self.elsewhere(files, &before_all);
+        report.elsewhere.retain(|d| !others.contains(&d.loc.path));
+        report.related = self.unseen(std::mem::take(&mut report.related));
         report.new = self.unseen(std::mem::take(&mut report.new));
         report.elsewhere = self.unseen(std::mem::take(&mut report.elsewhere));
         report.unchecked = self.unseen(std::mem::take(&mut report.unchecked));
@@ -137,6 +236,11 @@ impl State {
         );
         report.unchecked = cap(
             std::mem::take(&mut report.unchecked),
+            &mut budget,
+            &mut report.left_out,
+        );
+        report.related = cap(
+            std::mem::take(&mut report.related),
             &mut budget,
             &mut report.left_out,
         );
@@ -270,6 +374,7 @@ impl Wrapper for WriteDiagnostics {
         _cx: &'a CallContext,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
+            self.0.set_witness(_cx.registry().witness());
             let report = self
                 .0
                 .after_write(&output.changed_files, &output.previous)
@@ -290,6 +395,12 @@ impl Wrapper for WriteDiagnostics {
                 if !report.states.is_empty() {
                     o.insert("diagnostics_state".into(), json!(report.states));
                 }
+                if !report.related.is_empty() {
+                    o.insert("diagnostics_related".into(), json!(report.related));
+                }
+                if let Some(scope) = &report.scope {
+                    o.insert("diagnostics_scope".into(), json!(scope));
+                }
             }
             output
         })
@@ -304,6 +415,12 @@ fn render(report: &Report) -> String {
             "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run; checked against the file's previous content):\n",
         );
         text.push_str(&lines(&report.new));
+    }
+    if !report.related.is_empty() {
+        text.push_str(
+            "\n\nNew problems in other files that use the names the write changed (checked against their state before the write):\n",
+        );
+        text.push_str(&lines(&report.related));
     }
     if !report.elsewhere.is_empty() {
         text.push_str(
@@ -330,10 +447,19 @@ fn render(report: &Report) -> String {
     // answered, never "fresh" for a busy server.
     if !report.states.is_empty() {
         let states = report.states.join("; ");
-        if report.new.is_empty() && report.unchecked.is_empty() && report.elsewhere.is_empty() {
-            text.push_str(&format!("\n\nNo new problems ({states})."));
+        let scope = report
+            .scope
+            .as_deref()
+            .map(|s| format!("; {s}"))
+            .unwrap_or_default();
+        if report.new.is_empty()
+            && report.unchecked.is_empty()
+            && report.elsewhere.is_empty()
+            && report.related.is_empty()
+        {
+            text.push_str(&format!("\n\nNo new problems ({states}{scope})."));
         } else {
-            text.push_str(&format!("\n(Diagnostics: {states}.)"));
+            text.push_str(&format!("\n(Diagnostics: {states}{scope}.)"));
         }
     }
     text

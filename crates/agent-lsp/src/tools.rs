@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 pub struct State {
     pub sup: Supervisor,
     ledger: Mutex<HashSet<(String, String, String)>>,
+    /// The run's identifier witness, taken from the first call's registry.
+    witness: std::sync::OnceLock<Option<Arc<dyn agent_tier::witness::IdentifierWitness>>>,
 }
 
 impl State {
@@ -30,6 +32,7 @@ impl State {
         State {
             sup,
             ledger: Mutex::new(HashSet::new()),
+            witness: std::sync::OnceLock::new(),
         }
     }
 
@@ -173,6 +176,7 @@ mod rename_tool;
 mod status;
 mod symbols;
 mod target;
+mod witnessed;
 
 pub use locate::Locator;
 
@@ -256,6 +260,7 @@ root, or all. Results are `path:line:col: <line text>`."
         cx: CallContext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
+        st.set_witness(cx.registry().witness());
         let project_code = cx.effects.runs_project_code;
         async move { st.run(args, project_code).await.map_err(BoxError::from) }
     }
@@ -286,9 +291,10 @@ Lists each file's edit count and what was verified."
     fn call(
         &self,
         args: RenameArgs,
-        _cx: CallContext,
+        cx: CallContext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
+        st.set_witness(cx.registry().witness());
         async move { st.rename(args).await.map_err(BoxError::from) }
     }
 }

@@ -27,8 +27,9 @@ async fn only_what_the_write_introduced_is_new() {
     assert!(!out.text.contains("not checked"), "{}", out.text);
     // Silence is never the answer: the state of the check is said.
     assert!(
-        out.text
-            .contains("No new problems (pyright on `mod.py`: fresh for the written content)."),
+        out.text.contains(
+            "No new problems (pyright on `mod.py`: fresh for the written content; checked mod.py;"
+        ),
         "{}",
         out.text
     );

@@ -26,7 +26,7 @@ pub(super) enum Check {
 
 /// The 0-based line and the column (in `enc` units) of byte `at`; `None` when the line before
 /// `at` is not UTF-8 (the position cannot be given exactly).
-fn line_col(bytes: &[u8], at: usize, enc: Encoding) -> Option<(u32, u32)> {
+pub(super) fn line_col(bytes: &[u8], at: usize, enc: Encoding) -> Option<(u32, u32)> {
     let before = bytes.get(..at)?;
     let line = before.iter().filter(|&&b| b == b'\n').count() as u32;
     let start = before
@@ -197,8 +197,9 @@ impl State {
             missed.len(),
             missed.len() + covered
         );
-        if partial {
-            // A cold server's references may be incomplete: say so rather than undo on a guess.
+        if partial && !srv.is_idle() {
+            // A server still at work may answer incompletely: say so rather than undo on a
+            // guess. A server that reports no work in progress gets no such excuse.
             Check::NotVerified(format!(
                 "{why} (the server was still indexing, so this may be incomplete; check those lines)"
             ))

@@ -2,6 +2,7 @@
 
 use super::command::At;
 use super::rename_check::Check;
+use super::witnessed::{check_identifier, identifier_of, site_text};
 use super::*;
 
 impl State {
@@ -24,6 +25,8 @@ impl State {
         if a.new_name.trim().is_empty() {
             return Err(arg_err("`new_name` is empty; give the new identifier"));
         }
+        let new_path = confine(self.ws(), "file", &a.file)?;
+        check_identifier(&a.new_name, &new_path).map_err(arg_err)?;
         let at = At {
             file: a.file.clone(),
             line: a.line,
@@ -102,8 +105,77 @@ impl State {
                 srv.spec.id, t.symbol
             )));
         }
-        let plan = rename::plan_edit(self.ws(), &edit, enc, &synced)?;
+        let mut plan = rename::plan_edit(self.ws(), &edit, enc, &synced)?;
+        // The witness: every occurrence of the old name the plan leaves alone is put to the
+        // server; a plan that misses a site of this declaration is asked for again after the
+        // server settles, and never written while it is known to be partial.
+        let witness = match identifier_of(&t.symbol) {
+            None => Err(format!("`{}` is not one identifier", t.symbol)),
+            Some(name) => {
+                let character = units_of_byte(&t.line_text, t.byte, enc);
+                let decl = self
+                    .declaration(&srv, &t.path, t.line0, character)
+                    .await
+                    .unwrap_or_default();
+                let started = Instant::now();
+                let deadline = started + self.sup.cfg.ready_timeout;
+                let mut round = 0u32;
+                loop {
+                    let w = self
+                        .rename_coverage(&srv, name, &t.path, &decl, &plan, &synced)
+                        .await;
+                    let missing = match &w {
+                        Ok(w) if !w.missing.is_empty() => w.missing.clone(),
+                        _ => break w,
+                    };
+                    if Instant::now() >= deadline || round >= 6 {
+                        let state = if srv.is_idle() {
+                            "reports no work in progress"
+                        } else {
+                            "is still indexing"
+                        };
+                        let shown: Vec<String> = missing
+                            .iter()
+                            .take(20)
+                            .map(|s| site_text(self.ws(), s))
+                            .collect();
+                        return Err(arg_err(format!(
+                            "nothing was written: {}'s rename of `{}` edits {} site(s) but leaves out {} site(s) whose definition is the renamed declaration, after asking {round} more time(s) over {} s (the server {state}): {}{} — try again when the server has finished indexing, or rename those sites by hand",
+                            srv.spec.id,
+                            t.symbol,
+                            plan.sites.len(),
+                            missing.len(),
+                            started.elapsed().as_secs(),
+                            shown.join(", "),
+                            if missing.len() > 20 { ", …" } else { "" }
+                        )));
+                    }
+                    round += 1;
+                    agent_tier::progress(format!(
+                        "{}'s rename plan leaves out {} site(s) of `{name}`; waiting for it to settle, then asking again ({round})",
+                        srv.spec.id,
+                        missing.len()
+                    ));
+                    tokio::time::sleep(Duration::from_millis(400 * u64::from(round))).await;
+                    srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
+                        .await;
+                    edit = self.rename_request(&srv, &params).await?;
+                    for p in rename::unsynced(self.ws(), &edit, &synced)? {
+                        if let Some(bytes) = rename::read_bytes(self.ws(), &p)? {
+                            srv.sync(&p, &String::from_utf8_lossy(&bytes), false)
+                                .await?;
+                            synced.insert(p, bytes);
+                        }
+                    }
+                    plan = rename::plan_edit(self.ws(), &edit, enc, &synced)?;
+                }
+            }
+        };
         apply_all(self.ws(), &plan.changes)?;
+        if let Some(w) = self.witness() {
+            let touched: Vec<PathBuf> = plan.changes.iter().map(|c| c.path.clone()).collect();
+            w.changed(&touched);
+        }
         // Tell every running server what changed on disk.
         for s in self.sup.running() {
             for (p, now) in &plan.after {
@@ -161,6 +233,30 @@ impl State {
             }
             Check::NotVerified(why) => format!("not verified: {why}"),
         };
+        // `verified` only when the witness agrees too.
+        let (verified, witness_ok) = match &witness {
+            Ok(w) if w.agrees() => (verified, true),
+            Ok(w) => (
+                format!(
+                    "not verified: {} occurrence(s) of `{}` were neither renamed nor shown to be another symbol ({}); the server's check: {verified}",
+                    w.unconfirmed.len(),
+                    t.symbol,
+                    w.unconfirmed
+                        .iter()
+                        .take(5)
+                        .map(|s| site_text(self.ws(), s))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                false,
+            ),
+            Err(why) => (
+                format!(
+                    "not verified by a second witness ({why}); the server's own check: {verified}"
+                ),
+                false,
+            ),
+        };
         let total: usize = plan.per_file.iter().map(|(_, n)| n).sum();
         let mut out = vec![format!(
             "renamed `{}` to `{}` ({}): {total} edit(s) in {} file(s)",
@@ -175,13 +271,17 @@ impl State {
         for (o, n) in &plan.renames {
             out.push(format!("- renamed file {o} → {n}"));
         }
+        if let Ok(w) = &witness {
+            out.push(w.summary(identifier_of(&t.symbol).unwrap_or_default(), self.ws()));
+        }
         out.push(verified.clone());
         Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
             "server": srv.spec.id,
             "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
             "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
-            "verified": matches!(check, Check::Verified { .. }),
+            "verified": matches!(check, Check::Verified { .. }) && witness_ok,
             "check": verified,
+            "witness": witness.as_ref().map(|w| w.to_json(self.ws())).unwrap_or(Value::Null),
         }))
         .with_file_changes(self.ws(), &plan.changes))
     }

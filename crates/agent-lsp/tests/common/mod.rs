@@ -195,7 +195,7 @@ pub async fn check_write_ledger(fx: &Fx, file: &str, good: &str, bad: &str, expe
 }
 
 /// Rename through `lsp_rename` and check the result names these files and was verified with
-/// the server's references; returns the rendered result.
+/// the server's references (no second witness here); returns the rendered result.
 pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) -> String {
     let out = fx.call("lsp_rename", args.clone()).await;
     let text = fx.red(&out.text);
@@ -210,6 +210,12 @@ pub async fn check_rename(fx: &Fx, args: Value, files: &[&str]) -> String {
             "{f} missing in:\n{text}"
         );
     }
-    assert!(text.contains("\nverified: "), "{text}");
+    // This family's tests run without the structural-search family's witness: the server's
+    // own check must hold, and the result must not call itself verified by a second witness.
+    assert!(
+        text.contains("not verified by a second witness")
+            && text.contains("the server's own check: verified: "),
+        "{text}"
+    );
     text
 }

@@ -1,6 +1,7 @@
 //! definition, type_definition, implementation, references: locations, each with its line.
 
 use super::super::command::{At, Nav};
+use super::super::witnessed::{Witnessed, identifier_of};
 use super::*;
 
 impl State {
@@ -20,13 +21,40 @@ impl State {
             }
         };
         self.offered(&l, op, nav.capability(), method)?;
-        let (result, partial) = match nav {
+        // `references` is checked by the witness when the run has one: the server's first
+        // answer against where the name occurs (see `witnessed`).
+        let mut witness: Option<Witnessed> = None;
+        let mut witness_note: Option<String> = None;
+        let checked = match (nav, identifier_of(&l.t.symbol)) {
+            (Nav::References, Some(name)) => {
+                let at = (l.t.path.as_path(), l.t.line0, l.character);
+                match self
+                    .references_witnessed(&l.srv, at, name, params.clone())
+                    .await?
+                {
+                    Ok((v, p, w, note)) => {
+                        witness = Some(w);
+                        witness_note = note;
+                        Some((v, p))
+                    }
+                    Err(why) => {
+                        witness_note = Some(format!("witness: not checked — {why}"));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        let (result, partial) = match (checked, nav) {
+            (Some(answer), _) => answer,
             // Servers that analyse in the background (pyright) answer a cold `references` with
             // what they have indexed so far, without saying so: ask until two answers agree.
-            Nav::References | Nav::Implementation => {
+            (None, Nav::References | Nav::Implementation) => {
                 self.ask_settled(&l.srv, method, params).await?
             }
-            Nav::Definition | Nav::TypeDefinition => self.ask(&l.srv, method, params).await?,
+            (None, Nav::Definition | Nav::TypeDefinition) => {
+                self.ask(&l.srv, method, params).await?
+            }
         };
         let partial = partial || !l.ready;
         let (mut structured, mut r) = self.answer_head(&l, op, partial);
@@ -60,6 +88,13 @@ impl State {
         }
         structured["locations"] = json!(shown);
         structured["total"] = json!(total);
+        if let Some(w) = &witness {
+            text.push(w.summary(identifier_of(&l.t.symbol).unwrap_or_default(), self.ws()));
+            structured["witness"] = w.to_json(self.ws());
+        }
+        if let Some(n) = witness_note {
+            text.push(n);
+        }
         Ok(self.finish(&l, text, structured, &r, partial))
     }
 }

@@ -1,0 +1,514 @@
+//! The second witness of `references` and `lsp_rename`: the run's identifier witness
+//! ([`agent_tier::witness::IdentifierWitness`], from the grammars of the structural-search
+//! family) says where the name occurs as an identifier; each occurrence the server's answer does
+//! not account for is put back to the server as a `definition` question. An occurrence whose
+//! definition is the asked declaration is a site the answer missed; one whose definition lies
+//! elsewhere is another symbol with the same name. The witness decides what to ask next, never
+//! what to edit.
+
+use super::*;
+use agent_tier::witness::IdentifierWitness;
+use std::collections::HashMap;
+
+/// At most this many occurrences are put to the server as `definition` questions per answer.
+pub(super) const MAX_ASKED: usize = 50;
+/// At most this many questions are in flight at once.
+const IN_FLIGHT: usize = 8;
+/// The most occurrences the witness is asked for.
+const MAX_SIGHTINGS: usize = 20_000;
+
+/// A position as the server counts it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct Site {
+    pub path: PathBuf,
+    pub line: u32,
+    pub character: u32,
+}
+
+/// What the witness said about one answer.
+#[derive(Debug, Default)]
+pub(super) struct Witnessed {
+    /// Occurrences of the name in the language's files.
+    pub occurrences: usize,
+    /// Occurrences the answer lists (or that were found missing and are now listed).
+    pub confirmed: usize,
+    /// Occurrences whose definition is another symbol.
+    pub ruled_out: usize,
+    /// Occurrences in files the server answered for but did not list there: the server read
+    /// those files and took them for other symbols; not asked again.
+    pub in_answered_files: usize,
+    /// Occurrences whose definition is the asked declaration, missing from the answer.
+    pub missing: Vec<Site>,
+    /// Occurrences not settled: over the question bound, or the server gave no definition.
+    pub unconfirmed: Vec<Site>,
+    /// Files looked at and files the witness could not read.
+    pub files: usize,
+    pub skipped: usize,
+}
+
+impl Witnessed {
+    /// Whether every occurrence is accounted for.
+    pub fn agrees(&self) -> bool {
+        self.missing.is_empty() && self.unconfirmed.is_empty()
+    }
+
+    pub fn to_json(&self, ws: &Path) -> Value {
+        let show = |s: &Site| {
+            json!({"path": agent_tier::workspace::display_path(ws, &s.path),
+                   "line": s.line + 1, "character": s.character})
+        };
+        json!({
+            "occurrences": self.occurrences, "confirmed": self.confirmed,
+            "ruled_out": self.ruled_out, "in_answered_files": self.in_answered_files,
+            "missing": self.missing.iter().map(show).collect::<Vec<_>>(),
+            "unconfirmed": self.unconfirmed.iter().take(MAX_ASKED).map(show).collect::<Vec<_>>(),
+            "unconfirmed_total": self.unconfirmed.len(),
+            "files": self.files, "skipped_files": self.skipped,
+        })
+    }
+
+    /// One line that says what was checked.
+    pub fn summary(&self, name: &str, ws: &Path) -> String {
+        let mut s = format!(
+            "witness: `{name}` occurs {} time(s) as an identifier in {} file(s); {} in the answer",
+            self.occurrences, self.files, self.confirmed
+        );
+        if self.ruled_out > 0 {
+            s.push_str(&format!(
+                ", {} ruled out (their definition is another symbol)",
+                self.ruled_out
+            ));
+        }
+        if self.in_answered_files > 0 {
+            s.push_str(&format!(
+                ", {} in files the server answered for (taken as other symbols)",
+                self.in_answered_files
+            ));
+        }
+        if !self.unconfirmed.is_empty() {
+            let first: Vec<String> = self
+                .unconfirmed
+                .iter()
+                .take(5)
+                .map(|x| site_text(ws, x))
+                .collect();
+            s.push_str(&format!(
+                ", {} not confirmed either way (first: {})",
+                self.unconfirmed.len(),
+                first.join(", ")
+            ));
+        }
+        if self.skipped > 0 {
+            s.push_str(&format!(
+                "; {} file(s) could not be read by the witness",
+                self.skipped
+            ));
+        }
+        s
+    }
+}
+
+pub(super) fn site_text(ws: &Path, s: &Site) -> String {
+    format!(
+        "{}:{}",
+        agent_tier::workspace::display_path(ws, &s.path),
+        s.line + 1
+    )
+}
+
+/// The identifier a `symbol` argument starts with (the name the witness looks for).
+pub(super) fn identifier_of(symbol: &str) -> Option<&str> {
+    let end = symbol
+        .char_indices()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '$'))
+        .map_or(symbol.len(), |(i, _)| i);
+    Some(&symbol[..end]).filter(|s| !s.is_empty())
+}
+
+/// The definitions of the symbol at `site`, as `(path, line, character)`; `None` when the
+/// server gave none or failed.
+async fn definition_at(srv: Arc<Server>, site: Site) -> Option<Vec<Site>> {
+    let params = json!({"textDocument": {"uri": path_to_uri(&site.path)},
+                        "position": {"line": site.line, "character": site.character}});
+    let v = srv.request("textDocument/definition", params).await.ok()?;
+    let locs: Vec<Site> = listed(&v).into_iter().collect();
+    (!locs.is_empty()).then_some(locs)
+}
+
+/// Whether one of `defs` is the declaration `decl` (compared by file and line), directly or
+/// one definition further (a C definition whose own definition is its header declaration).
+async fn reaches(srv: &Arc<Server>, defs: &[Site], decl: &[(PathBuf, u32)]) -> bool {
+    let hit = |d: &Site| decl.iter().any(|(p, l)| *p == d.path && *l == d.line);
+    if defs.iter().any(hit) {
+        return true;
+    }
+    for d in defs.iter().take(3) {
+        if let Some(next) = definition_at(srv.clone(), d.clone()).await
+            && next.iter().any(hit)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+impl State {
+    /// Keep the run's witness (from the call's registry) for this family's answers.
+    pub(crate) fn set_witness(&self, w: Option<Arc<dyn IdentifierWitness>>) {
+        let _ = self.witness.set(w);
+    }
+
+    pub(crate) fn witness(&self) -> Option<Arc<dyn IdentifierWitness>> {
+        self.witness.get().cloned().flatten()
+    }
+
+    /// Where the witness sees `name` in `near`'s language, as positions in the server's units.
+    /// `Err` says why there is no witness for this answer.
+    pub(super) async fn sightings(
+        &self,
+        srv: &Server,
+        near: &Path,
+        name: &str,
+    ) -> Result<(Vec<Site>, usize, usize), String> {
+        let Some(w) = self.witness() else {
+            return Err(
+                "no identifier witness in this run (the structural-search family is not attached)"
+                    .into(),
+            );
+        };
+        let (near, name_s) = (near.to_path_buf(), name.to_string());
+        let seen =
+            tokio::task::spawn_blocking(move || w.occurrences(&near, &name_s, MAX_SIGHTINGS))
+                .await
+                .map_err(|e| format!("the witness failed: {e}"))??;
+        if seen.truncated {
+            return Err(format!(
+                "`{name}` occurs more than {MAX_SIGHTINGS} times; too common a name to witness"
+            ));
+        }
+        let enc = srv.encoding();
+        let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+        let mut sites = Vec::new();
+        for o in seen.occurrences {
+            let text = texts
+                .entry(o.path.clone())
+                .or_insert_with(|| crate::text::read_text(&o.path).ok());
+            let Some(line) = text
+                .as_deref()
+                .and_then(|t| lines(t).get(o.line as usize).copied())
+            else {
+                continue;
+            };
+            let byte = (o.byte as usize).min(line.len());
+            if !line.is_char_boundary(byte) {
+                continue;
+            }
+            sites.push(Site {
+                path: o.path,
+                line: o.line,
+                character: units_of_byte(line, byte, enc),
+            });
+        }
+        Ok((sites, seen.files, seen.skipped))
+    }
+
+    /// Ask the server for the definition at each of `sites` (at most [`MAX_ASKED`], a few at
+    /// a time, each file opened with its disk content first) and sort them: the asked
+    /// declaration (`decl`), another symbol, or unknown.
+    pub(super) async fn classify(
+        &self,
+        srv: &Arc<Server>,
+        decl: &[(PathBuf, u32)],
+        sites: Vec<Site>,
+        w: &mut Witnessed,
+    ) {
+        let (asked, rest): (Vec<Site>, Vec<Site>) = {
+            let mut s = sites;
+            let rest = s.split_off(s.len().min(MAX_ASKED));
+            (s, rest)
+        };
+        w.unconfirmed.extend(rest);
+        let mut files: Vec<&PathBuf> = asked.iter().map(|s| &s.path).collect();
+        files.sort();
+        files.dedup();
+        for f in files {
+            if !srv.is_open(f).await
+                && let Ok(text) = crate::text::read_text(f)
+            {
+                let _ = srv.sync(f, &text, false).await;
+            }
+        }
+        let sem = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+        let mut set = tokio::task::JoinSet::new();
+        for site in asked {
+            let (srv, sem) = (srv.clone(), sem.clone());
+            let decl = decl.to_vec();
+            set.spawn(async move {
+                let _permit = sem.acquire_owned().await.ok();
+                let d = match definition_at(srv.clone(), site.clone()).await {
+                    None => None,
+                    Some(defs) => Some(reaches(&srv, &defs, &decl).await),
+                };
+                (site, d)
+            });
+        }
+        while let Some(done) = set.join_next().await {
+            let Ok((site, d)) = done else { continue };
+            match d {
+                None => w.unconfirmed.push(site),
+                Some(true) => w.missing.push(site),
+                Some(false) => w.ruled_out += 1,
+            }
+        }
+        w.missing.sort();
+        w.unconfirmed.sort();
+    }
+
+    /// The declaration(s) the symbol at the asked position resolves to, as `(path, line)`:
+    /// its definitions, its declarations where the server tells them apart, and the
+    /// definitions of those (so that a C definition and its header declaration are one).
+    pub(super) async fn declaration(
+        &self,
+        srv: &Arc<Server>,
+        path: &Path,
+        line: u32,
+        character: u32,
+    ) -> Option<Vec<(PathBuf, u32)>> {
+        let site = Site {
+            path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
+            line,
+            character,
+        };
+        let mut found: Vec<Site> = vec![site.clone()];
+        found.extend(
+            definition_at(srv.clone(), site.clone())
+                .await
+                .unwrap_or_default(),
+        );
+        if srv.supports("declarationProvider", "textDocument/declaration") {
+            let params = json!({"textDocument": {"uri": path_to_uri(&site.path)},
+                                "position": {"line": line, "character": character}});
+            if let Ok(v) = srv.request("textDocument/declaration", params).await {
+                found.extend(listed(&v));
+            }
+        }
+        let first: Vec<Site> = found.iter().skip(1).cloned().collect();
+        for d in first.into_iter().take(3) {
+            found.extend(definition_at(srv.clone(), d).await.unwrap_or_default());
+        }
+        let mut decl: Vec<(PathBuf, u32)> = found.into_iter().map(|s| (s.path, s.line)).collect();
+        decl.sort();
+        decl.dedup();
+        Some(decl)
+    }
+}
+
+/// `(path, line, character)` of every location in a server's answer.
+pub(super) fn listed(v: &Value) -> HashSet<Site> {
+    locations(v)
+        .into_iter()
+        .map(|(p, line, character)| Site {
+            path: p.canonicalize().unwrap_or(p),
+            line,
+            character,
+        })
+        .collect()
+}
+
+impl State {
+    /// `references` checked by the witness: the server's first answer, compared with where the
+    /// name occurs; sites it missed make the server be asked again after it settles (bounded
+    /// by the ready timeout), and sites still missing are added to the answer, which is then
+    /// partial. `Err` (no witness for this answer) says why, and the caller asks as before.
+    pub(super) async fn references_witnessed(
+        &self,
+        srv: &Arc<Server>,
+        at: (&Path, u32, u32),
+        name: &str,
+        params: Value,
+    ) -> Result<Result<(Value, bool, Witnessed, Option<String>), String>, LspError> {
+        let method = "textDocument/references";
+        let (mut result, mut partial) = self.ask(srv, method, params.clone()).await?;
+        let (sites, files, skipped) = match self.sightings(srv, at.0, name).await {
+            Ok(s) => s,
+            Err(why) => return Ok(Err(why)),
+        };
+        let decl = self
+            .declaration(srv, at.0, at.1, at.2)
+            .await
+            .unwrap_or_default();
+        let started = Instant::now();
+        let deadline = started + self.sup.cfg.ready_timeout;
+        let mut round = 0u32;
+        loop {
+            let listed = listed(&result);
+            let answered: HashSet<&PathBuf> = listed.iter().map(|s| &s.path).collect();
+            let mut w = Witnessed {
+                occurrences: sites.len(),
+                files,
+                skipped,
+                ..Default::default()
+            };
+            let mut to_ask = Vec::new();
+            for s in &sites {
+                if listed.contains(s) {
+                    w.confirmed += 1;
+                } else if answered.contains(&s.path) {
+                    w.in_answered_files += 1;
+                } else {
+                    to_ask.push(s.clone());
+                }
+            }
+            if decl.is_empty() {
+                w.unconfirmed = to_ask;
+            } else {
+                self.classify(srv, &decl, to_ask, &mut w).await;
+            }
+            if w.missing.is_empty() {
+                let note = (round > 0).then(|| {
+                    format!(
+                        "{}'s first answer left out sites the witness found; asked again after it settled ({round} time(s), {} s), its answer now covers them",
+                        srv.spec.id,
+                        started.elapsed().as_secs()
+                    )
+                });
+                return Ok(Ok((result, partial, w, note)));
+            }
+            if Instant::now() >= deadline || round >= 6 {
+                // Still missing: the server's answer plus the sites it left out, flagged.
+                let state = if srv.is_idle() {
+                    "ready"
+                } else {
+                    "still indexing"
+                };
+                let extra: Vec<Value> = w
+                    .missing
+                    .iter()
+                    .map(|s| {
+                        json!({"uri": path_to_uri(&s.path), "range": {
+                            "start": {"line": s.line, "character": s.character},
+                            "end": {"line": s.line, "character": s.character}}})
+                    })
+                    .collect();
+                let missing: Vec<String> =
+                    w.missing.iter().map(|s| site_text(self.ws(), s)).collect();
+                if let Value::Array(a) = &mut result {
+                    a.extend(extra);
+                } else {
+                    result = Value::Array(extra);
+                }
+                w.confirmed += w.missing.len();
+                partial = true;
+                let note = format!(
+                    "partial: {}'s references left out {} site(s) whose definition is this declaration, after asking {} more time(s) over {} s (server {state}); they are added above: {}",
+                    srv.spec.id,
+                    w.missing.len(),
+                    round,
+                    started.elapsed().as_secs(),
+                    missing.join(", ")
+                );
+                return Ok(Ok((result, partial, w, Some(note))));
+            }
+            round += 1;
+            agent_tier::progress(format!(
+                "{} left out {} site(s) of `{name}` the witness found; waiting for it to settle, then asking again ({round})",
+                srv.spec.id,
+                w.missing.len()
+            ));
+            tokio::time::sleep(Duration::from_millis(400 * u64::from(round))).await;
+            srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
+                .await;
+            (result, partial) = self.ask(srv, method, params.clone()).await?;
+        }
+    }
+}
+
+impl State {
+    /// Before a rename is written: the occurrences of the old name the plan does not edit,
+    /// put to the server (see [`State::classify`]). `Err` says why there is no witness.
+    pub(super) async fn rename_coverage(
+        &self,
+        srv: &Arc<Server>,
+        name: &str,
+        near: &Path,
+        decl: &[(PathBuf, u32)],
+        plan: &crate::rename::Plan,
+        synced: &HashMap<PathBuf, Vec<u8>>,
+    ) -> Result<Witnessed, String> {
+        let (sites, files, skipped) = self.sightings(srv, near, name).await?;
+        let enc = srv.encoding();
+        let mut edited: HashSet<Site> = HashSet::new();
+        let mut disk: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
+        for s in &plan.sites {
+            let bytes = match synced.get(&s.path) {
+                Some(b) => Some(b.clone()),
+                None => disk
+                    .entry(s.path.clone())
+                    .or_insert_with(|| std::fs::read(&s.path).ok())
+                    .clone(),
+            };
+            if let Some((line, character)) = bytes
+                .as_deref()
+                .and_then(|b| super::rename_check::line_col(b, s.before.0, enc))
+            {
+                edited.insert(Site {
+                    path: s.path.canonicalize().unwrap_or_else(|_| s.path.clone()),
+                    line,
+                    character,
+                });
+            }
+        }
+        let mut w = Witnessed {
+            occurrences: sites.len(),
+            files,
+            skipped,
+            ..Default::default()
+        };
+        let planned: HashSet<&PathBuf> = edited.iter().map(|s| &s.path).collect();
+        // Files the plan does not touch first: that is where a cold server's plan falls short.
+        let (mut elsewhere, mut inside) = (Vec::new(), Vec::new());
+        for s in sites {
+            if edited.contains(&s) {
+                w.confirmed += 1;
+            } else if planned.contains(&s.path) {
+                inside.push(s);
+            } else {
+                elsewhere.push(s);
+            }
+        }
+        elsewhere.extend(inside);
+        if decl.is_empty() {
+            w.unconfirmed = elsewhere;
+        } else {
+            self.classify(srv, decl, elsewhere, &mut w).await;
+        }
+        Ok(w)
+    }
+}
+
+/// Whether `name` is one identifier in the language of `path` (the new name of a rename):
+/// letters, digits and `_` (and `$` in JavaScript and TypeScript), not starting with a digit;
+/// `r#` before a Rust keyword. `Err` says what would be valid.
+pub(super) fn check_identifier(name: &str, path: &Path) -> Result<(), String> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let dollar = matches!(
+        ext,
+        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts"
+    );
+    let body = match ext {
+        "rs" => name.strip_prefix("r#").unwrap_or(name),
+        _ => name,
+    };
+    let ok_start = |c: char| c.is_alphabetic() || c == '_' || (dollar && c == '$');
+    let ok_rest = |c: char| c.is_alphanumeric() || c == '_' || (dollar && c == '$');
+    let mut chars = body.chars();
+    let valid = chars.next().is_some_and(ok_start) && chars.all(ok_rest);
+    if valid {
+        return Ok(());
+    }
+    let shown: String = name.escape_debug().take(80).collect();
+    Err(format!(
+        "`new_name` \"{shown}\" is not one identifier; give a name of letters, digits and `_`{} that does not start with a digit (a rename changes one name: no dots, dashes, spaces or line breaks)",
+        if dollar { " or `$`" } else { "" }
+    ))
+}
