@@ -147,8 +147,11 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
         t.contains("- function nosuch: not verified (dart reports no function `nosuch` in the workspace; check the name"),
         "{t}"
     );
+    // The project is not trusted, so its server runs contained (bubblewrap): the symlink's
+    // target outside the root is not even visible to it. (Where a server does see it, the
+    // locator counts it as outside the root and does not use it.)
     assert!(
-        t.contains("- function secret: not verified (dart reports no function `secret` in the workspace (1 outside the root, in a library or through a symlink, not used)"),
+        t.contains("- function secret: not verified (dart reports no function `secret` in the workspace"),
         "{t}"
     );
     assert!(

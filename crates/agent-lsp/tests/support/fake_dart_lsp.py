@@ -107,8 +107,13 @@ def workspace_symbols(query):
             uri = "file://" + path
             text = docs.get(uri)
             if text is None:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    text = f.read()
+                # A file the server cannot open (a symlink out of a sandboxed root) is skipped,
+                # as real servers do.
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        text = f.read()
+                except OSError:
+                    continue
             cls = None
             for ln, line in enumerate(text.split("\n")):
                 m = re.match(r"class\s+(\w+)", line)
