@@ -266,7 +266,10 @@ fn cargo(root: &Path) -> Command {
     c.current_dir(root)
         .env("PATH", test_path(root))
         .env("AGENT_TOOLS_VENV", tools_dir(root).join("venv"))
-        .env("AGENT_TOOLS_DJANGO", tools_dir(root).join("corpora").join(DJANGO_DIR))
+        .env(
+            "AGENT_TOOLS_DJANGO",
+            tools_dir(root).join("corpora").join(DJANGO_DIR),
+        )
         .env("AGENT_TOOLS_REQUIRE_REAL", "1");
     c
 }
@@ -514,6 +517,22 @@ fn bench(root: &Path, which: &str) -> Result<()> {
             }
             println!("== bench {family} ==");
             run(cargo(root).args(["run", "-q", "--release", "-p", &krate, "--example", "bench"]))?;
+            if family == "lsp" {
+                // The identifier witness on Django and a warm `references` with it (the facade
+                // composes the lsp and astgrep families; issue 22).
+                println!("== bench lsp: witness ==");
+                run(cargo(root).args([
+                    "run",
+                    "-q",
+                    "--release",
+                    "-p",
+                    "agent-tools",
+                    "--features",
+                    "full",
+                    "--example",
+                    "witness",
+                ]))?;
+            }
         }
     }
     Ok(())

@@ -39,6 +39,31 @@ pub struct Witness {
     files: Mutex<HashMap<PathBuf, Entry>>,
     /// Paths the run changed since they were indexed.
     dirty: Mutex<HashSet<PathBuf>>,
+    /// The last walk per language family: every directory it entered with its mtime, and the
+    /// files it found. While no directory's mtime moved (a file created, removed or renamed
+    /// moves its directory's), the file list stands and only the files are looked at again.
+    walks: Mutex<HashMap<Vec<Lang>, Walked>>,
+    /// The last answers (name and family → occurrences, with the files they came from as they
+    /// were), reused while those files and the file list are unchanged.
+    answers: Mutex<Vec<Answer>>,
+}
+
+struct Walked {
+    dirs: Vec<(PathBuf, Option<SystemTime>)>,
+    files: Vec<(PathBuf, Lang)>,
+}
+
+struct Answer {
+    key: (Vec<Lang>, String),
+    holders: Vec<(PathBuf, u64, Option<SystemTime>)>,
+    sightings: Sightings,
+}
+
+/// How many answers are kept.
+const ANSWERS: usize = 64;
+
+fn mtime_of(p: &Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(p).ok()?.modified().ok()
 }
 
 fn name_hash(name: &[u8]) -> u64 {
@@ -138,12 +163,56 @@ impl Witness {
             root: root.canonicalize().unwrap_or(root),
             files: Mutex::new(HashMap::new()),
             dirty: Mutex::new(HashSet::new()),
+            walks: Mutex::new(HashMap::new()),
+            answers: Mutex::new(Vec::new()),
         }
     }
 
-    /// The files of `langs` under the root.
+    /// The files of `langs` under the root, with their size and mtime now: the last walk's
+    /// list while no directory changed, else a new walk.
     fn walk(&self, langs: &[Lang]) -> Vec<Found> {
-        let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+        let listed = {
+            let walks = self.walks.lock().unwrap_or_else(|e| e.into_inner());
+            walks.get(langs).and_then(|w| {
+                w.dirs
+                    .iter()
+                    .all(|(d, m)| mtime_of(d) == *m)
+                    .then(|| w.files.clone())
+            })
+        };
+        let files = match listed {
+            Some(files) => files,
+            None => {
+                let walked = self.walk_tree(langs);
+                let files = walked.files.clone();
+                self.walks
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(langs.to_vec(), walked);
+                files
+            }
+        };
+        files
+            .into_iter()
+            .filter_map(|(path, lang)| {
+                let meta = std::fs::symlink_metadata(&path).ok()?;
+                meta.is_file().then(|| Found {
+                    len: meta.len(),
+                    mtime: meta.modified().ok(),
+                    path,
+                    lang,
+                })
+            })
+            .collect()
+    }
+
+    /// Walk the tree (the walk `ast_grep` makes): the directories entered and the files of
+    /// `langs`, sorted.
+    fn walk_tree(&self, langs: &[Lang]) -> Walked {
+        let found: Mutex<Walked> = Mutex::new(Walked {
+            dirs: vec![(self.root.clone(), mtime_of(&self.root))],
+            files: Vec::new(),
+        });
         let mut builder = ignore::WalkBuilder::new(&self.root);
         builder
             .require_git(false)
@@ -155,25 +224,24 @@ impl Witness {
                 let Ok(entry) = entry else {
                     return ignore::WalkState::Continue;
                 };
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                let Some(t) = entry.file_type() else {
                     return ignore::WalkState::Continue;
+                };
+                if t.is_dir() && entry.depth() > 0 {
+                    let m = entry.metadata().ok().and_then(|m| m.modified().ok());
+                    let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                    f.dirs.push((entry.path().to_path_buf(), m));
+                } else if t.is_file()
+                    && let Some(lang) = Lang::from_file(entry.path()).filter(|l| langs.contains(l))
+                {
+                    let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                    f.files.push((entry.path().to_path_buf(), lang));
                 }
-                let Some(lang) = Lang::from_file(entry.path()).filter(|l| langs.contains(l)) else {
-                    return ignore::WalkState::Continue;
-                };
-                let meta = entry.metadata().ok();
-                let f = Found {
-                    path: entry.path().to_path_buf(),
-                    lang,
-                    len: meta.as_ref().map_or(0, |m| m.len()),
-                    mtime: meta.and_then(|m| m.modified().ok()),
-                };
-                found.lock().unwrap_or_else(|e| e.into_inner()).push(f);
                 ignore::WalkState::Continue
             })
         });
         let mut out = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.files.sort();
         out
     }
 
@@ -282,6 +350,21 @@ impl IdentifierWitness for Witness {
                 })
                 .collect()
         };
+        let key = (langs.to_vec(), name.to_string());
+        let held: Vec<(PathBuf, u64, Option<SystemTime>)> = holders
+            .iter()
+            .map(|f| (f.path.clone(), f.len, f.mtime))
+            .collect();
+        let unchanged = skipped.is_empty() && transient.is_empty();
+        if unchanged {
+            let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(a) = answers.iter().find(|a| a.key == key && a.holders == held)
+                && a.sightings.files == found.len()
+                && (a.sightings.occurrences.len() <= limit)
+            {
+                return Ok(a.sightings.clone());
+            }
+        }
         let mut out = Sightings {
             files: found.len() - skipped.len(),
             skipped: skipped.len(),
@@ -289,6 +372,54 @@ impl IdentifierWitness for Witness {
             ..Default::default()
         };
         out.languages.dedup();
+        if let Some(stop) = self.positions(&holders, name, limit, &mut out) {
+            return Ok(stop);
+        }
+        if unchanged && out.skipped == 0 {
+            let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+            answers.retain(|a| a.key != key);
+            if answers.len() >= ANSWERS {
+                answers.remove(0);
+            }
+            answers.push(Answer {
+                key,
+                holders: held,
+                sightings: out.clone(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn changed(&self, paths: &[PathBuf]) {
+        let mut dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
+        dirty.extend(paths.iter().cloned());
+        drop(dirty);
+        // A file the run rewrote may keep its size and mtime tick: answers that came from it
+        // are not reused, and a created or removed file means a new walk.
+        let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+        answers.retain(|a| !a.holders.iter().any(|(p, _, _)| paths.contains(p)));
+        drop(answers);
+        self.walks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, w| {
+                paths
+                    .iter()
+                    .all(|p| w.files.iter().any(|(f, _)| f == p) == p.is_file())
+            });
+    }
+}
+
+impl Witness {
+    /// The positions of `name` in `holders` (parsed again), into `out`; `Some` with the
+    /// truncated answer when `limit` is reached.
+    fn positions(
+        &self,
+        holders: &[&Found],
+        name: &str,
+        limit: usize,
+        out: &mut Sightings,
+    ) -> Option<Sightings> {
         for f in holders {
             let Some(text) = read_text(&f.path) else {
                 out.skipped += 1;
@@ -313,7 +444,7 @@ impl IdentifierWitness for Witness {
                 scanned = a;
                 if out.occurrences.len() >= limit {
                     out.truncated = true;
-                    return Ok(out);
+                    return Some(out.clone());
                 }
                 out.occurrences.push(Occurrence {
                     path: f.path.clone(),
@@ -322,12 +453,7 @@ impl IdentifierWitness for Witness {
                 });
             }
         }
-        Ok(out)
-    }
-
-    fn changed(&self, paths: &[PathBuf]) {
-        let mut dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
-        dirty.extend(paths.iter().cloned());
+        None
     }
 }
 

@@ -4,13 +4,15 @@
 //! real program fails without it ([`require`]), fixture folders copied to a fresh root
 //! ([`copy_dir`], [`Root`]), the fake host `write` tool a harness would supply ([`FakeWrite`]),
 //! insta redaction of run-specific paths ([`redact`]), and the MCP client that drives
-//! `agent-tools serve` over stdio ([`serve::Client`]).
+//! `agent-tools serve` over stdio ([`serve::Client`]), and the raw LSP client benches measure
+//! the `lsp` tool against ([`raw_lsp::Raw`]).
 //!
 //! It is a dev-dependency only: `tests/architecture.rs` refuses it anywhere else, and it is never
-//! published. It owns no tool logic and spawns nothing but the binary a test hands it.
+//! published. It owns no tool logic and spawns nothing but the program a test or bench hands it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed unwrap is a failed test
 
+pub mod raw_lsp;
 pub mod serve;
 
 use agent_tier::schemars::{self, JsonSchema};

@@ -333,10 +333,9 @@ impl State {
             Ok(s) => s,
             Err(why) => return Ok(Err(why)),
         };
-        let decl = self
-            .declaration(srv, at.0, at.1, at.2)
-            .await
-            .unwrap_or_default();
+        // Asked only when some occurrence needs classifying (a warm, complete answer needs
+        // no more requests).
+        let mut decl: Option<Vec<(PathBuf, u32)>> = None;
         let started = Instant::now();
         let deadline = started + self.sup.cfg.ready_timeout;
         let mut round = 0u32;
@@ -359,10 +358,16 @@ impl State {
                     to_ask.push(s.clone());
                 }
             }
-            if decl.is_empty() {
-                w.unconfirmed = to_ask;
-            } else {
-                self.classify(srv, &decl, to_ask, &mut w).await;
+            if !to_ask.is_empty() {
+                if decl.is_none() {
+                    decl = Some(
+                        self.declaration(srv, at.0, at.1, at.2)
+                            .await
+                            .unwrap_or_default(),
+                    );
+                }
+                let d = decl.as_deref().unwrap_or_default();
+                self.classify(srv, d, to_ask, &mut w).await;
             }
             if w.missing.is_empty() {
                 let note = (round > 0).then(|| {

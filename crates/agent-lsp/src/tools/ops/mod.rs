@@ -25,10 +25,25 @@ pub(super) struct Located {
 
 impl State {
     pub(super) async fn locate(&self, op: Operation, at: &At) -> Result<Located, LspError> {
+        self.locate_with(op, at, true).await
+    }
+
+    /// [`State::locate`]; `wait`: wait (bounded) for the server to finish loading, else only
+    /// note whether it has.
+    pub(super) async fn locate_with(
+        &self,
+        op: Operation,
+        at: &At,
+        wait: bool,
+    ) -> Result<Located, LspError> {
         let t = self.target(op.name(), at, false)?;
         let srv = self.sup.server_for(&t.path).await?;
         srv.sync(&t.path, &t.text, false).await?;
-        let ready = self.wait_ready_reporting(&srv).await;
+        let ready = if wait {
+            self.wait_ready_reporting(&srv).await
+        } else {
+            srv.is_idle()
+        };
         let enc = srv.encoding();
         let character = units_of_byte(&t.line_text, t.byte, enc);
         let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);

@@ -11,7 +11,12 @@ impl State {
         at: &At,
     ) -> Result<ToolOutput, LspError> {
         let op = nav.op();
-        let l = self.locate(op, at).await?;
+        // With a witness, `references` does not wait for the server to look idle (a quiet
+        // period is a guess): the witness tells a complete answer from an early one.
+        let witnessed = nav == Nav::References
+            && self.witness().is_some()
+            && identifier_of(&at.symbol).is_some();
+        let l = self.locate_with(op, at, !witnessed).await?;
         let method = nav.method();
         let params = match nav {
             Nav::References => json!({"textDocument": l.td, "position": l.position,
@@ -56,7 +61,9 @@ impl State {
                 self.ask(&l.srv, method, params).await?
             }
         };
-        let partial = partial || !l.ready;
+        // A server that was still loading gave a partial answer, unless the witness found
+        // nothing it left out.
+        let partial = partial || (!l.ready && !witness.as_ref().is_some_and(Witnessed::agrees));
         let (mut structured, mut r) = self.answer_head(&l, op, partial);
         let locs: Vec<Loc> = locations(&result)
             .into_iter()
