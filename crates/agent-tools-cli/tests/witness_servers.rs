@@ -250,3 +250,50 @@ fn clangd_cold_answers_are_complete_or_honest() {
         sites: 5,
     });
 }
+
+/// `implementation`: the witness cannot tell an implementation from another same-named
+/// symbol, so it says where else the name occurs and that those were not checked.
+#[test]
+fn typescript_implementation_says_what_the_witness_could_not_check() {
+    agent_testkit::require("typescript-language-server");
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(cfg.path().join("agent-tools")).unwrap();
+    std::fs::write(cfg.path().join("agent-tools/lsp.json"), "{}").unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for (rel, text) in files(&[
+        (
+            "tsconfig.json",
+            r#"{"compilerOptions": {"strict": true}, "include": ["src"]}"#,
+        ),
+        (
+            "src/shape.ts",
+            "export interface Shape {\n  area(): number;\n}\n",
+        ),
+        (
+            "src/sq.ts",
+            "import { Shape } from \"./shape\";\nexport class Sq implements Shape {\n  area(): number { return 4; }\n}\n",
+        ),
+        (
+            "src/circle.ts",
+            "import { Shape } from \"./shape\";\nexport class Circle implements Shape {\n  area(): number { return 3; }\n}\n",
+        ),
+        ("src/room.ts", "export const room = { area: 12 };\n"),
+    ]) {
+        let p = root.join(&rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let args =
+        json!({"operation": "implementation", "file": "src/shape.ts", "line": 2, "symbol": "area"});
+    let (err, text, s) = call(&root, cfg.path(), "lsp", args);
+    assert!(!err, "{text}");
+    assert!(
+        text.contains("witness: `area` occurs 4 time(s)") && text.contains("not checked"),
+        "{text}"
+    );
+    assert!(
+        s["total"] == json!(2) || s["partial"] == json!(true),
+        "neither both implementations nor flagged partial: {text}"
+    );
+}

@@ -517,3 +517,44 @@ pub(super) fn check_identifier(name: &str, path: &Path) -> Result<(), String> {
         if dollar { " or `$`" } else { "" }
     ))
 }
+
+impl State {
+    /// `implementation` with the witness: an implementation is another definition with the
+    /// same name, which syntax cannot tell from an unrelated one, so the witness only says
+    /// where else the name occurs. When it occurs in files the answer does not list and the
+    /// server is still at work, the server is asked again once it settles (bounded); the note
+    /// says how many occurrences were left unexplained.
+    pub(super) async fn implementations_witnessed(
+        &self,
+        srv: &Arc<Server>,
+        near: &Path,
+        name: &str,
+        params: Value,
+    ) -> Result<Result<(Value, bool, String), String>, LspError> {
+        let method = "textDocument/implementation";
+        let (mut result, mut partial) = self.ask(srv, method, params.clone()).await?;
+        let (sites, files, _) = match self.sightings(srv, near, name).await {
+            Ok(s) => s,
+            Err(why) => return Ok(Err(why)),
+        };
+        let outside = |v: &Value| {
+            let answered: HashSet<PathBuf> = listed(v).into_iter().map(|s| s.path).collect();
+            sites
+                .iter()
+                .filter(|s| !answered.contains(&s.path) && s.path != near)
+                .count()
+        };
+        let mut elsewhere = outside(&result);
+        if elsewhere > 0 && !srv.is_idle() {
+            srv.wait_ready(self.sup.cfg.ready_timeout).await;
+            (result, partial) = self.ask(srv, method, params).await?;
+            elsewhere = outside(&result);
+            partial = partial || !srv.is_idle();
+        }
+        let note = format!(
+            "witness: `{name}` occurs {} time(s) as an identifier in {files} file(s); {elsewhere} in files this answer does not list (other symbols or uses with the same name: syntax cannot tell an implementation from them, so they were not checked)",
+            sites.len()
+        );
+        Ok(Ok((result, partial, note)))
+    }
+}

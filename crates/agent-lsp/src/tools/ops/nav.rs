@@ -48,6 +48,21 @@ impl State {
                     }
                 }
             }
+            (Nav::Implementation, Some(name)) => {
+                match self
+                    .implementations_witnessed(&l.srv, &l.t.path, name, params.clone())
+                    .await?
+                {
+                    Ok((v, p, note)) => {
+                        witness_note = Some(note);
+                        Some((v, p))
+                    }
+                    Err(why) => {
+                        witness_note = Some(format!("witness: not checked — {why}"));
+                        None
+                    }
+                }
+            }
             _ => None,
         };
         let (result, partial) = match (checked, nav) {
