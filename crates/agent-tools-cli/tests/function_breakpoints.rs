@@ -151,7 +151,9 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
     // target outside the root is not even visible to it. (Where a server does see it, the
     // locator counts it as outside the root and does not use it.)
     assert!(
-        t.contains("- function secret: not verified (dart reports no function `secret` in the workspace"),
+        t.contains(
+            "- function secret: not verified (dart reports no function `secret` in the workspace"
+        ),
         "{t}"
     );
     assert!(
