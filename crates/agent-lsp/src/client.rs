@@ -69,6 +69,8 @@ struct Shared {
     progress_seen: bool,
     first_open: Option<Instant>,
     open_settle: Duration,
+    /// When we last sent the server a request or notification (the supervisor's LRU order).
+    last_used: Option<Instant>,
 }
 
 struct Doc {
@@ -300,6 +302,16 @@ impl Server {
         }
     }
 
+    /// When the server was last sent a request or notification (else when it started): the
+    /// supervisor stops the least recently used idle server to stay within its cap.
+    pub fn last_used(&self) -> Instant {
+        lock(&self.shared).last_used.unwrap_or(self.started)
+    }
+
+    fn touch(&self) {
+        lock(&self.shared).last_used = Some(Instant::now());
+    }
+
     /// Why it exited, if it did.
     pub fn exited(&self) -> Option<String> {
         lock(&self.shared).exited.clone()
@@ -330,6 +342,7 @@ impl Server {
         if self.exited().is_some() {
             return Err(self.crashed(method));
         }
+        self.touch();
         // Written whole even if this call times out or is dropped (the send task owns the pipe).
         match tokio::time::timeout(self.request_timeout, self.conn.notify(method, params)).await {
             Ok(Ok(())) => Ok(()),
@@ -358,6 +371,7 @@ impl Server {
         if self.exited().is_some() {
             return Err(self.crashed(method));
         }
+        self.touch();
         // On timeout (or if this call is dropped) the request's drop guard forgets it and sends
         // `$/cancelRequest`.
         let call = async {

@@ -14,7 +14,8 @@
 //!                 "root_markers": ["build.zig"] }
 //!   },
 //!   "languages": { "python": ["basedpyright", "pyright"] },
-//!   "disable": ["pylsp"]
+//!   "disable": ["pylsp"],
+//!   "max_servers": 8
 //! }
 //! ```
 //!
@@ -22,6 +23,11 @@
 //! `language`, `commands`, `extensions` and `root_markers`. `languages` maps a language to the
 //! server ids that may serve it, in order of preference: the first whose root marker AND binary
 //! are both present serves the file.
+//!
+//! `max_servers` caps how many language servers run at once (default [`DEFAULT_MAX_SERVERS`];
+//! one runs per server and project root). When a new one would pass it, the least recently used
+//! idle server is shut down; it starts again at its next use. The project's file may lower the
+//! cap, never raise it.
 //!
 //! ## Trust
 //!
@@ -114,7 +120,14 @@ pub struct ConfigFile {
     /// bubblewrap; see [`crate::contain`]). Honoured in the user's file only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untrusted_sandbox: Option<UntrustedSandbox>,
+    /// How many language servers may run at once (at least 1; default
+    /// [`DEFAULT_MAX_SERVERS`]). A project's file may lower it, never raise it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_servers: Option<usize>,
 }
+
+/// How many language servers run at once unless a config says otherwise.
+pub const DEFAULT_MAX_SERVERS: usize = 8;
 
 /// What the host passes to [`crate::attach`]. `LspConfig::default()` is the normal choice: the
 /// built-in table plus the user's and the project's config files.
@@ -139,6 +152,9 @@ pub struct LspConfig {
     pub write_diagnostics_timeout_ms: Option<u64>,
     /// Timeout of a project checker run by `diagnostics` with `"*"` (default 300 s).
     pub checker_timeout_ms: Option<u64>,
+    /// How many language servers may run at once (default [`DEFAULT_MAX_SERVERS`], else the
+    /// config files' `max_servers`); this host setting wins over both files.
+    pub max_servers: Option<usize>,
 }
 
 /// The effective table and timeouts of this run.
@@ -150,6 +166,10 @@ pub struct Resolved {
     pub ready_timeout: Duration,
     pub write_timeout: Duration,
     pub checker_timeout: Duration,
+    /// How many servers may run at once (at least 1).
+    pub max_servers: usize,
+    /// Where the cap came from, for messages (`max_servers` in which file or setting).
+    pub max_servers_from: String,
     /// Problems met while reading config files (shown by `status`).
     pub warnings: Vec<String>,
     /// Whether the project's own programs may run (see the module docs).
@@ -296,6 +316,33 @@ fn trusts(trusted: &[PathBuf], root: &Path) -> bool {
     })
 }
 
+/// The cap on running servers while the config is resolved, and where it came from.
+struct Cap {
+    value: usize,
+    from: String,
+}
+
+impl Cap {
+    /// Apply a `max_servers` from `origin`; a project's (`lower_only`) may only lower the cap.
+    fn set(&mut self, v: Option<usize>, origin: &str, lower_only: bool, warnings: &mut Vec<String>) {
+        let Some(v) = v else { return };
+        if v == 0 {
+            warnings.push(format!(
+                "{origin}: `max_servers` must be at least 1; it was ignored (the cap stays {})",
+                self.value
+            ));
+        } else if lower_only && v > self.value {
+            warnings.push(format!(
+                "{origin}: `max_servers` {v} is above the cap of {}; a project's file may lower the cap, never raise it (raise it in your own config file)",
+                self.value
+            ));
+        } else {
+            self.value = v;
+            self.from = format!("`max_servers` in {origin}");
+        }
+    }
+}
+
 impl LspConfig {
     /// The effective table for the workspace at `root`.
     pub fn resolve(&self, root: &Path) -> Resolved {
@@ -308,6 +355,10 @@ impl LspConfig {
         let mut trusted = self.trust_project || trusts(&self.overrides.trusted_projects, root);
         let mut ignored = Vec::new();
         let mut sandbox = self.overrides.untrusted_sandbox;
+        let mut cap = Cap {
+            value: DEFAULT_MAX_SERVERS,
+            from: "the default".to_string(),
+        };
         let user = self.user_config.clone().or_else(user_config_path);
         if !self.skip_config_files {
             let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -329,6 +380,7 @@ impl LspConfig {
                     trusted |= trusts(&f.trusted_projects, root);
                     sandbox = sandbox.or(f.untrusted_sandbox);
                 }
+                cap.set(f.max_servers, &origin, user_inside, &mut warnings);
                 apply(&mut servers, &mut languages, &f, &origin, &mut warnings);
             }
             let path = project_config_path(root);
@@ -345,6 +397,7 @@ impl LspConfig {
                         "{origin}: `untrusted_sandbox` is honoured in the user's own file only; a project cannot choose its own containment"
                     ));
                 }
+                cap.set(f.max_servers.take(), &origin, true, &mut warnings);
                 if !trusted {
                     // Its server entries choose what runs (commands, environment, settings
                     // that name programs): ignored. Choosing among the servers stays.
@@ -364,6 +417,13 @@ impl LspConfig {
             "LspConfig",
             &mut warnings,
         );
+        cap.set(
+            self.overrides.max_servers,
+            "LspConfig.overrides",
+            false,
+            &mut warnings,
+        );
+        cap.set(self.max_servers, "LspConfig", false, &mut warnings);
         if !trusted && let Some(ra) = servers.get_mut("rust-analyzer") {
             // rust-analyzer compiles and runs the project's build scripts and proc macros when
             // it loads, and `cargo check` (build scripts again) on save.
@@ -377,6 +437,8 @@ impl LspConfig {
             ready_timeout: ms(self.ready_timeout_ms, 60_000),
             write_timeout: ms(self.write_diagnostics_timeout_ms, 15_000),
             checker_timeout: ms(self.checker_timeout_ms, 300_000),
+            max_servers: cap.value,
+            max_servers_from: cap.from,
             warnings,
             trusted,
             untrusted_sandbox: sandbox.unwrap_or_default(),

@@ -174,7 +174,7 @@ pub fn scope_line(ws: &Path, changed: &[String], scope: &Scope) -> String {
             ));
         }
     }
-    s.push_str("; a language server reports problems only for the files it is asked about, so no other file was checked");
+    s.push_str("; a language server reports problems only for the files it is asked about: files not named here were not checked");
     s
 }
 

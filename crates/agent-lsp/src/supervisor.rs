@@ -1,9 +1,20 @@
 //! The run's servers: one per (server id, root), started at call time when a root marker AND a
-//! binary are both present, restarted with backoff after a crash.
+//! binary are both present, restarted with backoff after a crash, and at most
+//! [`Resolved::max_servers`] at once.
+//!
+//! ## The cap
+//!
+//! Before a server starts, the servers running or starting are counted. At the cap, the least
+//! recently used *idle* one (no call holds it, so no request is in flight; "used" is the last
+//! message the client sent it, [`Server::last_used`]) is shut down through the normal shutdown
+//! path and its slot marked evicted: its next call starts it again, without a crash backoff.
+//! When every running server is busy, the start waits (up to the request timeout) for one to
+//! become idle, then fails naming the cap and `max_servers`.
 //!
 //! The log (`tracing`, target `agent_lsp::supervisor`): a server started for a root (`info`), a
-//! restart after a crash with its backoff (`info` with `notice = true`, which the host forwards
-//! to MCP clients as a `notice`), a server that could not start (`warn`). The crash itself is
+//! restart after a crash with its backoff and a server stopped to stay within the cap (`info`
+//! with `notice = true`, which the host forwards to MCP clients as a `notice`), a server that
+//! could not start (`warn`). The crash itself is
 //! logged by `agent-proc` when the process is reaped (`warn`), labelled with the purpose given
 //! here (`language server <id> for <root>`).
 
@@ -15,8 +26,10 @@ use crate::roots::root_for;
 use agent_tier::process::resolve_binary;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
+use tokio::sync::OwnedMutexGuard;
 
 /// Project-local binary folders, searched (in the server's root, then the workspace root) before
 /// `$PATH`.
@@ -78,9 +91,66 @@ struct Slot {
     crashes: u32,
     last_crash: Option<Instant>,
     last_error: Option<String>,
+    /// Stopped to stay within the cap; the next call starts it again.
+    evicted: bool,
 }
 
 type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
+type Key = (String, PathBuf);
+
+/// Whether a slot counts against the cap.
+#[derive(Default)]
+enum Held {
+    #[default]
+    Free,
+    /// A start is under way (reserved before the process is spawned).
+    Starting,
+    /// The slot's server (weak: it is the slot that keeps it alive).
+    Running(Weak<Server>),
+}
+
+/// A slot and, readable without its (async) lock, whether it counts against the cap.
+#[derive(Default)]
+struct Entry {
+    slot: SlotRef,
+    held: Held,
+}
+
+/// What the cap allows a start to do.
+enum Room {
+    /// Below the cap: start (the slot is now counted as starting).
+    Free,
+    /// At the cap: stop this idle server first (its slot is locked and no longer counted).
+    Evict(Key, OwnedMutexGuard<Slot>),
+    /// At the cap with every running server busy.
+    Full { running: usize },
+}
+
+/// A start's place under the cap; given back (the slot counted as free) unless the start
+/// succeeded, also when the call is dropped half-way.
+struct Reservation<'a> {
+    sup: &'a Supervisor,
+    key: Key,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if let Some(e) = lock(&self.sup.slots).get_mut(&self.key)
+            && matches!(e.held, Held::Starting)
+        {
+            e.held = Held::Free;
+        }
+    }
+}
+
+/// The least recently used of the idle servers: `(key, last used, busy)` of each running one.
+fn choose_victim<K: Clone>(running: &[(K, Instant, bool)]) -> Option<K> {
+    running
+        .iter()
+        .filter(|(_, _, busy)| !busy)
+        .min_by_key(|(_, used, _)| *used)
+        .map(|(k, _, _)| k.clone())
+}
 
 /// One entry of `status`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -93,12 +163,27 @@ pub struct SlotStatus {
     pub stderr_tail: Option<String>,
 }
 
+/// The cap on running servers, as `status` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CapStatus {
+    /// How many may run at once.
+    pub max_servers: usize,
+    /// Where that number came from.
+    pub from: String,
+    /// How many run now.
+    pub running: usize,
+    /// How many were stopped to stay within the cap in this run.
+    pub evictions: u64,
+}
+
 /// The run's language servers.
 pub struct Supervisor {
     pub cfg: Resolved,
     pub root: PathBuf,
     prefix: Vec<String>,
-    slots: Mutex<HashMap<(String, PathBuf), SlotRef>>,
+    slots: Mutex<HashMap<Key, Entry>>,
+    /// Servers stopped to stay within the cap.
+    evictions: AtomicU64,
     /// How untrusted servers are contained, worked out at the first start.
     containment: std::sync::OnceLock<Result<Containment, Uncontained>>,
 }
@@ -334,6 +419,7 @@ impl Supervisor {
             root,
             prefix,
             slots: Mutex::new(HashMap::new()),
+            evictions: AtomicU64::new(0),
             containment: std::sync::OnceLock::new(),
         }
     }
@@ -371,7 +457,7 @@ impl Supervisor {
     fn live(&self, id: &str, root: &Path) -> Option<Arc<Server>> {
         let slot = lock(&self.slots)
             .get(&(id.to_string(), root.to_path_buf()))
-            .cloned()?;
+            .map(|e| e.slot.clone())?;
         let s = slot.try_lock().ok()?;
         s.server.clone().filter(|srv| srv.exited().is_none())
     }
@@ -416,7 +502,7 @@ impl Supervisor {
             if let (Some(root), Some((bin, args))) = (&c.root, &c.binary) {
                 let spec = host_only(c.spec.clone(), bin, self.cfg.trusted);
                 return self
-                    .get_or_start(spec, root.clone(), bin.clone(), args.clone())
+                    .get_or_start(spec, root.clone(), bin.clone(), args.clone(), &file)
                     .await;
             }
         }
@@ -432,7 +518,106 @@ impl Supervisor {
         lock(&self.slots)
             .entry((id.to_string(), root.to_path_buf()))
             .or_default()
+            .slot
             .clone()
+    }
+
+    fn set_held(&self, key: &Key, held: Held) {
+        if let Some(e) = lock(&self.slots).get_mut(key) {
+            e.held = held;
+        }
+    }
+
+    /// Whether `key` may start now, under the cap (see the module docs).
+    fn room(&self, key: &Key) -> Room {
+        let mut map = lock(&self.slots);
+        let mut counted = 0;
+        let mut running: Vec<(Key, Instant, bool)> = Vec::new();
+        let mut idle: HashMap<Key, OwnedMutexGuard<Slot>> = HashMap::new();
+        for (k, e) in map.iter() {
+            if k == key {
+                continue;
+            }
+            let srv = match &e.held {
+                Held::Free => continue,
+                Held::Starting => {
+                    counted += 1;
+                    continue;
+                }
+                Held::Running(w) => match w.upgrade() {
+                    Some(srv) if srv.exited().is_none() => srv,
+                    _ => continue,
+                },
+            };
+            counted += 1;
+            let used = srv.last_used();
+            drop(srv);
+            // A slot locked by someone else is in use; one whose server a call holds (a clone
+            // besides the slot's own) is busy.
+            match e.slot.clone().try_lock_owned() {
+                Ok(g)
+                    if g.server
+                        .as_ref()
+                        .is_some_and(|s| Arc::strong_count(s) == 1 && s.exited().is_none()) =>
+                {
+                    running.push((k.clone(), used, false));
+                    idle.insert(k.clone(), g);
+                }
+                _ => running.push((k.clone(), used, true)),
+            }
+        }
+        let start = |map: &mut HashMap<Key, Entry>| {
+            map.entry(key.clone()).or_default().held = Held::Starting;
+        };
+        if counted < self.cfg.max_servers {
+            start(&mut map);
+            return Room::Free;
+        }
+        match choose_victim(&running).and_then(|k| idle.remove(&k).map(|g| (k, g))) {
+            Some((victim, guard)) => {
+                if let Some(e) = map.get_mut(&victim) {
+                    e.held = Held::Free;
+                }
+                start(&mut map);
+                Room::Evict(victim, guard)
+            }
+            None => Room::Full { running: counted },
+        }
+    }
+
+    /// Stop `victim`'s server to make room for `for_id` at `for_root` (its slot stays, marked
+    /// evicted, and starts again at its next call without a crash backoff).
+    async fn evict(&self, victim: Key, mut slot: OwnedMutexGuard<Slot>, for_id: &str, for_root: &str) {
+        let (id, root) = (&victim.0, victim.1.display().to_string());
+        if let Some(srv) = slot.server.take() {
+            let n = self.evictions.fetch_add(1, Ordering::Relaxed) + 1;
+            let idle_s = srv.last_used().elapsed().as_secs();
+            tracing::info!(
+                notice = true,
+                server = %id,
+                root = %root,
+                pid = srv.pid,
+                max_servers = self.cfg.max_servers,
+                evictions = n,
+                "stopping language server {id} for {root} (idle for {idle_s} s, the least recently used) to start {for_id} for {for_root} within the cap of {} running servers (`max_servers`, {}); it starts again at its next use",
+                self.cfg.max_servers,
+                self.cfg.max_servers_from
+            );
+            srv.shutdown().await;
+        }
+        slot.evicted = true;
+        // A stop is not a crash: the next start waits for no backoff.
+        slot.last_crash = None;
+    }
+
+    /// How many servers may run and run now, and the evictions so far.
+    pub fn cap(&self) -> CapStatus {
+        CapStatus {
+            max_servers: self.cfg.max_servers,
+            from: self.cfg.max_servers_from.clone(),
+            running: self.running().len(),
+            evictions: self.evictions.load(Ordering::Relaxed),
+        }
     }
 
     async fn get_or_start(
@@ -441,8 +626,10 @@ impl Supervisor {
         root: PathBuf,
         binary: PathBuf,
         args: Vec<String>,
+        file: &str,
     ) -> Result<Arc<Server>, LspError> {
         let slot = self.slot(&spec.id, &root);
+        let key: Key = (spec.id.clone(), root.clone());
         let mut s = slot.lock().await;
         let mut crashed: Option<String> = None;
         if let Some(srv) = &s.server {
@@ -478,6 +665,49 @@ impl Supervisor {
                 Arc::new(spec)
             }
         };
+        // Room under the cap: free, or made by stopping the least recently used idle server,
+        // or waited for while every running server is busy.
+        let waited_from = Instant::now();
+        let reservation = loop {
+            match self.room(&key) {
+                Room::Free => break Reservation { sup: self, key },
+                Room::Evict(victim, guard) => {
+                    let reservation = Reservation { sup: self, key };
+                    self.evict(victim, guard, &id, &at_root).await;
+                    break reservation;
+                }
+                Room::Full { running } => {
+                    let wait = self.cfg.request_timeout;
+                    if waited_from.elapsed() >= wait {
+                        let file_hint = self
+                            .cfg
+                            .user_file
+                            .as_ref()
+                            .map(|p| p.display().to_string())
+                            .unwrap_or_else(|| "~/.config/agent-tools/lsp.json".into());
+                        return Err(LspError::NoServer {
+                            file: file.to_string(),
+                            detail: format!(
+                                "{id} for {at_root} cannot start: the cap of {} running language servers (`max_servers`, {}) is reached and all {running} were busy with other calls for {} s; try again when one finishes, `reload` one you no longer need, or raise `max_servers` in your own {file_hint}",
+                                self.cfg.max_servers,
+                                self.cfg.max_servers_from,
+                                wait.as_secs()
+                            ),
+                        });
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        };
+        if std::mem::take(&mut s.evicted) {
+            tracing::info!(
+                notice = true,
+                server = %id,
+                root = %at_root,
+                "starting language server {id} for {at_root} again (it was stopped to stay within the cap of {} running servers)",
+                self.cfg.max_servers
+            );
+        }
         if let (true, Some(at)) = (s.crashes > 0, s.last_crash) {
             let backoff = Duration::from_millis(250 * (1u64 << (s.crashes - 1).min(5)))
                 .min(Duration::from_secs(8));
@@ -525,6 +755,7 @@ impl Supervisor {
                 );
                 s.server = Some(srv.clone());
                 s.last_error = None;
+                self.set_held(&reservation.key, Held::Running(Arc::downgrade(&srv)));
                 Ok(srv)
             }
             Err(e) => {
@@ -545,7 +776,7 @@ impl Supervisor {
 
     /// Every live server.
     pub fn running(&self) -> Vec<Arc<Server>> {
-        let slots: Vec<_> = lock(&self.slots).values().cloned().collect();
+        let slots: Vec<_> = lock(&self.slots).values().map(|e| e.slot.clone()).collect();
         slots
             .iter()
             .filter_map(|s| s.try_lock().ok().and_then(|g| g.server.clone()))
@@ -558,7 +789,7 @@ impl Supervisor {
     pub async fn reload(&self, path: Option<&Path>) -> Vec<(String, PathBuf)> {
         let slots: Vec<_> = lock(&self.slots)
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), v.slot.clone()))
             .collect();
         let mut out = Vec::new();
         for ((id, root), slot) in slots {
@@ -568,11 +799,13 @@ impl Supervisor {
             let mut s = slot.lock().await;
             if let Some(srv) = s.server.take() {
                 srv.shutdown().await;
-                out.push((id, root));
+                out.push((id.clone(), root.clone()));
             }
             s.crashes = 0;
             s.last_crash = None;
             s.last_error = None;
+            s.evicted = false;
+            self.set_held(&(id, root), Held::Free);
         }
         out.sort();
         out
@@ -582,7 +815,7 @@ impl Supervisor {
     pub async fn status(&self) -> Vec<SlotStatus> {
         let slots: Vec<_> = lock(&self.slots)
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), v.slot.clone()))
             .collect();
         let mut out = Vec::new();
         for ((id, root), slot) in slots {
@@ -617,6 +850,15 @@ impl Supervisor {
                             s.crashes,
                             Some(e.clone()),
                         ),
+                        None if s.evicted => (
+                            format!(
+                                "stopped to stay within the cap of {} running servers (`max_servers`); the next call starts it again",
+                                self.cfg.max_servers
+                            ),
+                            None,
+                            s.crashes,
+                            None,
+                        ),
                         None => ("stopped".to_string(), None, s.crashes, None),
                     },
                 },
@@ -632,5 +874,27 @@ impl Supervisor {
         }
         out.sort_by(|a, b| (&a.id, &a.root).cmp(&(&b.id, &b.root)));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::choose_victim;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn the_least_recently_used_idle_server_is_chosen() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        // "a" was used longest ago but is busy: "b", the oldest idle one, goes.
+        let running = [("a", at(1), true), ("c", at(3), false), ("b", at(2), false)];
+        assert_eq!(choose_victim(&running), Some("b"));
+        // Every one busy: none.
+        let busy = [("a", at(1), true), ("b", at(2), true)];
+        assert_eq!(choose_victim(&busy), None);
+        assert_eq!(choose_victim::<&str>(&[]), None);
+        // Used since: the order follows the last use, not the start.
+        let running = [("a", at(5), false), ("b", at(4), false)];
+        assert_eq!(choose_victim(&running), Some("b"));
     }
 }
