@@ -42,6 +42,8 @@ pub struct Report {
     pub states: Vec<String>,
     /// Introduced in other files that use the names the write changed (per the witness).
     pub related: Vec<Diag>,
+    /// In those files after the write, with no baseline to compare against.
+    pub related_unchecked: Vec<Diag>,
     /// What the check covered: the written files and which other files.
     pub scope: Option<String>,
 }
@@ -93,7 +95,9 @@ impl State {
         let scope = self.write_scope(&changed).await;
         let mut other_base: HashMap<(usize, PathBuf), HashSet<Key>> = HashMap::new();
         if !scope.files.is_empty() {
-            let base_deadline = Instant::now() + self.sup.cfg.write_timeout / 3;
+            // Half of the write's budget (a server may have to start first), the rest for the
+            // written files and the check after.
+            let base_deadline = Instant::now() + self.sup.cfg.write_timeout / 2;
             for (path, old, _) in &changed {
                 if let Some(old) = old {
                     for srv in self.servers_for(path, base_deadline).await {
@@ -189,7 +193,10 @@ impl State {
                     Some(old) => report
                         .related
                         .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
-                    None => unbased.push(shown.clone()),
+                    None => {
+                        unbased.push(shown.clone());
+                        report.related_unchecked.extend(now);
+                    }
                 }
             }
         }
@@ -202,7 +209,7 @@ impl State {
         }
         if !unbased.is_empty() {
             report.notes.push(format!(
-                "no baseline for {} (the server gave none before the write in time), so their problems were not compared",
+                "no baseline for {} (the server gave none before the write in time), so their problems are shown without telling which are new",
                 unbased.join(", ")
             ));
         }
@@ -225,6 +232,7 @@ impl State {
         report.elsewhere = self.elsewhere(files, &before_all);
         report.elsewhere.retain(|d| !others.contains(&d.loc.path));
         report.related = self.unseen(std::mem::take(&mut report.related));
+        report.related_unchecked = self.unseen(std::mem::take(&mut report.related_unchecked));
         report.new = self.unseen(std::mem::take(&mut report.new));
         report.elsewhere = self.unseen(std::mem::take(&mut report.elsewhere));
         report.unchecked = self.unseen(std::mem::take(&mut report.unchecked));
@@ -241,6 +249,11 @@ impl State {
         );
         report.related = cap(
             std::mem::take(&mut report.related),
+            &mut budget,
+            &mut report.left_out,
+        );
+        report.related_unchecked = cap(
+            std::mem::take(&mut report.related_unchecked),
             &mut budget,
             &mut report.left_out,
         );
@@ -398,6 +411,12 @@ impl Wrapper for WriteDiagnostics {
                 if !report.related.is_empty() {
                     o.insert("diagnostics_related".into(), json!(report.related));
                 }
+                if !report.related_unchecked.is_empty() {
+                    o.insert(
+                        "diagnostics_related_unchecked".into(),
+                        json!(report.related_unchecked),
+                    );
+                }
                 if let Some(scope) = &report.scope {
                     o.insert("diagnostics_scope".into(), json!(scope));
                 }
@@ -421,6 +440,12 @@ fn render(report: &Report) -> String {
             "\n\nNew problems in other files that use the names the write changed (checked against their state before the write):\n",
         );
         text.push_str(&lines(&report.related));
+    }
+    if !report.related_unchecked.is_empty() {
+        text.push_str(
+            "\n\nProblems in other files that use the names the write changed (their state before the write could not be had in time, so these are not checked for newness):\n",
+        );
+        text.push_str(&lines(&report.related_unchecked));
     }
     if !report.elsewhere.is_empty() {
         text.push_str(
@@ -456,6 +481,7 @@ fn render(report: &Report) -> String {
             && report.unchecked.is_empty()
             && report.elsewhere.is_empty()
             && report.related.is_empty()
+            && report.related_unchecked.is_empty()
         {
             text.push_str(&format!("\n\nNo new problems ({states}{scope})."));
         } else {
