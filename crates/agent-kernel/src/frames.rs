@@ -9,6 +9,13 @@ use serde_json::Value;
 /// The longest frame the host buffers.
 pub(crate) const MAX_FRAME: usize = 16 * 1024 * 1024;
 
+/// The id of a bridge call frame, from its first bytes (`{"t":"bridge","id":N`).
+fn bridge_id(body: &[u8]) -> Option<u64> {
+    let rest = body.strip_prefix(b"{\"t\":\"bridge\",\"id\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
 /// What the reader tasks hand to the cell loop.
 #[derive(Debug)]
 pub(crate) enum Event {
@@ -31,6 +38,10 @@ pub(crate) struct FrameParser {
     scanned: usize,
     /// Skipping the rest of an over-long frame: how many bytes of it so far.
     skipping: Option<usize>,
+    /// The bridge call id an over-long frame being skipped names at its start, if it is one
+    /// (the drivers write `{"t":"bridge","id":N,…`): its caller is answered with an error
+    /// instead of waiting for a reply that would never come.
+    skipping_bridge: Option<u64>,
     max_frame: usize,
 }
 
@@ -41,6 +52,7 @@ impl FrameParser {
             buf: Vec::new(),
             scanned: 0,
             skipping: None,
+            skipping_bridge: None,
             max_frame: MAX_FRAME,
         }
     }
@@ -68,6 +80,14 @@ impl FrameParser {
                         );
                         let n = note.len();
                         out.push((Event::Raw(note), n));
+                        if let Some(id) = self.skipping_bridge.take() {
+                            out.push((
+                                Event::Frame(serde_json::json!(
+                                    {"t": "oversized_bridge", "id": id, "bytes": total}
+                                )),
+                                0,
+                            ));
+                        }
                     }
                     None => {
                         self.skipping = Some(skipped + rest.len());
@@ -102,6 +122,7 @@ impl FrameParser {
                     }
                     None => {
                         if rest.len() > self.max_frame {
+                            self.skipping_bridge = bridge_id(&rest[start..]);
                             self.skipping = Some(rest.len());
                             self.scanned = 0;
                             pos = self.buf.len();
@@ -224,6 +245,16 @@ mod tests {
         assert_eq!(got[1], "frame {\"ok\":1}");
         assert_eq!(got[2], "raw \"tail\"");
         assert!(p.buf.len() < 100);
+    }
+
+    #[test]
+    fn an_over_long_bridge_call_names_its_id() {
+        assert_eq!(
+            bridge_id(b"{\"t\":\"bridge\",\"id\":42,\"name\":\"read\""),
+            Some(42)
+        );
+        assert_eq!(bridge_id(b"{\"t\":\"stream\",\"id\":42"), None);
+        assert_eq!(bridge_id(b"{\"t\":\"bridge\",\"id\":"), None);
     }
 
     #[test]

@@ -451,6 +451,23 @@ impl Kernel {
                         deadline = after(config.inactivity_budget);
                     }
                     Some(Event::Frame(v)) => match v["t"].as_str().unwrap_or("") {
+                        // A `tool()` call too big to read: its caller gets an error now, not
+                        // a wait until the inactivity budget.
+                        "oversized_bridge" => {
+                            let msg = json!({
+                                "t": "bridge_result",
+                                "id": v["id"],
+                                "is_error": true,
+                                "text": format!(
+                                    "the call was {} bytes; a tool() call (name and arguments as JSON) is limited to {} bytes",
+                                    v["bytes"], crate::frames::MAX_FRAME
+                                ),
+                            });
+                            if !self.send(&msg).await {
+                                return self.died(out).await;
+                            }
+                            deadline = after(config.inactivity_budget);
+                        }
                         "stream" => {
                             let name = if v["name"] == "stderr" { "stderr" } else { "stdout" };
                             let text = v["text"].as_str().unwrap_or("");

@@ -173,3 +173,26 @@ async fn background_work_after_a_cell() {
         "{seen}"
     );
 }
+
+/// Issue 23: a `tool()` call whose arguments are over the 16 MiB a frame may carry was dropped
+/// without a reply, and the cell hung until the inactivity budget. Now the caller gets an error
+/// at once and the cell goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_bridge_call_is_answered_with_an_error() {
+    let kit = Kit::new(KernelConfig {
+        // Without the fix the cell waits for this long (and the test fails on the text).
+        inactivity_budget: Duration::from_secs(120),
+        ..KernelConfig::default()
+    });
+    let out = kit
+        .py("try:\n    tool('read', {'path': 'x' * (17 * 1024 * 1024)})\nexcept ToolError as e:\n    print('caught:', str(e)[:120])\nprint('after')")
+        .await;
+    contains(
+        &out,
+        &[
+            "caught: tool 'read' failed: the call was",
+            "a tool() call (name and arguments as JSON) is limited to 16777216 bytes",
+            "after",
+        ],
+    );
+}
