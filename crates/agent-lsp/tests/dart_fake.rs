@@ -294,3 +294,23 @@ async fn rename_not_confirmed_by_references_is_rolled_back() {
     );
     assert_eq!(fx.read("lib/main.dart").matches("buildGreeter").count(), 2);
 }
+
+/// Issue 23: `new_name` is one identifier, checked before anything is planned. Before,
+/// `a.b`, `new-name` and a name with a line break were written into the file (`def a.b():`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_name_that_is_not_one_identifier_is_refused() {
+    require("python3");
+    let fx = fixture("dart", fake_config());
+    let before = fx.read("lib/main.dart");
+    for bad in ["a.b", "new-name", "two words", "line\nbreak", "9lives", ""] {
+        let out = fx
+            .call(
+                "lsp_rename",
+                json!({"file": "lib/main.dart", "line": 5, "symbol": "makeGreeter", "new_name": bad}),
+            )
+            .await;
+        assert!(out.is_error, "{bad:?}: {}", out.text);
+        assert!(out.text.contains("`new_name`"), "{bad:?}: {}", out.text);
+        assert_eq!(fx.read("lib/main.dart"), before, "{bad:?} wrote");
+    }
+}
