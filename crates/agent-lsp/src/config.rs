@@ -324,7 +324,13 @@ struct Cap {
 
 impl Cap {
     /// Apply a `max_servers` from `origin`; a project's (`lower_only`) may only lower the cap.
-    fn set(&mut self, v: Option<usize>, origin: &str, lower_only: bool, warnings: &mut Vec<String>) {
+    fn set(
+        &mut self,
+        v: Option<usize>,
+        origin: &str,
+        lower_only: bool,
+        warnings: &mut Vec<String>,
+    ) {
         let Some(v) = v else { return };
         if v == 0 {
             warnings.push(format!(
@@ -338,7 +344,7 @@ impl Cap {
             ));
         } else {
             self.value = v;
-            self.from = format!("`max_servers` in {origin}");
+            self.from = format!("set in {origin}");
         }
     }
 }
@@ -357,7 +363,7 @@ impl LspConfig {
         let mut sandbox = self.overrides.untrusted_sandbox;
         let mut cap = Cap {
             value: DEFAULT_MAX_SERVERS,
-            from: "the default".to_string(),
+            from: "default".to_string(),
         };
         let user = self.user_config.clone().or_else(user_config_path);
         if !self.skip_config_files {

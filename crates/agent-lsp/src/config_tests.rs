@@ -73,3 +73,51 @@ fn patches_replace_named_fields_and_new_servers_need_the_basics() {
         .collect();
     assert_eq!(py, ["ty"]);
 }
+
+#[test]
+fn max_servers_from_the_user_file_and_lowered_only_by_the_project() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let user = home.path().join("lsp.json");
+    let project = project_config_path(ws.path());
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    let cfg = LspConfig {
+        user_config: Some(user.clone()),
+        ..Default::default()
+    };
+    let cap = |r: &Resolved| (r.max_servers, r.max_servers_from.clone());
+
+    // No file: the default.
+    let r = cfg.resolve(ws.path());
+    assert_eq!(r.max_servers, DEFAULT_MAX_SERVERS);
+
+    // The user's file sets it; the project's may lower it.
+    std::fs::write(&user, r#"{"max_servers": 12}"#).unwrap();
+    std::fs::write(&project, r#"{"max_servers": 2}"#).unwrap();
+    let r = cfg.resolve(ws.path());
+    assert_eq!(cap(&r), (2, format!("set in {}", project.display())));
+
+    // ... never raise it.
+    std::fs::write(&project, r#"{"max_servers": 50}"#).unwrap();
+    let r = cfg.resolve(ws.path());
+    assert_eq!(cap(&r), (12, format!("set in {}", user.display())));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("may lower the cap, never raise it")),
+        "{:?}",
+        r.warnings
+    );
+
+    // 0 is refused; the host's setting wins over both files.
+    std::fs::write(&project, r#"{"max_servers": 0}"#).unwrap();
+    let r = cfg.resolve(ws.path());
+    assert_eq!(r.max_servers, 12);
+    assert!(r.warnings.iter().any(|w| w.contains("at least 1")));
+    let r = LspConfig {
+        max_servers: Some(30),
+        ..cfg.clone()
+    }
+    .resolve(ws.path());
+    assert_eq!(cap(&r), (30, "set in LspConfig".to_string()));
+}

@@ -26,7 +26,9 @@
 //! - `supervisor`: which server serves a file (language preference, root marker, binary
 //!   resolution: for a trusted project `node_modules/.bin`, `.venv/bin`, `venv/bin`, then
 //!   `$PATH`; otherwise `$PATH` outside the root only; a rustup proxy is resolved with
-//!   `rustup which`), start, crash detection and restart with backoff.
+//!   `rustup which`), start, crash detection and restart with backoff, and the cap on running
+//!   servers (`max_servers`, default 8): at the cap the least recently used idle server is shut
+//!   down and starts again at its next use; `lsp status` shows the cap and the evictions.
 //! - `tools`: the `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper with its
 //!   per-run ledger keyed by (severity, code, message).
 //! - `rename`: `lsp_rename`'s plan — open documents re-synced from disk first, edits applied to

@@ -587,7 +587,13 @@ impl Supervisor {
 
     /// Stop `victim`'s server to make room for `for_id` at `for_root` (its slot stays, marked
     /// evicted, and starts again at its next call without a crash backoff).
-    async fn evict(&self, victim: Key, mut slot: OwnedMutexGuard<Slot>, for_id: &str, for_root: &str) {
+    async fn evict(
+        &self,
+        victim: Key,
+        mut slot: OwnedMutexGuard<Slot>,
+        for_id: &str,
+        for_root: &str,
+    ) {
         let (id, root) = (&victim.0, victim.1.display().to_string());
         if let Some(srv) = slot.server.take() {
             let n = self.evictions.fetch_add(1, Ordering::Relaxed) + 1;

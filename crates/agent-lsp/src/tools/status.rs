@@ -25,6 +25,13 @@ impl State {
                 }
             }
         }
+        let cap = self.sup.cap();
+        if !slots.is_empty() {
+            out.push(format!(
+                "cap: {} running of at most {} (`max_servers`, {}); {} stopped so far to stay within it (the least recently used idle server goes first and starts again at its next use)",
+                cap.running, cap.max_servers, cap.from, cap.evictions
+            ));
+        }
         let mut detected = Vec::new();
         // The project's own binaries that were not used because it is not trusted.
         let mut ignored_bins: Vec<String> = Vec::new();
@@ -188,7 +195,7 @@ impl State {
             ));
         }
         ToolOutput::text(out.join("\n")).with_structured(json!({
-            "servers": slots, "detected": detected, "trusted": cfg.trusted, "contained": contained,
+            "servers": slots, "cap": cap, "detected": detected, "trusted": cfg.trusted, "contained": contained,
             "ignored": cfg.ignored.iter().chain(&ignored_bins).collect::<Vec<_>>(),
         }))
     }
