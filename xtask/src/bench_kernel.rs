@@ -10,16 +10,45 @@ use std::time::{Duration, Instant};
 
 const PRINT_500_MB: &str = "import threading\ndef spam():\n    line = 'z' * 99_999\n    for _ in range(5000):\n        print(line)\n    open('spam.done', 'w').close()\nthreading.Thread(target=spam, daemon=True).start()";
 
-struct Host {
-    child: std::process::Child,
+/// `agent-tools serve` over stdio, initialized (the other host benches use it too).
+pub(crate) struct Host {
+    pub(crate) child: std::process::Child,
     stdin: std::process::ChildStdin,
     stdout: BufReader<std::process::ChildStdout>,
     next: u64,
 }
 
 impl Host {
+    /// `bin serve --root dir`, initialized.
+    pub(crate) fn start(bin: &Path, dir: &Path) -> Result<Host> {
+        let mut child = Command::new(bin)
+            .args(["serve", "--root"])
+            .arg(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let stdin = child.stdin.take().context("stdin")?;
+        let stdout = BufReader::new(child.stdout.take().context("stdout")?);
+        let mut host = Host {
+            child,
+            stdin,
+            stdout,
+            next: 0,
+        };
+        host.rpc(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}),
+        )?;
+        Ok(host)
+    }
+
     /// One request; the reply's size in bytes and how long it took.
-    fn rpc(&mut self, method: &str, params: serde_json::Value) -> Result<(usize, Duration)> {
+    pub(crate) fn rpc(
+        &mut self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<(usize, Duration)> {
         self.next += 1;
         let id = self.next;
         let t = Instant::now();
@@ -52,25 +81,7 @@ impl Host {
 pub fn run(bin: &Path, rss_kib: fn(u32) -> Option<u64>) -> Result<()> {
     let dir = std::env::temp_dir().join(format!("agent-tools-bench-kernel-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let mut child = Command::new(bin)
-        .args(["serve", "--root"])
-        .arg(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let stdin = child.stdin.take().context("stdin")?;
-    let stdout = BufReader::new(child.stdout.take().context("stdout")?);
-    let mut host = Host {
-        child,
-        stdin,
-        stdout,
-        next: 0,
-    };
-    host.rpc(
-        "initialize",
-        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}),
-    )?;
+    let mut host = Host::start(bin, &dir)?;
     host.eval("x = 1")?;
     let pid = host.child.id();
     let before = rss_kib(pid).unwrap_or(0);

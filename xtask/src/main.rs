@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+mod bench_astgrep_rss;
 mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
@@ -613,6 +614,7 @@ fn bench_host(root: &Path) -> Result<()> {
     );
     bench_http::run(&bin, rss_kib)?;
     bench_hostile::run(&bin)?;
+    bench_astgrep_rss::run(&bin)?;
     bench_kernel::run(&bin, rss_kib)?;
     Ok(())
 }
