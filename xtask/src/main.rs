@@ -13,6 +13,7 @@ mod bench_astgrep_rss;
 mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
+mod bench_servers;
 
 // bubblewrap: the sandbox standing in for a container in tests/sandbox_bwrap.rs
 const APT_PACKAGES: &[&str] = &[
@@ -616,6 +617,7 @@ fn bench_host(root: &Path) -> Result<()> {
     bench_hostile::run(&bin)?;
     bench_astgrep_rss::run(&bin)?;
     bench_kernel::run(&bin, rss_kib)?;
+    bench_servers::run(root, &bin, rss_kib)?;
     Ok(())
 }
 
