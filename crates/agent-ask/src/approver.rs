@@ -14,21 +14,10 @@ pub const DECLINE: &str = "decline";
 pub const MAX_SHOWN: usize = 64 * 1024;
 
 /// Escape what a terminal would act on instead of print (escape sequences, carriage returns,
-/// other control characters), keeping newlines and tabs, so the text shown is the text run.
+/// other control characters, bidirectional overrides), keeping newlines and tabs, so the text
+/// shown is the text run.
 fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control()
-                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
-            {
-                out.push_str(&c.escape_unicode().to_string())
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    agent_tier::display::escape_keeping_lines(text).into_owned()
 }
 
 /// The whole arguments of a call, for a person: each string argument as its own block of text

@@ -113,12 +113,18 @@ fn poll_readable(fd: RawFd, timeout_ms: i32) -> std::io::Result<bool> {
     Ok(r > 0)
 }
 
+/// Text a model or a person wrote, as the terminal is given it: lines and tabs kept, every
+/// character a terminal would act on (escape sequences, C1 controls, bidi overrides) escaped.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    agent_tier::display::escape_keeping_lines(text)
+}
+
 /// The blocking card loop: show, read lines until a valid reply, the deadline, or withdrawal.
 /// Reads only when stdin is readable, so a timed-out card leaves no read behind that would
 /// swallow the next line typed.
 fn run_card(card: &Card, cancel: &AtomicBool) -> AskOutcome {
     let mut err = std::io::stderr();
-    let _ = write!(err, "\n{}> ", card.render());
+    let _ = write!(err, "\n{}> ", shown(&card.render()));
     let _ = err.flush();
     let deadline = card.timeout.map(|t| Instant::now() + t);
     let stdin = std::io::stdin();
@@ -163,15 +169,15 @@ fn run_card(card: &Card, cancel: &AtomicBool) -> AskOutcome {
                 return AskOutcome::Skip;
             }
             Ok(Some(answer)) => {
-                let mut shown = answer.selected.join(", ");
+                let mut echo = answer.selected.join(", ");
                 if let Some(t) = &answer.text {
-                    shown = format!("\"{t}\"");
+                    echo = format!("\"{t}\"");
                 }
-                let _ = writeln!(err, "  -> {shown}");
+                let _ = writeln!(err, "  -> {}", shown(&echo));
                 return AskOutcome::Answer(answer);
             }
             Err(msg) => {
-                let _ = write!(err, "  {msg}\n> ");
+                let _ = write!(err, "  {}\n> ", shown(&msg));
                 let _ = err.flush();
             }
         }

@@ -665,7 +665,7 @@ async fn approval_prompts_show_the_whole_payload() {
         "payload not shown"
     );
     assert!(!context.contains('\x1b') && !context.contains('\r'));
-    assert!(context.contains("\\u{1b}[2K\\u{d}all good"), "{context}");
+    assert!(context.contains("\\x1b[2K\\rall good"), "{context}");
     assert!(context.contains("code: (402 lines)"), "{}", &context[..200]);
 }
 

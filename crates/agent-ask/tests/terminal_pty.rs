@@ -158,6 +158,43 @@ fn fail_closed(stdin: &str, input: &[u8]) {
     );
 }
 
+/// Text a model wrote reaches the person's terminal as text: a window title, a clear screen, an
+/// OSC 52 clipboard write and a bidi override in the question, context, labels and descriptions
+/// are shown escaped (they were written raw).
+fn hostile_text_is_escaped() {
+    let evil = "\u{1b}]0;title\u{7}\u{1b}[2J\u{1b}]52;c;aGVsbG8=\u{7}\u{202e}\u{9b}";
+    let args = json!({
+        "question": format!("Deploy? {evil}"),
+        "context": format!("line one\n\tindented {evil}"),
+        "options": [{"label": format!("yes{evil}"), "description": evil}, {"label": "no"}],
+    });
+    let transcript = on_pty(&args, 600_000, &[("> ", "1\n")]);
+    assert_eq!(
+        outcome_of(&transcript),
+        json!({"answer": {"selected": [format!("yes{evil}")], "text": null}}),
+        "{transcript}"
+    );
+    // What the port wrote; the test program's own OUTCOME line (JSON) follows it.
+    let card = transcript.split("OUTCOME").next().unwrap_or_default();
+    for raw in ['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}'] {
+        assert!(
+            !card.contains(raw),
+            "raw {raw:?} reached the terminal:\n{transcript:?}"
+        );
+    }
+    assert!(
+        transcript.contains(
+            "| Deploy? \\x1b]0;title\\x07\\x1b[2J\\x1b]52;c;aGVsbG8=\\x07\\u{202e}\\u{9b}"
+        ),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("|   line one\n|   \tindented \\x1b]0;"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("  -> yes\\x1b]0;"), "{transcript}");
+}
+
 fn main() {
     if let Ok(spec) = std::env::var(CARD_ENV) {
         child(&spec);
@@ -221,11 +258,12 @@ fn main() {
     for case in &cases {
         run(&format!("pty_{}", case.name), &|| check(case));
     }
+    run("pty_hostile_text_is_escaped", &hostile_text_is_escaped);
     run("no_tty_stdin_null", &|| fail_closed("null", b""));
     run("no_tty_stdin_pipe_with_input", &|| {
         fail_closed("pipe", b"1\n")
     });
-    let total = cases.len() + 2;
+    let total = cases.len() + 3;
     println!("{} passed, {} failed", total - failed.len(), failed.len());
     if !failed.is_empty() {
         eprintln!("failed: {}", failed.join(", "));

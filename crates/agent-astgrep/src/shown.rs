@@ -2,11 +2,10 @@
 //! its own or reach a terminal as a control sequence, clipped to a readable width (saying how
 //! much was left out), columns counted in characters, paths relative to the root.
 //!
-//! [`escape`] is the one place that decides what a result may carry verbatim; it belongs in
-//! `agent-tier` beside `display_path`, for every family (issue 23), and moves there later.
+//! What a result may carry verbatim is decided by [`agent_tier::display`], for every family.
 
-use std::borrow::Cow;
-use std::fmt::Write as _;
+pub(crate) use agent_tier::display::escape;
+use agent_tier::display::{needs_escape, push_escaped};
 use std::path::Path;
 
 /// Characters of one matched line (or diff line) shown; the rest is counted.
@@ -14,49 +13,6 @@ pub const MAX_LINE_CHARS: usize = 240;
 
 /// Characters of one capture kept (and shown); the rest is counted.
 pub const MAX_CAPTURE_CHARS: usize = 200;
-
-/// Whether `c` is shown escaped: C0 controls but tab (newline and carriage return included:
-/// a result line is one line), DEL, C1 controls, the line and paragraph separators, and the
-/// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which can
-/// make text read differently from what it is.
-fn needs_escape(c: char) -> bool {
-    (c.is_control() && c != '\t')
-        || ('\u{202a}'..='\u{202e}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
-        || c == '\u{2028}'
-        || c == '\u{2029}'
-}
-
-/// Push `c` as its visible escape: `\n`, `\r`, `\x1b` (ASCII), `\u{202e}` (the rest).
-fn push_escaped(out: &mut String, c: char) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        c if c.is_ascii() => {
-            let _ = write!(out, "\\x{:02x}", c as u32);
-        }
-        c => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
-    }
-}
-
-/// `text` with every character that [`needs_escape`] written as its visible escape (`\n`,
-/// `\x1b`, `\u{202e}`); borrowed when there is none.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if needs_escape(c) {
-            push_escaped(&mut out, c);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
 
 /// `… (N more characters)`, what a clipped text ends with.
 fn more_characters(n: usize) -> String {
@@ -122,15 +78,6 @@ pub fn relative(root: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn controls_and_bidi_overrides_are_escaped_and_tabs_are_not() {
-        assert_eq!(
-            escape("a\tb\nc\r\u{1b}[2J\u{7f}\u{85}\u{202e}\u{2066}\u{2028}é"),
-            "a\tb\\nc\\r\\x1b[2J\\x7f\\u{85}\\u{202e}\\u{2066}\\u{2028}é"
-        );
-        assert!(matches!(escape("plain"), Cow::Borrowed("plain")));
-    }
 
     #[test]
     fn a_long_line_says_how_much_was_clipped() {

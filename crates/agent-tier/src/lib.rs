@@ -15,12 +15,14 @@
 //! - [`witness::IdentifierWitness`]: where a name occurs as an identifier token, provided by the
 //!   family that parses code, so that another family's cross-file answer has a second witness;
 //! - small shared mechanisms the families need identically: root confinement and all-or-nothing
-//!   atomic writes ([`workspace`]), binary and root-marker lookup ([`process`]), and the plain
-//!   data of `doctor` reports ([`doctor`]).
+//!   atomic writes ([`workspace`]), how outside text is shown escaped and path arguments
+//!   clipped ([`display`]), binary and root-marker lookup ([`process`]), and the plain data of
+//!   `doctor` reports ([`doctor`]).
 //!
 //! It never starts a process (`agent-proc` is the only code that does), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
 //! on a family crate.
 
+pub mod display;
 pub mod doctor;
 mod error;
 pub mod locate;

@@ -13,9 +13,7 @@ pub async fn run(cmd: Command) -> ExitCode {
         Command::Help(text) => out::finish(out::stdout(&text), ExitCode::SUCCESS),
         Command::Doctor(common) => {
             let text = if common.json {
-                let v =
-                    serde_json::to_string_pretty(&host::doctor(&common.root)).unwrap_or_default();
-                format!("{v}\n")
+                out::json(&host::doctor(&common.root))
             } else {
                 host::doctor_text(&common.root)
             };
@@ -26,8 +24,7 @@ pub async fn run(cmd: Command) -> ExitCode {
             let registry = host::terminal_registry(&common.host());
             let res = registry.call(&tool, args, common.surface).await;
             let text = if common.json {
-                let v = serde_json::to_string_pretty(&mcp::result_json(&res)).unwrap_or_default();
-                format!("{v}\n")
+                out::json(&mcp::result_json(&res))
             } else if res.images.is_empty() {
                 format!("{}\n", res.text)
             } else {
@@ -71,7 +68,7 @@ fn tools_text(common: &Common) -> String {
     let tools = registry.list(common.surface);
     if common.json {
         let v: Vec<Value> = tools.iter().map(mcp::tool_json).collect();
-        return format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return out::json(&v);
     }
     let mut text = format!("surface: {}\n", common.surface);
     for t in tools {

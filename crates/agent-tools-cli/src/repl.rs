@@ -1,6 +1,6 @@
 //! `agent-tools repl`: an interactive console on a root. It prints what is attached (as
 //! `doctor`), then reads tool calls `name {json}` line by line, runs them through the registry
-//! and prints the results. With stdin not a TTY it reads calls line by line (for scripts). When
+//! and prints the results, escaped for the terminal as every command's output is. With stdin not a TTY it reads calls line by line (for scripts). When
 //! its reader goes away (`… | head`) it stops quietly.
 
 use crate::args::Common;
@@ -94,9 +94,10 @@ pub async fn run(common: Common) -> ExitCode {
     out::finish(written, code)
 }
 
-/// Write and flush; the caller stops at the first failure (a reader gone away included).
+/// Write as the terminal is given it ([`out::shown`]: control characters, C1 and bidi overrides
+/// escaped) and flush; the caller stops at the first failure (a reader gone away included).
 async fn write(stdout: &mut tokio::io::Stdout, text: &str) -> std::io::Result<()> {
-    stdout.write_all(text.as_bytes()).await?;
+    stdout.write_all(out::shown(text).as_bytes()).await?;
     stdout.flush().await
 }
 
