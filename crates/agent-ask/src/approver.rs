@@ -128,7 +128,7 @@ impl Approver for AskApprover {
             }
             let outcome = crate::port::within(
                 self.timeout.map(|t| t.saturating_add(GRACE)),
-                port.ask(card),
+                port.ask(card, request.requester.clone()),
             )
             .await;
             match outcome {

@@ -6,6 +6,7 @@
 
 use crate::card::{Answer, AskOutcome, Card};
 use crate::port::{AskPort, BoxFuture, within};
+use agent_tier::Requester;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -20,14 +21,17 @@ pub enum ElicitOutcome {
     Cancel,
 }
 
-/// Sends `elicitation/create` to the connected client. Implemented by the host (the MCP server).
+/// Sends `elicitation/create` to the client behind a requester. Implemented by the host (the MCP
+/// server), whose requesters are its MCP sessions.
 ///
-/// Resolve to `Err(reason)` at once when the client did not declare the `elicitation`
-/// capability or the connection is gone; the card then fails closed.
+/// Resolve to `Err(reason)` at once when there is no requester, it is not one of the host's
+/// sessions, its client did not declare the `elicitation` capability or its connection is gone;
+/// the card then fails closed. Never send the card to another client.
 pub trait Elicitor: Send + Sync {
-    /// Send `{message, requestedSchema}` and resolve with the client's reply.
+    /// Send `{message, requestedSchema}` to `requester`'s client and resolve with its reply.
     fn elicit(
         &self,
+        requester: Option<Arc<dyn Requester>>,
         message: String,
         requested_schema: Value,
     ) -> BoxFuture<'_, Result<ElicitOutcome, String>>;
@@ -187,11 +191,11 @@ impl AskPort for ElicitationPort {
         "elicitation"
     }
 
-    fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome> {
+    fn ask(&self, card: Card, requester: Option<Arc<dyn Requester>>) -> BoxFuture<'_, AskOutcome> {
         Box::pin(async move {
             let (message, schema) = elicitation_request(&card);
             within(card.timeout, async {
-                match self.elicitor.elicit(message, schema).await {
+                match self.elicitor.elicit(requester, message, schema).await {
                     Err(reason) => AskOutcome::Unavailable(reason),
                     Ok(ElicitOutcome::Decline) => AskOutcome::Decline,
                     Ok(ElicitOutcome::Cancel) => AskOutcome::Skip,

@@ -1,9 +1,10 @@
 //! The ask port trait and the scripted port.
 
 use crate::card::{AskOutcome, Card};
+use agent_tier::Requester;
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A boxed, sendable future (the object-safe async of the port traits).
@@ -15,12 +16,18 @@ pub use agent_tier::BoxFuture;
 /// [`AskOutcome::Unavailable`] at once), must never invent an answer, and honours
 /// [`Card::timeout`] by resolving to [`AskOutcome::Timeout`]. Dropping the future withdraws the
 /// card.
+///
+/// A card goes to the requester of the call that caused it (`ask_user`'s call, or the call an
+/// approval is for), never to whoever else is connected: a port that serves several parties
+/// (MCP elicitation) routes by it and fails closed without one; a port with one person behind
+/// it (a terminal) may ignore it.
 pub trait AskPort: Send + Sync + 'static {
     /// A short name for messages (`terminal`, `elicitation`, `scripted`).
     fn name(&self) -> &str;
 
-    /// Show the card and resolve once it is answered, skipped, timed out, or cannot be shown.
-    fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome>;
+    /// Show the card to `requester` and resolve once it is answered, skipped, timed out, or
+    /// cannot be shown.
+    fn ask(&self, card: Card, requester: Option<Arc<dyn Requester>>) -> BoxFuture<'_, AskOutcome>;
 }
 
 /// What the tool and the approver add to a card's timeout before giving up on a port that does
@@ -49,6 +56,8 @@ pub(crate) async fn within(
 pub struct ScriptedPort {
     queue: Mutex<VecDeque<AskOutcome>>,
     shown: Mutex<Vec<Card>>,
+    /// The requester's id each card was shown to (`None`: the call named nobody).
+    shown_to: Mutex<Vec<Option<String>>>,
     silent: bool,
 }
 
@@ -63,6 +72,7 @@ impl ScriptedPort {
         ScriptedPort {
             queue: Mutex::new(outcomes.into_iter().collect()),
             shown: Mutex::new(Vec::new()),
+            shown_to: Mutex::new(Vec::new()),
             silent: false,
         }
     }
@@ -86,6 +96,12 @@ impl ScriptedPort {
         lock(&self.shown).clone()
     }
 
+    /// Whom each card so far was shown to: its requester's [`Requester::id`], in the order of
+    /// [`ScriptedPort::shown`].
+    pub fn shown_to(&self) -> Vec<Option<String>> {
+        lock(&self.shown_to).clone()
+    }
+
     /// How many outcomes are still queued.
     pub fn remaining(&self) -> usize {
         lock(&self.queue).len()
@@ -102,8 +118,9 @@ impl AskPort for ScriptedPort {
         "scripted"
     }
 
-    fn ask(&self, card: Card) -> BoxFuture<'_, AskOutcome> {
+    fn ask(&self, card: Card, requester: Option<Arc<dyn Requester>>) -> BoxFuture<'_, AskOutcome> {
         lock(&self.shown).push(card.clone());
+        lock(&self.shown_to).push(requester.map(|r| r.id().to_string()));
         if self.silent {
             return Box::pin(within(card.timeout, std::future::pending()));
         }

@@ -58,7 +58,12 @@ impl AskPort for TerminalPort {
         "terminal"
     }
 
-    fn ask(&self, mut card: Card) -> BoxFuture<'_, AskOutcome> {
+    /// The terminal has one person behind it: every card goes to them, whoever the requester.
+    fn ask(
+        &self,
+        mut card: Card,
+        _requester: Option<Arc<dyn agent_tier::Requester>>,
+    ) -> BoxFuture<'_, AskOutcome> {
         Box::pin(async move {
             if let Err(reason) = Self::attached() {
                 return AskOutcome::Unavailable(reason);

@@ -153,7 +153,7 @@ impl AskUser {
         // The port honours the card's timeout; the grace only guards against a port that does not.
         let outcome = within(
             self.timeout.map(|t| t.saturating_add(GRACE)),
-            self.port.ask(card.clone()),
+            self.port.ask(card.clone(), cx.requester().cloned()),
         )
         .await;
         Ok(match outcome {

@@ -307,7 +307,11 @@ impl AskPort for Silent {
     fn name(&self) -> &str {
         "silent"
     }
-    fn ask(&self, _card: Card) -> BoxFuture<'_, AskOutcome> {
+    fn ask(
+        &self,
+        _card: Card,
+        _requester: Option<Arc<dyn agent_tier::Requester>>,
+    ) -> BoxFuture<'_, AskOutcome> {
         Box::pin(std::future::pending())
     }
 }
@@ -428,6 +432,7 @@ impl FakeClient {
 impl Elicitor for FakeClient {
     fn elicit(
         &self,
+        _requester: Option<Arc<dyn agent_tier::Requester>>,
         message: String,
         requested_schema: Value,
     ) -> BoxFuture<'_, Result<ElicitOutcome, String>> {
@@ -594,6 +599,7 @@ async fn approver_decision_directly() {
             arguments: json!({"code": "1+1"}),
             surface: Surface::Full,
             origin: agent_tier::Origin::Bridge { via: "eval".into() },
+            requester: None,
         },
     )
     .await;
@@ -610,7 +616,11 @@ impl AskPort for Observing {
     fn name(&self) -> &str {
         "observing"
     }
-    fn ask(&self, _card: Card) -> BoxFuture<'_, AskOutcome> {
+    fn ask(
+        &self,
+        _card: Card,
+        _requester: Option<Arc<dyn agent_tier::Requester>>,
+    ) -> BoxFuture<'_, AskOutcome> {
         let pending = self
             .0
             .lock()
@@ -642,6 +652,7 @@ fn eval_request(code: String) -> agent_tier::ApprovalRequest {
         arguments: json!({"language": "python", "code": code}),
         surface: Surface::Full,
         origin: agent_tier::Origin::Model,
+        requester: None,
     }
 }
 
@@ -713,6 +724,7 @@ async fn a_huge_timeout_does_not_overflow() {
             arguments: json!({"code": "1+1"}),
             surface: Surface::Full,
             origin: agent_tier::Origin::Bridge { via: "eval".into() },
+            requester: None,
         },
     )
     .await;

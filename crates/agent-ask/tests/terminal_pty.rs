@@ -30,7 +30,7 @@ fn child(spec: &str) {
         .build()
         .expect("runtime");
     let port = TerminalPort::new(TerminalOptions::default());
-    let outcome = rt.block_on(port.ask(card));
+    let outcome = rt.block_on(port.ask(card, None));
     let shown = match outcome {
         AskOutcome::Answer(a) => json!({"answer": a}),
         AskOutcome::Skip => json!("skip"),

@@ -8,6 +8,8 @@
 //! - the run's [`Registry`]: the one call path (surface check, argument validation, approval,
 //!   per-resource serialisation, panic capture, wrappers) taken by every call, whether it comes
 //!   from the model, a kernel cell's `tool()` bridge or a worker;
+//! - [`Requester`] and [`Caller`]: who made a call, carried with it and every call nested in
+//!   it, so a prompt the call causes (a question, an approval) goes to that party only;
 //! - [`Approver`] and [`ApprovalPolicy`]: approvals fail closed when no approver is connected;
 //! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
 //! - [`locate::SymbolLocator`]: where a named function is defined, provided by the family that
@@ -37,8 +39,8 @@ pub mod workspace;
 pub use error::CallError;
 pub use registry::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, AskingGuard, BoxFuture,
-    CallContext, Origin, PROGRESS_MAX, ProgressListener, ProgressSink, Registry, RunInfo, Wrapper,
-    progress, progress_wanted,
+    CallContext, Caller, Origin, PROGRESS_MAX, ProgressListener, ProgressSink, Registry, Requester,
+    RunInfo, Wrapper, progress, progress_wanted,
 };
 pub use tier::{Surface, Tier};
 pub use tool::{BoxError, Effects, Hints, Image, Tool, ToolInfo, ToolOutput};

@@ -11,8 +11,10 @@ use std::sync::{Arc, Mutex, RwLock};
 
 mod erased;
 mod progress;
+mod requester;
 use erased::{Erased, ErasedTool};
 pub use progress::{PROGRESS_MAX, ProgressListener, ProgressSink, progress, progress_wanted};
+pub use requester::{Caller, Requester};
 
 /// A boxed, sendable future: what the object-safe traits here (and the families') return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -57,6 +59,8 @@ pub struct CallContext {
     held: Arc<Vec<String>>,
     /// Where this call's progress goes (shared with the calls nested in it).
     progress: ProgressSink,
+    /// Who made this call (inherited by the calls nested in it): the party its prompts go to.
+    requester: Option<Arc<dyn Requester>>,
 }
 
 impl fmt::Debug for CallContext {
@@ -64,6 +68,7 @@ impl fmt::Debug for CallContext {
         f.debug_struct("CallContext")
             .field("surface", &self.surface)
             .field("origin", &self.origin)
+            .field("requester", &self.requester)
             .finish()
     }
 }
@@ -96,9 +101,25 @@ impl CallContext {
         self.progress.clone()
     }
 
+    /// Who made this call — for a nested call, who made the call it is nested in. A prompt this
+    /// call causes (a question, an approval) goes to this requester and to nobody else; `None`
+    /// when the edge that made the call named nobody.
+    pub fn requester(&self) -> Option<&Arc<dyn Requester>> {
+        self.requester.as_ref()
+    }
+
+    /// This call's caller (its progress sink and requester), for a task the tool spawns that
+    /// calls the registry itself.
+    pub fn caller(&self) -> Caller {
+        Caller {
+            progress: self.progress.clone(),
+            requester: self.requester.clone(),
+        }
+    }
+
     /// Call another tool from inside this one (a kernel cell's `tool()` bridge, a worker). The
-    /// nested call takes the same path as a model call, on this call's surface, and reports its
-    /// progress to this call's sink.
+    /// nested call takes the same path as a model call, on this call's surface; it reports its
+    /// progress to this call's sink and its prompts go to this call's requester.
     pub async fn nested_call(&self, origin: Origin, name: &str, args: Value) -> ToolOutput {
         use tracing::Instrument;
         let span = tracing::info_span!("tool_call", tool = name, surface = %self.surface, origin = ?origin);
@@ -110,7 +131,7 @@ impl CallContext {
                 self.surface,
                 origin,
                 self.held.clone(),
-                self.progress.clone(),
+                self.caller(),
             )
             .instrument(span)
             .await
@@ -129,6 +150,9 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     pub surface: Surface,
     pub origin: Origin,
+    /// Who made the call (for a nested call, the call it is nested in): the one the prompt must
+    /// be put to. `None`: the caller named nobody.
+    pub requester: Option<Arc<dyn Requester>>,
 }
 
 /// The operator's answer.
@@ -408,11 +432,32 @@ impl Registry {
         origin: Origin,
         progress: ProgressSink,
     ) -> ToolOutput {
+        let caller = Caller {
+            progress,
+            requester: None,
+        };
+        self.call_from(name, args, surface, origin, caller).await
+    }
+
+    /// [`Registry::call_with`] on behalf of `caller`: its progress goes to the caller's sink, and
+    /// every prompt it causes (an approval, `ask_user`, and those of the calls nested in it) goes
+    /// to the caller's requester. What an edge serving several parties (the host's MCP sessions)
+    /// calls.
+    pub async fn call_from(
+        &self,
+        name: &str,
+        args: Value,
+        surface: Surface,
+        origin: Origin,
+        caller: Caller,
+    ) -> ToolOutput {
         use tracing::Instrument;
-        let span = tracing::info_span!("tool_call", tool = name, %surface, origin = ?origin);
+        let requester = caller.requester.as_deref().map(Requester::id);
+        let span =
+            tracing::info_span!("tool_call", tool = name, %surface, origin = ?origin, requester);
         let started = std::time::Instant::now();
         let out = match self
-            .try_call(name, args, surface, origin, Arc::default(), progress)
+            .try_call(name, args, surface, origin, Arc::default(), caller)
             .instrument(span.clone())
             .await
         {
@@ -439,7 +484,7 @@ impl Registry {
         surface: Surface,
         origin: Origin,
         held: Arc<Vec<String>>,
-        progress: ProgressSink,
+        caller: Caller,
     ) -> Result<ToolOutput, CallError> {
         self.seal();
         let tool = read(&self.inner.tools).get(name).cloned();
@@ -503,6 +548,7 @@ impl Registry {
                     arguments: args.clone(),
                     surface,
                     origin: origin.clone(),
+                    requester: caller.requester.clone(),
                 })
                 .await;
             if let ApprovalDecision::Decline { reason } = decision {
@@ -531,7 +577,8 @@ impl Registry {
                 Some(k) => Arc::new(held.iter().cloned().chain([k.clone()]).collect()),
                 None => held,
             },
-            progress,
+            progress: caller.progress,
+            requester: caller.requester,
         };
 
         let lock = key.map(|key| {

@@ -1,10 +1,11 @@
 //! How `ask_user` and the approver reach a person: the terminal card (`call`, `tools`, `repl`)
-//! or MCP elicitation through the connected client (`serve`). Both fail closed when nobody can
-//! answer.
+//! or MCP elicitation through the client of the session whose call caused the prompt (`serve`;
+//! never another session's client). Both fail closed when nobody can answer.
 
-use crate::mcp::Peer;
+use crate::mcp::Session;
 use agent_tools::Registry;
 use agent_tools::ask::{AskApprover, AskConfig, AskPort};
+use agent_tools::tier::Requester;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,8 +38,9 @@ pub fn attach_terminal(registry: &Registry, timeout: Option<Duration>) {
     );
 }
 
-/// Attach `ask_user` through MCP elicitation (fails closed when the client did not declare it).
-pub fn attach_elicitation(registry: &Registry, peer: Peer, timeout: Option<Duration>) {
+/// Attach `ask_user` through MCP elicitation to the requesting session's client (fails closed when
+/// that client did not declare it, or the call came from no MCP session).
+pub fn attach_elicitation(registry: &Registry, timeout: Option<Duration>) {
     use agent_tools::ask::ElicitationPort;
     let space = registry
         .run()
@@ -47,32 +49,48 @@ pub fn attach_elicitation(registry: &Registry, peer: Peer, timeout: Option<Durat
         .unwrap_or_else(|| "mcp".to_string());
     attach(
         registry,
-        Arc::new(ElicitationPort::new(Arc::new(McpElicitor(peer)))),
+        Arc::new(ElicitationPort::new(Arc::new(McpElicitor))),
         &space,
         timeout,
     );
 }
 
-/// Sends the card as an MCP `elicitation/create` request to the connected client.
-struct McpElicitor(Peer);
+/// Sends the card as an MCP `elicitation/create` request to the client of the session that made
+/// the call (the requester); it knows no other client.
+struct McpElicitor;
 
 impl agent_tools::ask::Elicitor for McpElicitor {
     fn elicit(
         &self,
+        requester: Option<Arc<dyn Requester>>,
         message: String,
         requested_schema: Value,
     ) -> agent_tools::ask::BoxFuture<'_, Result<agent_tools::ask::ElicitOutcome, String>> {
         use agent_tools::ask::ElicitOutcome;
         Box::pin(async move {
-            if !self.0.client_has("elicitation") {
-                tracing::info!("ask refused: the client did not declare elicitation");
+            let Some(requester) = requester else {
+                return Err(
+                    "the call that asks came from no MCP session, so no client can answer"
+                        .to_string(),
+                );
+            };
+            let Some(session) = requester.as_any().downcast_ref::<Session>() else {
+                return Err(format!(
+                    "the call that asks came from `{}`, which is not an MCP session of this host",
+                    requester.id()
+                ));
+            };
+            if !session.client_has("elicitation") {
+                tracing::info!(
+                    session = requester.id(),
+                    "ask refused: the client did not declare elicitation"
+                );
                 return Err(
                     "the MCP client did not declare the `elicitation` capability, so nobody can answer"
                         .to_string(),
                 );
             }
-            let result = self
-                .0
+            let result = session
                 .request(
                     "elicitation/create",
                     serde_json::json!({"message": message, "requestedSchema": requested_schema}),

@@ -1,7 +1,7 @@
 //! Composing one run: the registry, the host's file tools, every family compiled in, the way
 //! `ask_user` reaches a person, and the run served over MCP ([`serve`]).
 
-use crate::mcp::Peer;
+use crate::mcp::Sessions;
 use agent_tools::tier::doctor::DoctorEntry;
 use agent_tools::{Registry, RunInfo, Surface};
 use std::net::SocketAddr;
@@ -90,13 +90,13 @@ pub fn terminal_registry(opts: &HostOptions) -> Registry {
     registry
 }
 
-/// The registry `serve` serves: `ask_user` and approvals go to the client as MCP elicitation.
-fn served_registry(opts: &HostOptions, peer: Peer) -> Registry {
+/// The registry `serve` serves: `ask_user` and approvals go as MCP elicitation to the client of
+/// the session whose call caused them. Sessions are the requesters the host passes with each
+/// call; the registry itself needs no session table.
+fn served_registry(opts: &HostOptions, _sessions: Sessions) -> Registry {
     let registry = build(opts);
     #[cfg(feature = "ask")]
-    crate::ask::attach_elicitation(&registry, peer, opts.ask_timeout);
-    #[cfg(not(feature = "ask"))]
-    let _ = peer;
+    crate::ask::attach_elicitation(&registry, opts.ask_timeout);
     registry
 }
 

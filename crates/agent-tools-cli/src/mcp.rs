@@ -7,9 +7,14 @@
 //! its resource lock) and elicitation for `ask_user` and approvals. `rmcp` does the protocol:
 //! JSON-RPC framing, `initialize` with every revision it knows, `ping`, request ids, errors.
 //! The transports are in [`crate::stdio`] (stdio) and [`crate::http`] (Streamable HTTP).
+//!
+//! Each MCP session is a [`Session`], the requester of every call it makes: a prompt one of its
+//! calls causes (`ask_user`, an approval, through a kernel cell's `tool()` bridge too) is put
+//! to that session's client and to no other. Nothing here remembers a "current" client.
 
 use agent_tools::tier::{
-    Origin, ProgressListener, ProgressSink, Registry, Surface, ToolInfo, ToolOutput,
+    Caller, Origin, ProgressListener, ProgressSink, Registry, Requester, Surface, ToolInfo,
+    ToolOutput,
 };
 use base64::Engine;
 use rmcp::model::{
@@ -20,7 +25,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// How often a running call with a progress token reports that it is still running, so that
@@ -39,31 +45,53 @@ async fn next_progress(listener: &mut Option<ProgressListener>) -> Option<String
     }
 }
 
-/// The client side as the tools see it: the connected client most recently heard from, through
-/// which `ask_user` and approvals send `elicitation/create`. Over stdio that is the one client;
-/// over Streamable HTTP it is the session that made the latest tool call (or initialized last).
+/// What the MCP sessions of one run share: the numbering of their ids (never reused in the run).
+/// Cheap to clone; every clone is the same table.
 #[derive(Clone, Default)]
-pub struct Peer {
-    current: Arc<Mutex<Option<rmcp::Peer<RoleServer>>>>,
+pub struct Sessions {
+    next: Arc<AtomicU64>,
+}
+
+/// The name [`crate::http`] still uses for [`Sessions`].
+pub type Peer = Sessions;
+
+impl Sessions {
+    /// A new session of this run, talking through `peer`.
+    fn open(&self, peer: &rmcp::Peer<RoleServer>) -> Arc<Session> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let session = Session {
+            id: format!("mcp-{n}"),
+            peer: peer.clone(),
+        };
+        tracing::debug!(session = %session.id, "session opened");
+        Arc::new(session)
+    }
+}
+
+/// One MCP session: over stdio the one client, over Streamable HTTP one `Mcp-Session-Id`. It is
+/// the [`Requester`] of every call it makes, so `ask_user` and approvals caused by its calls send
+/// `elicitation/create` to its client only.
+pub struct Session {
+    id: String,
+    peer: rmcp::Peer<RoleServer>,
+}
+
+impl Requester for Session {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 // Without the ask family nothing asks the client.
 #[cfg_attr(not(feature = "ask"), allow(dead_code))]
-impl Peer {
-    fn set(&self, peer: rmcp::Peer<RoleServer>) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(peer);
-    }
-
-    fn get(&self) -> Option<rmcp::Peer<RoleServer>> {
-        self.current
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Whether the client declared a capability (e.g. `elicitation`) in `initialize`.
+impl Session {
+    /// Whether this session's client declared a capability (e.g. `elicitation`) in `initialize`.
     pub fn client_has(&self, capability: &str) -> bool {
-        let Some(info) = self.get().and_then(|p| p.peer_info()) else {
+        let Some(info) = self.peer.peer_info() else {
             return false;
         };
         serde_json::to_value(&info.capabilities)
@@ -72,22 +100,26 @@ impl Peer {
             .is_some_and(|v| !v.is_null())
     }
 
-    /// Send a request to the client and wait for its result (no timeout here: the caller bounds
-    /// the wait). Only `elicitation/create` is sent by the tools.
+    /// Send a request to this session's client and wait for its result (no timeout here: the
+    /// caller bounds the wait). Only `elicitation/create` is sent by the tools.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
         if method != "elicitation/create" {
             return Err(format!("agent-tools does not send `{method}` to clients"));
         }
-        let peer = self
-            .get()
-            .ok_or("no MCP client is connected, so nobody can answer")?;
+        if self.peer.is_transport_closed() {
+            return Err(format!(
+                "the MCP session `{}` that made the call has gone, so nobody can answer",
+                self.id
+            ));
+        }
         let mut params = params;
         if let Some(obj) = params.as_object_mut() {
             obj.entry("mode").or_insert_with(|| json!("form"));
         }
         let params: ElicitRequestParams = serde_json::from_value(params)
             .map_err(|e| format!("the elicitation request is not one MCP accepts: {e}"))?;
-        let result = peer
+        let result = self
+            .peer
             .create_elicitation(params)
             .await
             .map_err(|e| format!("the client answered `{method}` with an error: {e}"))?;
@@ -213,22 +245,38 @@ pub fn result_json(out: &ToolOutput) -> Value {
     v
 }
 
-/// The server: one run's registry seen through one surface. Cheap to clone; every clone (one
-/// per Streamable HTTP session) serves the same registry.
-#[derive(Clone)]
+/// The server: one run's registry seen through one surface, serving one MCP session. Over
+/// Streamable HTTP every session is served by its own clone: a clone shares the run (the
+/// registry and the session numbering) and starts without a session of its own.
 pub struct Host {
     registry: Registry,
     surface: Surface,
-    peer: Peer,
+    sessions: Sessions,
+    /// The session this host serves, opened by its `initialize` (or its first call).
+    session: OnceLock<Arc<Session>>,
+}
+
+impl Clone for Host {
+    fn clone(&self) -> Self {
+        Host::new(self.registry.clone(), self.surface, self.sessions.clone())
+    }
 }
 
 impl Host {
-    pub fn new(registry: Registry, surface: Surface, peer: Peer) -> Self {
+    pub fn new(registry: Registry, surface: Surface, sessions: Sessions) -> Self {
         Host {
             registry,
             surface,
-            peer,
+            sessions,
+            session: OnceLock::new(),
         }
+    }
+
+    /// The session this host serves, opened on first use with the client behind `peer`.
+    fn session(&self, peer: &rmcp::Peer<RoleServer>) -> Arc<Session> {
+        self.session
+            .get_or_init(|| self.sessions.open(peer))
+            .clone()
     }
 
     /// Run one call; report progress if asked (the tool's own messages, coalesced to one per
@@ -260,9 +308,12 @@ impl Host {
             }
             None => (ProgressSink::none(), None),
         };
+        // The prompts this call causes (and those of the calls nested in it) go to this session.
+        let requester: Arc<dyn Requester> = self.session(&cx.peer);
+        let caller = Caller::requested_by(requester).with_progress(sink);
         let call = self
             .registry
-            .call_with_progress(name, args, self.surface, Origin::Model, sink);
+            .call_from(name, args, self.surface, Origin::Model, caller);
         tokio::pin!(call);
         let started = tokio::time::Instant::now();
         let mut beat = tokio::time::interval_at(started + HEARTBEAT, HEARTBEAT);
@@ -321,7 +372,7 @@ impl ServerHandler for Host {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        self.peer.set(context.peer.clone());
+        self.session(&context.peer);
         crate::logging::add_client(context.peer.clone());
         self.negotiate_initialize(&request)
     }
@@ -358,9 +409,6 @@ impl ServerHandler for Host {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if context.peer.peer_info().is_some() {
-            self.peer.set(context.peer.clone());
-        }
         let progress = context.meta.get_progress_token();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         match self.run_call(&request.name, args, progress, &context).await {
@@ -371,15 +419,14 @@ impl ServerHandler for Host {
     }
 }
 
-/// Serve over stdio until stdin closes. `make_registry` receives the peer so that families that
-/// talk to the client (elicitation) can be attached to it.
+/// Serve over stdio until stdin closes. `make_registry` receives the run's session table.
 pub async fn serve(
     surface: Surface,
-    make_registry: impl FnOnce(Peer) -> Registry,
+    make_registry: impl FnOnce(Sessions) -> Registry,
 ) -> anyhow::Result<()> {
-    let peer = Peer::default();
-    let registry = make_registry(peer.clone());
-    let host = Host::new(registry, surface, peer);
+    let sessions = Sessions::default();
+    let registry = make_registry(sessions.clone());
+    let host = Host::new(registry, surface, sessions);
     let transport = crate::stdio::Stdio::start();
     let running = match rmcp::serve_server(host, transport).await {
         Ok(r) => r,
