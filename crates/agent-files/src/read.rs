@@ -1,8 +1,11 @@
 //! `read`: a window of a file's lines, numbered the way every position-taking tool counts them.
 //!
 //! The file is streamed line by line: memory is bounded by what is returned, whatever the file's
-//! size, and the time by how far into the file the window lies.
+//! size, and the time by the bytes one call may scan ([`SCAN_CAP`], from the file's start),
+//! however far the window lies or however long a line runs (a sparse file's hole is one line of
+//! NUL bytes). A call that reaches the cap stops and says where.
 
+use agent_tier::display::clip_path;
 use agent_tier::workspace;
 use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
@@ -17,6 +20,8 @@ const BYTES_CAP: usize = 256 * 1024;
 const DEFAULT_LIMIT: u32 = 2000;
 /// Longest line shown whole; longer lines are cut with a note.
 const LINE_CAP: usize = 2000;
+/// Most bytes of the file one call scans, from its start: lines past it are out of reach.
+pub(crate) const SCAN_CAP: u64 = 64 * 1024 * 1024;
 /// How many directory entries the refusal of a directory lists.
 const LISTING: usize = 50;
 
@@ -73,30 +78,38 @@ fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
         );
     }
     // Regular files only, and the open never blocks (a FIFO is refused, not waited on).
-    let (file, size) =
-        workspace::open_regular(&path).map_err(|e| format!("`path` = `{}`: {e}", args.path))?;
+    let (file, size) = workspace::open_regular(&path)
+        .map_err(|e| format!("`path` = `{}`: {e}", clip_path(&args.path)))?;
     let mut reader = BufReader::new(file);
     let mut head = Vec::new();
     (&mut reader).take(8192).read_to_end(&mut head)?;
     if head.contains(&0) {
         return Ok(ToolOutput::text(format!(
             "{} is a binary file ({size} bytes); not shown",
-            args.path
+            clip_path(&args.path)
         )));
     }
-    let mut reader = BufReader::new(std::io::Cursor::new(head).chain(reader));
+    let mut reader = BufReader::new(std::io::Cursor::new(head).chain(reader)).take(SCAN_CAP);
     let window = Window::collect(&mut reader, offset, limit)?;
     let rel = workspace::display_path(root, &path);
     let mut text = window.text;
     let last = offset + window.shown.saturating_sub(1);
-    let tail = match (window.shown, window.more) {
-        (0, _) => format!(
+    let tail = match (window.stopped, window.shown, window.more) {
+        (Some(line), 0, _) => format!(
+            "[stopped: read scans at most {SCAN_CAP} bytes of a file from its start ({}), and line {line} of {rel} had not ended by then ({size} bytes in all), so `offset` {offset} is out of reach; nothing past byte {SCAN_CAP} can be read with `read` (a sparse or binary file's rest has no lines to show)]",
+            mib(SCAN_CAP)
+        ),
+        (Some(line), _, _) => format!(
+            "[lines {offset}–{last} of {rel} shown; stopped: line {line} had not ended when {} ({SCAN_CAP} bytes, the most read scans from a file's start) were read, of {size} bytes; nothing past byte {SCAN_CAP} can be read with `read` (a sparse or binary file's rest has no lines to show)]",
+            mib(SCAN_CAP)
+        ),
+        (None, 0, _) => format!(
             "[{rel} has {} line(s); `offset` {offset} is past its end]",
             window.lines_seen
         ),
-        (_, false) if offset == 1 => format!("[{rel}: all {last} line(s)]"),
-        (_, false) => format!("[end of {rel}: lines {offset}–{last} of {last}]"),
-        (_, true) => format!(
+        (None, _, false) if offset == 1 => format!("[{rel}: all {last} line(s)]"),
+        (None, _, false) => format!("[end of {rel}: lines {offset}–{last} of {last}]"),
+        (None, _, true) => format!(
             "[lines {offset}–{last} of {rel} shown; more follow: continue with `offset` {}]",
             last + 1
         ),
@@ -105,13 +118,22 @@ fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
         text.push('\n');
     }
     text.push_str(&tail);
-    Ok(ToolOutput::text(text).with_structured(json!({
+    let mut structured = json!({
         "path": rel,
         "offset": offset,
         "lines": window.shown,
         "more": window.more,
         "size": size,
-    })))
+    });
+    if window.stopped.is_some() {
+        structured["stopped_at_byte"] = json!(SCAN_CAP);
+    }
+    Ok(ToolOutput::text(text).with_structured(structured))
+}
+
+/// `n` bytes in MiB, for a note.
+fn mib(n: u64) -> String {
+    format!("{} MiB", n >> 20)
 }
 
 /// The numbered lines of one window.
@@ -121,77 +143,96 @@ struct Window {
     more: bool,
     /// Lines read before the window ended (all of them when the window starts past the end).
     lines_seen: u64,
+    /// The line the scan cap ended in, unfinished (none shown of it): the call stopped there.
+    stopped: Option<u64>,
 }
 
 impl Window {
-    fn collect(reader: &mut impl BufRead, offset: u64, limit: u32) -> std::io::Result<Window> {
-        let mut text = String::new();
+    /// The window of `limit` lines from line `offset`, read from `reader`, which ends at the
+    /// scan cap: a line it ends in the middle of is not shown, and the window says it stopped.
+    fn collect<R: BufRead>(
+        reader: &mut std::io::Take<R>,
+        offset: u64,
+        limit: u32,
+    ) -> std::io::Result<Window> {
+        let mut window = Window {
+            text: String::new(),
+            shown: 0,
+            more: false,
+            lines_seen: 0,
+            stopped: None,
+        };
         let mut line = Vec::new();
         let mut n = 0u64;
-        let mut shown = 0u64;
         loop {
             line.clear();
             // A line is read whole only inside the window; before it, it is skipped in chunks.
-            let read = if n + 1 < offset {
+            let (read, ended) = if n + 1 < offset {
                 skip_line(reader)?
             } else {
-                (&mut *reader)
+                let read = (&mut *reader)
                     .take(LINE_CAP as u64 * 4 + 1)
-                    .read_until(b'\n', &mut line)?
+                    .read_until(b'\n', &mut line)?;
+                (read, line.ends_with(b"\n"))
             };
             if read == 0 {
-                return Ok(Window {
-                    text,
-                    shown,
-                    more: false,
-                    lines_seen: n,
-                });
+                if capped(reader)? {
+                    window.stopped = Some(n + 1);
+                }
+                window.lines_seen = n;
+                return Ok(window);
             }
             n += 1;
+            let cut_whole_line = !ended && line.len() > LINE_CAP * 4;
+            // The rest of an over-long line is skipped, not held.
+            let ended = ended || (cut_whole_line && skip_line(reader)?.1);
+            if !ended && capped(reader)? {
+                window.stopped = Some(n);
+                window.lines_seen = n - 1;
+                return Ok(window);
+            }
             if n < offset {
                 continue;
             }
-            if shown == u64::from(limit) || text.len() >= BYTES_CAP {
-                return Ok(Window {
-                    text,
-                    shown,
-                    more: true,
-                    lines_seen: n,
-                });
-            }
-            let cut_whole_line = !line.ends_with(b"\n") && line.len() > LINE_CAP * 4;
-            if cut_whole_line {
-                // The rest of an over-long line is skipped, not held.
-                skip_line(reader)?;
+            if window.shown == u64::from(limit) || window.text.len() >= BYTES_CAP {
+                window.more = true;
+                window.lines_seen = n;
+                return Ok(window);
             }
             let body = String::from_utf8_lossy(&line);
             let body = body.trim_end_matches(['\n', '\r']);
             let chars = body.chars().count();
             if chars > LINE_CAP || cut_whole_line {
                 let kept: String = body.chars().take(LINE_CAP).collect();
-                text.push_str(&format!(
+                window.text.push_str(&format!(
                     "{n}| {kept} […line cut at {LINE_CAP} characters]\n"
                 ));
             } else {
-                text.push_str(&format!("{n}| {body}\n"));
+                window.text.push_str(&format!("{n}| {body}\n"));
             }
-            shown += 1;
+            window.shown += 1;
         }
     }
 }
 
-/// Skip to just after the next newline; the number of bytes skipped.
-fn skip_line(reader: &mut impl BufRead) -> std::io::Result<usize> {
+/// Whether the scan stopped at the cap with more of the file after it.
+fn capped<R: BufRead>(reader: &mut std::io::Take<R>) -> std::io::Result<bool> {
+    Ok(reader.limit() == 0 && !reader.get_mut().fill_buf()?.is_empty())
+}
+
+/// Skip to just after the next newline; the number of bytes skipped, and whether a newline
+/// ended them (not the end of the input).
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<(usize, bool)> {
     let mut total = 0;
     loop {
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
-            return Ok(total);
+            return Ok((total, false));
         }
         match buf.iter().position(|&b| b == b'\n') {
             Some(i) => {
                 reader.consume(i + 1);
-                return Ok(total + i + 1);
+                return Ok((total + i + 1, true));
             }
             None => {
                 let n = buf.len();
@@ -227,7 +268,8 @@ fn directory(root: &Path, path: &Path, arg: &str) -> String {
         String::new()
     };
     format!(
-        "`path` = `{arg}` is a directory; give a file in it. {rel}/ holds: {}{more}",
+        "`path` = `{}` is a directory; give a file in it. {rel}/ holds: {}{more}",
+        clip_path(arg),
         if names.is_empty() {
             "nothing".to_string()
         } else {

@@ -2,6 +2,7 @@
 //! report the files they changed (typed, for wrappers; and in `structured.changed_files` for the
 //! client).
 
+use agent_tier::display::clip_path;
 use agent_tier::workspace::{self, FileChange, FsError};
 use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
@@ -18,7 +19,7 @@ pub(crate) fn read_for_change(path: &Path, arg: &str) -> Result<Option<Vec<u8>>,
     match workspace::read_regular(path, EDIT_CAP + 1) {
         Ok(r) if r.size > EDIT_CAP || r.bytes.len() as u64 > EDIT_CAP => Err(format!(
             "`{arg}`: `{}` is {} bytes, more than the {EDIT_CAP} bytes the file tools change; nothing was written",
-            path.display(),
+            clip_path(&path.display().to_string()),
             r.size.max(r.bytes.len() as u64)
         )
         .into()),
@@ -79,9 +80,11 @@ impl Tool for WriteTool {
             let root = &root;
             let path = workspace::confine(root, "path", &args.path)?;
             if path.is_dir() {
-                return Err(
-                    format!("`path` = `{}` is a directory; give a file path", args.path).into(),
-                );
+                return Err(format!(
+                    "`path` = `{}` is a directory; give a file path",
+                    clip_path(&args.path)
+                )
+                .into());
             }
             let expected = read_for_change(&path, "path")?;
             let change = [FileChange {
@@ -138,7 +141,7 @@ impl Tool for EditTool {
         let bytes = read_for_change(&path, "path")?
             .ok_or_else(|| io_err("cannot read", &path, std::io::ErrorKind::NotFound.into()))?;
         let text = String::from_utf8(bytes.clone())
-            .map_err(|_| format!("`path` = `{}` is not UTF-8 text", args.path))?;
+            .map_err(|_| format!("`path` = `{}` is not UTF-8 text", clip_path(&args.path)))?;
         if args.old_string.is_empty() {
             return Err("`old_string` is empty; give the exact text to replace".into());
         }
@@ -147,7 +150,7 @@ impl Tool for EditTool {
             0 => {
                 return Err(format!(
                     "`old_string` does not occur in {}; nothing was written (read the file and copy the text exactly)",
-                    args.path
+                    clip_path(&args.path)
                 )
                 .into());
             }
@@ -155,7 +158,7 @@ impl Tool for EditTool {
             n => {
                 return Err(format!(
                     "`old_string` occurs {n} times in {}; include more surrounding text so that it is unique; nothing was written",
-                    args.path
+                    clip_path(&args.path)
                 )
                 .into());
             }

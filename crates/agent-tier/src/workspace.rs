@@ -2,34 +2,54 @@
 
 mod atomic;
 
+use crate::display::clip_path;
 pub use atomic::{
     FileLocks, ReadPrefix, lock_files, open_regular, read_regular, remove_file, write_atomic,
 };
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 
-/// Why a path or a write was refused.
+/// Longest path argument taken, in bytes: the kernel's `PATH_MAX`. A longer path could not be
+/// opened anyway, and confining it would cost work in proportion to its components.
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// Why a path or a write was refused. A path argument is quoted clipped
+/// ([`display::clip_path`]: escaped, its first 200 characters and how many bytes more).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FsError {
     #[error(
-        "`{arg}` = `{path}` is outside the workspace root {root}; give a path inside it (relative paths are taken from the root)"
+        "`{arg}` = `{}` is outside the workspace root {root}; give a path inside it (relative paths are taken from the root)",
+        clip_path(.path)
     )]
     Outside {
         arg: String,
         path: String,
         root: String,
     },
-    #[error("`{arg}` = `{path}` does not exist under the workspace root")]
+    #[error("`{arg}` = `{}` does not exist under the workspace root", clip_path(.path))]
     Missing { arg: String, path: String },
-    #[error("`{path}` changed since the edit was staged; nothing was written")]
+    #[error(
+        "`{arg}` = `{shown}` is {len} bytes long; a path may be at most {limit} bytes (PATH_MAX); give a shorter path"
+    )]
+    TooLong {
+        arg: String,
+        /// The path as quoted: clipped.
+        shown: String,
+        len: usize,
+        limit: usize,
+    },
+    #[error("`{}` changed since the edit was staged; nothing was written", clip_path(.path))]
     Stale { path: String },
-    #[error("could not write `{path}`: {source}; every file was restored to its previous content")]
+    #[error(
+        "could not write `{}`: {source}; every file was restored to its previous content",
+        clip_path(.path)
+    )]
     Write {
         path: String,
         source: std::io::Error,
     },
-    #[error("{context} `{path}`: {source}")]
+    #[error("{context} `{}`: {source}", clip_path(.path))]
     Io {
         context: &'static str,
         path: String,
@@ -56,8 +76,17 @@ fn normalize(path: &Path) -> PathBuf {
 /// outside it: `..`, absolute paths elsewhere, and symlinks whose target is outside.
 ///
 /// The path need not exist (a file about to be written); its deepest existing ancestor is
-/// canonicalised so that a symlinked directory cannot smuggle the write out.
+/// canonicalised so that a symlinked directory cannot smuggle the write out. A path longer than
+/// [`MAX_PATH_BYTES`] is refused before any of its components is looked at.
 pub fn confine(root: &Path, arg: &str, path: &str) -> Result<PathBuf, FsError> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(FsError::TooLong {
+            arg: arg.to_string(),
+            shown: clip_path(path),
+            len: path.len(),
+            limit: MAX_PATH_BYTES,
+        });
+    }
     let root_canon = root.canonicalize().map_err(|e| FsError::Io {
         context: "cannot open workspace root",
         path: root.display().to_string(),
@@ -207,10 +236,57 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
         assert!(confine(dir.path(), "path", "a.txt").is_ok());
         assert!(confine(dir.path(), "path", "new/b.txt").is_ok());
+        assert!(confine(dir.path(), "path", &"a/".repeat(MAX_PATH_BYTES / 2)).is_ok());
         for bad in ["../x", "/etc/passwd", "link/evil.txt", "sub/../../x"] {
             let err = confine(dir.path(), "path", bad).unwrap_err().to_string();
             assert!(err.contains("outside the workspace root"), "{bad}: {err}");
         }
+    }
+
+    /// A 1 MB path was echoed whole in the error; a 500,000-component path took 44 s to confine.
+    #[test]
+    fn an_over_long_path_is_refused_at_once_naming_the_argument_length_and_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        // 500,000 components under a directory that does not exist: confining it used to pop
+        // and stat every one of them.
+        let deep = "x/".repeat(500_000);
+        for (arg, path) in [("path", "y".repeat(1_000_000)), ("file", deep.clone())] {
+            let err = confine(dir.path(), arg, &path).unwrap_err();
+            assert!(matches!(err, FsError::TooLong { .. }), "{err}");
+            let text = err.to_string();
+            assert!(text.starts_with(&format!("`{arg}` = `")), "{text}");
+            assert!(
+                text.contains(&format!(" is {} bytes long", path.len())),
+                "{text}"
+            );
+            assert!(text.contains("at most 4096 bytes"), "{text}");
+            assert!(
+                text.contains(&format!("… ({} more bytes)", path.len() - 200)),
+                "{text}"
+            );
+            assert!(text.len() < 600, "{} bytes: {text}", text.len());
+        }
+        let err = confine_existing(dir.path(), "path", &deep).unwrap_err();
+        assert!(matches!(err, FsError::TooLong { .. }), "{err}");
+    }
+
+    /// A path under the limit is still quoted clipped when it is refused.
+    #[test]
+    fn a_refused_path_is_quoted_clipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = format!("\u{1b}]0;t{}", "m".repeat(3000));
+        let text = confine_existing(dir.path(), "path", &missing)
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("`path` = `\\x1b]0;tmmm"), "{text}");
+        assert!(text.contains("… (2805 more bytes)`"), "{text}");
+        assert!(text.len() < 400, "{text}");
+        let outside = format!("../{}", "o".repeat(3000));
+        let text = confine(dir.path(), "path", &outside)
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("outside the workspace root"), "{text}");
+        assert!(text.contains("… (2803 more bytes)`"), "{text}");
     }
 
     #[test]
