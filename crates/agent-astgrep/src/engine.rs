@@ -204,9 +204,12 @@ fn walk<T: Send>(
             }
             return;
         }
-        let Ok(bytes) = std::fs::read(path) else {
-            counters.skip(&counters.unreadable, path, "unreadable");
-            return;
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                counters.skip(&counters.unreadable, path, crate::stats::why_unreadable(&e));
+                return;
+            }
         };
         if bytes.len() as u64 > config.max_file_bytes {
             counters.skip(&counters.large, path, "too large");
@@ -265,8 +268,12 @@ fn walk<T: Send>(
                     counters.stopped.store(true, Ordering::Relaxed);
                     return ignore::WalkState::Quit;
                 }
-                let Ok(entry) = entry else {
-                    return ignore::WalkState::Continue;
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        counters.unvisited(&e);
+                        return ignore::WalkState::Continue;
+                    }
                 };
                 if entry.file_type().is_some_and(|t| t.is_file())
                     && scope.reaches(entry.path(), scope.lang)

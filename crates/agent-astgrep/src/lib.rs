@@ -261,6 +261,11 @@ pub(crate) fn walk_summary(stats: &stats::Stats, lang: Lang, config: &AstGrepCon
         ),
         (stats.skipped_unreadable, "unreadable".to_string()),
         (stats.skipped_unparseable, "unparseable".to_string()),
+        (
+            stats.skipped_unvisited,
+            "unlisted (a directory the walk could not open: nothing under it was searched)"
+                .to_string(),
+        ),
     ] {
         if n > 0 {
             skipped.push(format!("{n} {what}"));
@@ -272,11 +277,18 @@ pub(crate) fn walk_summary(stats: &stats::Stats, lang: Lang, config: &AstGrepCon
             + stats.skipped_not_utf8
             + stats.skipped_large
             + stats.skipped_unreadable
-            + stats.skipped_unparseable;
-        let names: Vec<std::borrow::Cow<'_, str>> = stats
+            + stats.skipped_unparseable
+            + stats.skipped_unvisited;
+        let names: Vec<String> = stats
             .skipped_files
             .iter()
-            .map(|f| shown::escape(&f.path))
+            .map(|f| {
+                if f.why == stats::PATH_TOO_LONG {
+                    format!("{}: {}", agent_tier::display::clip_path(&f.path), f.why)
+                } else {
+                    agent_tier::display::clip_path(&f.path)
+                }
+            })
             .collect();
         if !names.is_empty() {
             let more = if total > names.len() { ", …" } else { "" };

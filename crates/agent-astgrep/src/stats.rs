@@ -24,6 +24,11 @@ pub struct Stats {
     pub skipped_unreadable: usize,
     /// Files the parser gave up on.
     pub skipped_unparseable: usize,
+    /// Entries the walk could not visit — a directory it could not list (its path longer than
+    /// the kernel's 4,096-byte PATH_MAX in a deep tree, no permission), so whatever it holds was
+    /// not searched.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_unvisited: usize,
     /// The first few skipped files (relative paths, sorted), each with why.
     pub skipped_files: Vec<SkippedFile>,
     /// Whether the walk stopped at the time limit (or because the call was cancelled), so the
@@ -31,8 +36,12 @@ pub struct Stats {
     pub stopped_early: bool,
 }
 
-/// A file the walk skipped, and why (`binary`, `not UTF-8`, `too large`, `unreadable`,
-/// `unparseable`).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A file (or a directory it could not visit) the walk skipped, and why (`binary`, `not
+/// UTF-8`, `too large`, `unreadable`, `unparseable`, `path over 4096 bytes`, `not visited`).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SkippedFile {
     pub path: String,
@@ -53,6 +62,7 @@ pub(crate) struct Counters {
     pub(crate) large: AtomicUsize,
     pub(crate) unreadable: AtomicUsize,
     pub(crate) unparseable: AtomicUsize,
+    pub(crate) unvisited: AtomicUsize,
     skipped: Mutex<Vec<(PathBuf, &'static str)>>,
 }
 
@@ -63,6 +73,21 @@ impl Counters {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((path.to_path_buf(), why));
+    }
+
+    /// An entry the walk yielded as an error: counted, and named by its path when it has one.
+    pub(crate) fn unvisited(&self, error: &ignore::Error) {
+        let (path, io) = parts(error);
+        let why = match io.map(why_unreadable) {
+            Some(PATH_TOO_LONG) => PATH_TOO_LONG,
+            _ => "not visited",
+        };
+        match path {
+            Some(p) => self.skip(&self.unvisited, p, why),
+            None => {
+                self.unvisited.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     pub(crate) fn stats(&self, root: &Path) -> Stats {
@@ -77,6 +102,7 @@ impl Counters {
             skipped_large: self.large.load(Ordering::Relaxed),
             skipped_unreadable: self.unreadable.load(Ordering::Relaxed),
             skipped_unparseable: self.unparseable.load(Ordering::Relaxed),
+            skipped_unvisited: self.unvisited.load(Ordering::Relaxed),
             skipped_files: skipped
                 .into_iter()
                 .take(SKIPPED_NAMED)
@@ -87,5 +113,32 @@ impl Counters {
                 .collect(),
             stopped_early: self.stopped.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// Why a file or directory under a path longer than the kernel's PATH_MAX was skipped.
+pub(crate) const PATH_TOO_LONG: &str = "path over 4096 bytes";
+
+/// Why a file could not be read: its path is longer than PATH_MAX (a deep tree), or
+/// `unreadable`.
+pub(crate) fn why_unreadable(e: &std::io::Error) -> &'static str {
+    if e.kind() == std::io::ErrorKind::InvalidFilename {
+        PATH_TOO_LONG
+    } else {
+        "unreadable"
+    }
+}
+
+/// The path a walk error is about and the I/O error under it, through its wrappers.
+fn parts(error: &ignore::Error) -> (Option<&Path>, Option<&std::io::Error>) {
+    match error {
+        ignore::Error::WithPath { path, err } => (Some(path), parts(err).1),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            parts(err)
+        }
+        ignore::Error::Loop { child, .. } => (Some(child), None),
+        ignore::Error::Io(e) => (None, Some(e)),
+        ignore::Error::Partial(errs) => errs.first().map_or((None, None), parts),
+        _ => (None, None),
     }
 }
