@@ -69,12 +69,30 @@ pub fn root_for(ws: &Path, path: &Path, markers: &[&str]) -> Option<PathBuf> {
 
 /// Every root a call could use, outermost first (at most 50).
 pub fn roots_in(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, markers: &[&str], out: &mut Vec<PathBuf>) {
-        if out.len() >= MAX_ROOTS {
+    walk_roots(ws, markers, false).0
+}
+
+/// The first 50 roots, as [`roots_in`], and how many there are in all (the walk goes on past
+/// the 50th to count the rest): for a report that says how many it left out.
+pub fn roots_counted(ws: &Path, markers: &[&str]) -> (Vec<PathBuf>, usize) {
+    walk_roots(ws, markers, true)
+}
+
+fn walk_roots(ws: &Path, markers: &[&str], count_all: bool) -> (Vec<PathBuf>, usize) {
+    struct Found {
+        listed: Vec<PathBuf>,
+        total: usize,
+        count_all: bool,
+    }
+    fn walk(dir: &Path, depth: usize, markers: &[&str], found: &mut Found) {
+        if found.listed.len() >= MAX_ROOTS && !found.count_all {
             return;
         }
         if has_marker(dir, markers) {
-            out.push(dir.to_path_buf());
+            found.total += 1;
+            if found.listed.len() < MAX_ROOTS {
+                found.listed.push(dir.to_path_buf());
+            }
         }
         if depth == MAX_DEPTH {
             return;
@@ -91,12 +109,16 @@ pub fn roots_in(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
             .collect();
         subs.sort();
         for s in subs {
-            walk(&s, depth + 1, markers, out);
+            walk(&s, depth + 1, markers, found);
         }
     }
-    let mut out = Vec::new();
-    walk(ws, 0, markers, &mut out);
-    out
+    let mut found = Found {
+        listed: Vec::new(),
+        total: 0,
+        count_all,
+    };
+    walk(ws, 0, markers, &mut found);
+    (found.listed, found.total)
 }
 
 /// The outermost of `roots` (a root inside another is left out): where a whole-project checker

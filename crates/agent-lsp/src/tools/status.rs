@@ -93,7 +93,7 @@ impl State {
             out.push("servers for this workspace:".to_string());
             for spec in self.sup.cfg.servers.values() {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-                let roots = crate::roots::roots_in(ws, &markers);
+                let (roots, total_roots) = crate::roots::roots_counted(ws, &markers);
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
                 let binary = resolve_command(spec, base, ws, self.sup.cfg.trusted);
                 if !self.sup.cfg.trusted
@@ -112,6 +112,12 @@ impl State {
                 }
                 let usable = !roots.is_empty() && binary.is_some();
                 let roots_s: Vec<String> = roots.iter().map(|r| disp_root(ws, r)).collect();
+                // The list stops at 50 roots; the line says how many it left out.
+                let more_roots = match total_roots.saturating_sub(roots.len()) {
+                    0 => String::new(),
+                    1 => " … and 1 more root".to_string(),
+                    n => format!(" … and {n} more roots"),
+                };
                 let mut missing = Vec::new();
                 if roots.is_empty() {
                     missing.push(format!(
@@ -133,7 +139,7 @@ impl State {
                 }
                 let line = if usable {
                     format!(
-                        "- {} ({}): usable for {}; binary {}",
+                        "- {} ({}): usable for {}{more_roots}; binary {}",
                         spec.id,
                         spec.language,
                         roots_s.join(", "),
@@ -145,7 +151,10 @@ impl State {
                 } else {
                     let mut have = Vec::new();
                     if !roots.is_empty() {
-                        have.push(format!("root marker found in {}", roots_s.join(", ")));
+                        have.push(format!(
+                            "root marker found in {}{more_roots}",
+                            roots_s.join(", ")
+                        ));
                     }
                     if let Some(b) = &binary {
                         have.push(format!("binary {}", b.0.display()));
@@ -163,7 +172,7 @@ impl State {
                     )
                 };
                 out.push(line);
-                detected.push(json!({"id": spec.id, "usable": usable, "roots": roots_s,
+                detected.push(json!({"id": spec.id, "usable": usable, "roots": roots_s, "roots_total": total_roots,
                     "binary": binary.as_ref().map(|b| b.0.display().to_string()),
                     "missing": missing.join("; ")}));
             }
