@@ -92,7 +92,14 @@ pub fn untrusted(
         ));
     };
     Ok(Containment {
-        wrap: bwrap_argv(&PathBuf::from(bwrap), ws),
+        wrap: bwrap_argv(
+            &PathBuf::from(bwrap),
+            ws,
+            &hidden_areas(),
+            &std::env::var_os("PATH")
+                .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+                .unwrap_or_default(),
+        ),
         env,
         summary: format!(
             "bubblewrap (workspace and host read-only, private /tmp and home, no network); {layer2}"
@@ -100,9 +107,22 @@ pub fn untrusted(
     })
 }
 
+/// The folders the sandbox hides: `/tmp` and the home folder (each replaced by an empty tmpfs).
+fn hidden_areas() -> Vec<PathBuf> {
+    let mut out = vec![PathBuf::from("/tmp")];
+    if let Some(home) = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute() && h != Path::new("/") && !h.starts_with("/tmp"))
+    {
+        out.push(home);
+    }
+    out
+}
+
 /// `bwrap … --` for a server of the workspace `ws`. Later mounts go on top of earlier ones, so
-/// the workspace stays visible even when it lies under `/tmp` or the home folder.
-fn bwrap_argv(bwrap: &Path, ws: &Path) -> Vec<String> {
+/// the workspace and the toolchains stay visible even when they lie under `/tmp` or the home
+/// folder (a checkout in `/tmp` whose `.tools` holds the servers, say).
+fn bwrap_argv(bwrap: &Path, ws: &Path, hidden: &[PathBuf], path: &[PathBuf]) -> Vec<String> {
     let s = |p: &Path| p.display().to_string();
     let mut a: Vec<String> = vec![s(bwrap)];
     let mut push = |xs: &[&str]| a.extend(xs.iter().map(|x| x.to_string()));
@@ -111,15 +131,12 @@ fn bwrap_argv(bwrap: &Path, ws: &Path) -> Vec<String> {
     // the process group end the server's processes instead.
     push(&["--die-with-parent", "--unshare-net"]);
     push(&["--unshare-ipc", "--unshare-uts", "--ro-bind", "/", "/"]);
-    push(&["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|h| h.is_absolute() && h != Path::new("/"));
-    if let Some(home) = &home {
-        a.extend(["--tmpfs".to_string(), s(home)]);
-        for dir in toolchain_dirs(home) {
-            a.extend(["--ro-bind".to_string(), s(&dir), s(&dir)]);
-        }
+    push(&["--dev", "/dev", "--proc", "/proc"]);
+    for h in hidden {
+        a.extend(["--tmpfs".to_string(), s(h)]);
+    }
+    for dir in toolchain_dirs(hidden, path) {
+        a.extend(["--ro-bind".to_string(), s(&dir), s(&dir)]);
     }
     a.extend(["--ro-bind".to_string(), s(ws), s(ws)]);
     a.extend(["--chdir".to_string(), s(ws)]);
@@ -130,21 +147,26 @@ fn bwrap_argv(bwrap: &Path, ws: &Path) -> Vec<String> {
     a
 }
 
-/// The folders under `home` a server's toolchain needs, read-only: rustup's and cargo's homes,
-/// pyenv, Go's module folder, and every `$PATH` entry inside the home (each as a whole
-/// top-level folder of the home, so a toolchain's neighbours come along).
-fn toolchain_dirs(home: &Path) -> Vec<PathBuf> {
+/// The top-level folder of a hidden area that holds `p` (`/tmp/ci/.tools/x` → `/tmp/ci`).
+fn top_in(hidden: &[PathBuf], p: &Path) -> Option<PathBuf> {
+    hidden.iter().find_map(|h| {
+        let top = p.strip_prefix(h).ok()?.components().next()?;
+        Some(h.join(top))
+    })
+}
+
+/// The folders under the hidden areas a server's toolchain needs, read-only: rustup's and
+/// cargo's homes, pyenv, Go's module folder, and every `$PATH` entry (as it is and resolved),
+/// each as a whole top-level folder of its area, so a toolchain's neighbours come along.
+fn toolchain_dirs(hidden: &[PathBuf], path: &[PathBuf]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     let mut add = |p: PathBuf| {
-        let Ok(rel) = p.strip_prefix(home) else {
-            return;
-        };
-        let Some(top) = rel.components().next() else {
-            return;
-        };
-        let dir = home.join(top);
-        if dir.is_dir() && !out.contains(&dir) {
-            out.push(dir);
+        for p in [p.canonicalize().ok(), Some(p)].into_iter().flatten() {
+            if let Some(dir) = top_in(hidden, &p).filter(|d| d.is_dir())
+                && !out.contains(&dir)
+            {
+                out.push(dir);
+            }
         }
     };
     for var in ["RUSTUP_HOME", "CARGO_HOME", "PYENV_ROOT", "GOPATH"] {
@@ -152,14 +174,39 @@ fn toolchain_dirs(home: &Path) -> Vec<PathBuf> {
             add(PathBuf::from(v));
         }
     }
-    for d in [".rustup", ".cargo", ".pyenv", "go", ".local"] {
-        add(home.join(d));
+    if let Some(home) = hidden.get(1) {
+        for d in [".rustup", ".cargo", ".pyenv", "go", ".local"] {
+            add(home.join(d));
+        }
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        std::env::split_paths(&path).for_each(&mut add);
-    }
+    path.iter().cloned().for_each(&mut add);
     out.sort();
     out
+}
+
+impl Containment {
+    /// The argv in front of `binary`: [`Containment::wrap`] with the binary's own folder bound
+    /// back when it lies in a hidden area (a server resolved outside `$PATH`).
+    pub fn wrap_for(&self, binary: &Path) -> Vec<String> {
+        let mut wrap = self.wrap.clone();
+        if wrap.is_empty() {
+            return wrap;
+        }
+        let hidden = hidden_areas();
+        let mut extra = Vec::new();
+        for p in [binary.canonicalize().ok(), Some(binary.to_path_buf())]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(dir) = top_in(&hidden, &p).filter(|d| d.is_dir()) {
+                let d = dir.display().to_string();
+                extra.extend(["--ro-bind".to_string(), d.clone(), d]);
+            }
+        }
+        let at = wrap.len() - 1; // before the closing `--`
+        wrap.splice(at..at, extra);
+        wrap
+    }
 }
 
 /// The environment that neutralises a repository's cargo and rustup configuration, and the
@@ -253,19 +300,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_workspace_is_bound_after_the_private_tmp_and_home() {
+    fn the_workspace_and_toolchains_are_bound_after_the_private_tmp_and_home() {
+        let tools = tempfile::Builder::new()
+            .prefix("ci-")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let bin = tools.path().join(".tools/node/node_modules/.bin");
+        std::fs::create_dir_all(&bin).unwrap();
         let ws = Path::new("/tmp/project");
-        let a = bwrap_argv(Path::new("/usr/bin/bwrap"), ws);
+        let hidden = [PathBuf::from("/tmp"), PathBuf::from("/root")];
+        let a = bwrap_argv(Path::new("/usr/bin/bwrap"), ws, &hidden, &[bin.clone()]);
         let pos = |x: &str| a.iter().position(|y| y == x).unwrap();
-        let tmp = a
-            .windows(2)
-            .position(|w| w[0] == "--tmpfs" && w[1] == "/tmp");
-        let bind = a
-            .windows(3)
-            .position(|w| w[0] == "--ro-bind" && w[1] == "/tmp/project");
-        assert!(tmp.unwrap() < bind.unwrap(), "{a:?}");
+        let at = |what: &str, p: &str| {
+            a.windows(2)
+                .position(|w| w[0] == what && w[1] == p)
+                .unwrap_or_else(|| panic!("{what} {p} in {a:?}"))
+        };
+        let top = tools.path().display().to_string();
+        assert!(
+            at("--tmpfs", "/tmp") < at("--ro-bind", "/tmp/project"),
+            "{a:?}"
+        );
+        assert!(
+            at("--tmpfs", "/tmp") < at("--ro-bind", &top),
+            "a checkout in /tmp: {a:?}"
+        );
         assert!(pos("--unshare-net") < pos("--"));
         assert_eq!(a.last().map(String::as_str), Some("--"));
+        // A binary resolved elsewhere in a hidden area is bound back too, before `--`.
+        let c = Containment {
+            wrap: a.clone(),
+            ..Default::default()
+        };
+        let w = c.wrap_for(&bin.join("server"));
+        assert_eq!(w.last().map(String::as_str), Some("--"));
+        assert!(w.len() >= a.len());
     }
 
     #[test]

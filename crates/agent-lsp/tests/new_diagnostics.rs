@@ -24,7 +24,11 @@ async fn only_what_the_write_introduced_is_new() {
         "old error reported as new:\n{}",
         out.text
     );
-    assert!(!out.text.contains("not checked"), "{}", out.text);
+    assert!(
+        !out.text.contains("not checked for newness"),
+        "{}",
+        out.text
+    );
     // Silence is never the answer: the state of the check is said.
     assert!(
         out.text.contains(
