@@ -309,7 +309,12 @@ mod tests {
         std::fs::create_dir_all(&bin).unwrap();
         let ws = Path::new("/tmp/project");
         let hidden = [PathBuf::from("/tmp"), PathBuf::from("/root")];
-        let a = bwrap_argv(Path::new("/usr/bin/bwrap"), ws, &hidden, &[bin.clone()]);
+        let a = bwrap_argv(
+            Path::new("/usr/bin/bwrap"),
+            ws,
+            &hidden,
+            std::slice::from_ref(&bin),
+        );
         let pos = |x: &str| a.iter().position(|y| y == x).unwrap();
         let at = |what: &str, p: &str| {
             a.windows(2)
