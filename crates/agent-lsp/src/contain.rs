@@ -185,20 +185,28 @@ fn toolchain_dirs(hidden: &[PathBuf], path: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 impl Containment {
-    /// The argv in front of `binary`: [`Containment::wrap`] with the binary's own folder bound
-    /// back when it lies in a hidden area (a server resolved outside `$PATH`).
-    pub fn wrap_for(&self, binary: &Path) -> Vec<String> {
+    /// The argv in front of `binary args…`: [`Containment::wrap`] with the folders of the
+    /// binary and of every absolute path among its arguments (a script a configured command
+    /// names) bound back when they lie in a hidden area.
+    pub fn wrap_for(&self, binary: &Path, args: &[String]) -> Vec<String> {
         let mut wrap = self.wrap.clone();
         if wrap.is_empty() {
             return wrap;
         }
         let hidden = hidden_areas();
         let mut extra = Vec::new();
-        for p in [binary.canonicalize().ok(), Some(binary.to_path_buf())]
-            .into_iter()
+        let named = std::iter::once(binary.to_path_buf()).chain(
+            args.iter()
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute() && p.exists()),
+        );
+        for p in named
+            .flat_map(|p| [p.canonicalize().ok(), Some(p)])
             .flatten()
         {
-            if let Some(dir) = top_in(&hidden, &p).filter(|d| d.is_dir()) {
+            if let Some(dir) = top_in(&hidden, &p).filter(|d| d.is_dir())
+                && !extra.contains(&dir.display().to_string())
+            {
                 let d = dir.display().to_string();
                 extra.extend(["--ro-bind".to_string(), d.clone(), d]);
             }
@@ -337,7 +345,7 @@ mod tests {
             wrap: a.clone(),
             ..Default::default()
         };
-        let w = c.wrap_for(&bin.join("server"));
+        let w = c.wrap_for(&bin.join("server"), &["--stdio".to_string()]);
         assert_eq!(w.last().map(String::as_str), Some("--"));
         assert!(w.len() >= a.len());
     }

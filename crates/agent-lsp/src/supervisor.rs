@@ -665,7 +665,7 @@ impl Supervisor {
                 });
             }
             Some(Ok(c)) => {
-                prefix.extend(c.wrap_for(&binary));
+                prefix.extend(c.wrap_for(&binary, &args));
                 let mut spec = (*spec).clone();
                 spec.env.extend(c.env.clone());
                 Arc::new(spec)
