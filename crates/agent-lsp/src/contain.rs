@@ -259,7 +259,7 @@ fn host_toolchain() -> Option<HostToolchain> {
         .get_or_init(|| {
             let rustup = agent_proc::Launcher::host().which("rustup")?;
             let ask = |args: &[&str]| -> Option<String> {
-                let out = run_blocking(Path::new(&rustup), args)?;
+                let out = run_blocking(Path::new(&rustup), args, Path::new("/"))?;
                 Some(out.trim().to_string()).filter(|s| !s.is_empty())
             };
             let name = ask(&["show", "active-toolchain"])?
@@ -277,10 +277,10 @@ fn host_toolchain() -> Option<HostToolchain> {
         .clone()
 }
 
-/// Run `prog args` from `/` on a helper thread with its own small runtime (called from sync and
-/// async code alike); its stdout when it succeeds.
-pub(crate) fn run_blocking(prog: &Path, args: &[&str]) -> Option<String> {
-    let prog = prog.to_path_buf();
+/// Run `prog args` from `cwd` on a helper thread with its own small runtime (called from sync
+/// code, `doctor`, and from inside the tool's runtime alike); its stdout when it succeeds.
+pub(crate) fn run_blocking(prog: &Path, args: &[&str], cwd: &Path) -> Option<String> {
+    let (prog, cwd) = (prog.to_path_buf(), cwd.to_path_buf());
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -290,7 +290,7 @@ pub(crate) fn run_blocking(prog: &Path, args: &[&str]) -> Option<String> {
         rt.block_on(async move {
             let cmd = agent_proc::Command::new(&agent_proc::Launcher::host(), &prog)
                 .args(args)
-                .current_dir("/");
+                .current_dir(cwd);
             let out = cmd.output(Duration::from_secs(15)).await.ok()?;
             out.status
                 .success()

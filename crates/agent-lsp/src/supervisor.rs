@@ -210,56 +210,19 @@ fn is_rustup_proxy(p: &Path) -> bool {
 /// the component is not installed.
 fn rustup_which(rustup_dir: &Path, name: &str, cwd: &Path) -> Option<PathBuf> {
     let rustup = rustup_dir.join("rustup");
-    let name = name.to_string();
-    let cwd = cwd.to_path_buf();
-    // Run on a helper thread with its own small runtime: this is called from sync code (doctor)
-    // as well as from inside the tool's runtime.
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()?;
-        rt.block_on(async move {
-            let run = |args: Vec<String>| {
-                let cmd = agent_proc::Command::new(&agent_proc::Launcher::host(), &rustup)
-                    .args(args)
-                    .current_dir(&cwd);
-                async move {
-                    let out = cmd.output(Duration::from_secs(15)).await.ok()?;
-                    out.status
-                        .success()
-                        .then(|| String::from_utf8_lossy(&out.stdout).to_string())
-                }
-            };
-            let found = |s: String| {
-                let p = PathBuf::from(s.trim());
-                p.is_file().then_some(p)
-            };
-            // The toolchain of `cwd` first, then any installed toolchain that has the component.
-            if let Some(p) = run(vec!["which".into(), name.clone()])
-                .await
-                .and_then(found)
-            {
-                return Some(p);
-            }
-            let list = run(vec!["toolchain".into(), "list".into()]).await?;
-            for t in list.lines().filter_map(|l| l.split_whitespace().next()) {
-                let args = vec![
-                    "which".into(),
-                    "--toolchain".into(),
-                    t.to_string(),
-                    name.clone(),
-                ];
-                if let Some(p) = run(args).await.and_then(found) {
-                    return Some(p);
-                }
-            }
-            None
-        })
-    })
-    .join()
-    .ok()
-    .flatten()
+    let run = |args: &[&str]| crate::contain::run_blocking(&rustup, args, cwd);
+    let found = |s: String| {
+        let p = PathBuf::from(s.trim());
+        p.is_file().then_some(p)
+    };
+    // The toolchain of `cwd` first, then any installed toolchain that has the component.
+    if let Some(p) = run(&["which", name]).and_then(found) {
+        return Some(p);
+    }
+    let list = run(&["toolchain", "list"])?;
+    list.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .find_map(|t| run(&["which", "--toolchain", t, name]).and_then(found))
 }
 
 /// The binary the project itself supplies for a server (a relative command, or one in a

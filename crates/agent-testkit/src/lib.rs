@@ -20,6 +20,23 @@ use agent_tier::{CallContext, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// Django 5.2.8's sdist, which `cargo xtask setup` unpacks into `.tools/corpora` (the
+/// witness tests and bench run on it); `AGENT_TOOLS_DJANGO` (set by `cargo xtask test`) names it.
+/// Fails, never skips, when it is missing.
+pub fn django() -> PathBuf {
+    let p = std::env::var_os("AGENT_TOOLS_DJANGO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/corpora/django-5.2.8")
+        });
+    assert!(
+        p.join("django/shortcuts.py").is_file(),
+        "Django's sdist is not at {}: run `cargo xtask setup`",
+        p.display()
+    );
+    p.canonicalize().unwrap()
+}
+
 /// The path of `program` on `PATH`. A test that needs a real program fails without it — it
 /// never skips (`cargo xtask setup` installs every program the tests use, and `cargo xtask
 /// test` puts `.tools/venv/bin` and `.tools/node/node_modules/.bin` on `PATH`).

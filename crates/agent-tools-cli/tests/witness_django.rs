@@ -10,28 +10,15 @@
 //! Runs: `AGENT_TOOLS_COLD_RUNS=refs,renames` (default 20,10, the numbers).
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
+mod common;
+
+use common::call_json as call;
 const SITES: usize = 19;
 const OLD: &str = "get_object_or_404";
 const NEW: &str = "fetch_object_or_404";
-
-fn django() -> PathBuf {
-    let p = std::env::var_os("AGENT_TOOLS_DJANGO")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/corpora/django-5.2.8")
-        });
-    assert!(
-        p.join("django/shortcuts.py").is_file(),
-        "Django's sdist is not at {}: run `cargo xtask setup`",
-        p.display()
-    );
-    p
-}
 
 fn runs() -> (usize, usize) {
     let v = std::env::var("AGENT_TOOLS_COLD_RUNS").unwrap_or_else(|_| "20,10".into());
@@ -49,29 +36,6 @@ fn config(server: &str) -> tempfile::TempDir {
     )
     .unwrap();
     dir
-}
-
-/// `agent-tools call TOOL ARGS --json` on `root`: (is_error, text, structured).
-fn call(root: &Path, cfg: &Path, tool: &str, args: Value) -> (bool, String, Value) {
-    let out = Command::new(BIN)
-        .args(["call", tool, &args.to_string(), "--json", "--root"])
-        .arg(root)
-        .env("XDG_CONFIG_HOME", cfg)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let text = v["content"][0]["text"].as_str().unwrap_or("").to_string();
-    (
-        v["isError"].as_bool().unwrap_or(false),
-        text,
-        v["structuredContent"].clone(),
-    )
 }
 
 /// NAME tokens of `OLD` and `NEW` in every Python file under `root` (Python's own tokenizer).
@@ -103,7 +67,7 @@ print(n[old], n[new])
 
 fn references_and_renames(server: &str) {
     agent_testkit::require(&format!("{server}-langserver"));
-    let src = django();
+    let src = agent_testkit::django();
     let cfg = config(server);
     let (n_refs, n_renames) = runs();
     let work = tempfile::tempdir().unwrap();

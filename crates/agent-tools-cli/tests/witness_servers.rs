@@ -5,11 +5,12 @@
 //! summary is part of every answer.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
+mod common;
+
+use common::call_json as call;
 
 struct Case {
     server: &'static str,
@@ -21,27 +22,6 @@ struct Case {
     new: &'static str,
     /// Every site of the symbol.
     sites: usize,
-}
-
-fn call(root: &Path, cfg: &Path, tool: &str, args: Value) -> (bool, String, Value) {
-    let out = Command::new(BIN)
-        .args(["call", tool, &args.to_string(), "--json", "--root"])
-        .arg(root)
-        .env("XDG_CONFIG_HOME", cfg)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (
-        v["isError"].as_bool().unwrap_or(false),
-        v["content"][0]["text"].as_str().unwrap_or("").to_string(),
-        v["structuredContent"].clone(),
-    )
 }
 
 /// Whole-word occurrences of `name` in every file of the case.

@@ -13,7 +13,7 @@
 use agent_testkit::raw_lsp::{Raw, uri};
 use agent_tools::{Registry, RunInfo, Surface};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const N: usize = 15;
@@ -25,20 +25,6 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn django() -> PathBuf {
-    let p = std::env::var_os("AGENT_TOOLS_DJANGO")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/corpora/django-5.2.8")
-        });
-    assert!(
-        p.join("django/shortcuts.py").is_file(),
-        "no Django at {}: run `cargo xtask setup`",
-        p.display()
-    );
-    p.canonicalize().unwrap()
 }
 
 fn registry(root: &Path) -> Registry {
@@ -61,7 +47,7 @@ fn registry(root: &Path) -> Registry {
 
 #[tokio::main]
 async fn main() {
-    let root = django();
+    let root = agent_testkit::django();
     let files = walkdir_count(&root);
     println!("Django 5.2.8: {files} Python files");
 

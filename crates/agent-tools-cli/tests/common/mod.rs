@@ -35,3 +35,32 @@ impl DerefMut for Client {
         &mut self.0
     }
 }
+
+/// `agent-tools call TOOL ARGS --json --root ROOT`, with `XDG_CONFIG_HOME` set to `config`
+/// (the user's lsp config folder): `(is_error, text, structured)`. Each call is a fresh host, so
+/// its language servers are cold.
+pub fn call_json(
+    root: &Path,
+    config: &Path,
+    tool: &str,
+    args: serde_json::Value,
+) -> (bool, String, serde_json::Value) {
+    let out = std::process::Command::new(BIN)
+        .args(["call", tool, &args.to_string(), "--json", "--root"])
+        .arg(root)
+        .env("XDG_CONFIG_HOME", config)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (
+        v["isError"].as_bool().unwrap_or(false),
+        v["content"][0]["text"].as_str().unwrap_or("").to_string(),
+        v["structuredContent"].clone(),
+    )
+}
