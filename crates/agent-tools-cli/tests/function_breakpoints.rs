@@ -187,9 +187,16 @@ fn function_breakpoints_are_placed_by_the_language_servers_definition() {
     );
     let root_shown = root.display().to_string();
     let bin_shown = bin.display().to_string();
+    // Whether the contained server can see the symlink's target depends on where the test's
+    // temp folder lies (a folder the sandbox binds back for the fake adapter may hold it): the
+    // answer is the same either way (not used, not quoted), only the count differs.
     let redact = |s: String| {
         s.replace(&root_shown, "[root]")
             .replace(&bin_shown, "[bin]")
+            .replace(
+                " (1 outside the root, in a library or through a symlink, not used)",
+                "",
+            )
     };
     insta::assert_snapshot!(
         "function_breakpoints_placed",
