@@ -1,7 +1,8 @@
 //! `diagnostics` with `"*"`: the project checker of every detected root, in the same format.
 
+use crate::binaries::resolve_command;
 use crate::render::{Diag, Finding, Loc};
-use crate::supervisor::{Supervisor, resolve_command};
+use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};

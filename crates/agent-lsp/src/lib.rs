@@ -23,10 +23,11 @@
 //!   (`textDocument/diagnostic`) when the server offers it, statically or by registration,
 //!   else the publish for the synced version; publishes made for that content while the server
 //!   settles (a checker run on save) are merged in.
-//! - `supervisor`: which server serves a file (language preference, root marker, binary
-//!   resolution: for a trusted project `node_modules/.bin`, `.venv/bin`, `venv/bin`, then
-//!   `$PATH`; otherwise `$PATH` outside the root only; a rustup proxy is resolved with
-//!   `rustup which`), start, crash detection and restart with backoff, and the cap on running
+//! - `binaries`: binary resolution (for a trusted project `node_modules/.bin`, `.venv/bin`,
+//!   `venv/bin`, then `$PATH`; otherwise `$PATH` outside the root only; a rustup proxy is
+//!   resolved with `rustup which`).
+//! - `supervisor`: which server serves a file (language preference, root marker), start, crash
+//!   detection and restart with backoff, and the cap on running
 //!   servers (`max_servers`, default 8): at the cap the least recently used idle server is shut
 //!   down and starts again at its next use; `lsp status` shows the cap and the evictions.
 //! - `tools`: the `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper with its
@@ -43,6 +44,7 @@
 //! `.py` files; set `languages.python` in a config file to choose another order.
 
 mod address;
+mod binaries;
 mod checker;
 mod checker_c;
 mod client;
@@ -99,7 +101,7 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
             let marker = found
                 .first()
                 .and_then(|dir| markers.iter().map(|m| dir.join(m)).find(|p| p.exists()));
-            let binary = supervisor::resolve_command(
+            let binary = binaries::resolve_command(
                 spec,
                 found.first().map(|p| p.as_path()).unwrap_or(&root),
                 &root,

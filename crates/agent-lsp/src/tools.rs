@@ -1,12 +1,13 @@
 //! The `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper.
 
 use crate::address;
+use crate::binaries::{project_binary, resolve_command};
 use crate::checker;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
 use crate::rename;
 use crate::render::{Diag, Loc, Renderer, Sym, escapes, hover_text, locations, symbols};
-use crate::supervisor::{Supervisor, project_binary, resolve_command};
+use crate::supervisor::Supervisor;
 use crate::text::{lines, path_to_uri, units_of_byte};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{apply_all, confine, confine_existing};
