@@ -3,7 +3,7 @@
 //! `agent-tools serve` over stdio. Before the bound this took 19.8 GB and 76 s (every nested
 //! match collected with its capture text); the goal is <= 100 MB.
 
-use crate::bench_kernel::Host;
+use crate::stdio_host::Host;
 use anyhow::Result;
 use std::path::Path;
 
@@ -23,7 +23,7 @@ pub fn run(bin: &Path) -> Result<()> {
         dir.join("deep.json"),
         format!("{}{}\n", "[".repeat(depth), "]".repeat(depth)),
     )?;
-    let mut host = Host::start(bin, &dir)?;
+    let mut host = Host::start(bin, &dir, &[])?;
     let pid = host.child.id();
     let before = hwm_kib(pid).unwrap_or(0);
     let (bytes, took) = host.rpc(
@@ -38,8 +38,7 @@ pub fn run(bin: &Path) -> Result<()> {
         bytes as f64 / 1024.0,
         took.as_millis()
     );
-    let _ = host.child.kill();
-    let _ = host.child.wait();
+    host.close();
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

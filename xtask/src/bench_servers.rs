@@ -5,49 +5,18 @@
 //! process tree, read from /proc) at the end. Needs `pyright-langserver` (the repo's `.tools` or
 //! `$PATH`).
 
-use anyhow::{Context, Result, bail};
+use crate::stdio_host::Host;
+use anyhow::{Result, bail};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 const ROOTS: usize = 20;
 
-struct Host {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-    next: u64,
-}
-
-impl Host {
-    fn rpc(&mut self, method: &str, params: Value) -> Result<Value> {
-        self.next += 1;
-        let id = self.next;
-        writeln!(
-            self.stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-        )?;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if self.stdout.read_line(&mut line)? == 0 {
-                bail!("agent-tools serve closed its stdout");
-            }
-            let v: Value = serde_json::from_str(&line)?;
-            if v["id"] == id {
-                return Ok(v);
-            }
-        }
-    }
-
-    /// One `lsp` call; its result (`content`, `structuredContent`, `isError`).
-    fn lsp(&mut self, args: Value) -> Result<Value> {
-        let v = self.rpc("tools/call", json!({"name": "lsp", "arguments": args}))?;
-        Ok(v["result"].clone())
-    }
+/// One `lsp` call; its result (`content`, `structuredContent`, `isError`).
+fn lsp(host: &mut Host, args: Value) -> Result<Value> {
+    let (v, _, _) = host.request("tools/call", json!({"name": "lsp", "arguments": args}))?;
+    Ok(v["result"].clone())
 }
 
 fn text(result: &Value) -> String {
@@ -133,48 +102,35 @@ pub fn run(root: &Path, bin: &Path, rss_kib: fn(u32) -> Option<u64>) -> Result<(
                 &std::env::var_os("PATH").unwrap_or_default(),
             )),
     )?;
-    let mut child = Command::new(bin)
-        .args(["serve", "--root"])
-        .arg(&ws)
-        .env("PATH", path)
-        .env("XDG_CONFIG_HOME", &xdg)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let stdin = child.stdin.take().context("stdin")?;
-    let stdout = BufReader::new(child.stdout.take().context("stdout")?);
-    let mut host = Host {
-        child,
-        stdin,
-        stdout,
-        next: 0,
-    };
-    host.rpc(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}),
+    let mut host = Host::start(
+        bin,
+        &ws,
+        &[
+            ("PATH", path.as_os_str()),
+            ("XDG_CONFIG_HOME", xdg.as_os_str()),
+        ],
     )?;
     let t = Instant::now();
     let mut most = 0;
     let mut failed = Vec::new();
     for i in 0..ROOTS {
-        let r = host.lsp(
+        let r = lsp(
+            &mut host,
             json!({"operation": "hover", "file": format!("p{i:02}/m.py"),
             "line": 4, "symbol": format!("f{i}")}),
         )?;
         if r["isError"] == json!(true) || !text(&r).contains(&format!("f{i}")) {
             failed.push(format!("p{i:02}: {}", text(&r)));
         }
-        let st = host.lsp(json!({"operation": "status"}))?;
+        let st = lsp(&mut host, json!({"operation": "status"}))?;
         most = most.max(running_pids(&st).len());
     }
     let elapsed = t.elapsed();
-    let st = host.lsp(json!({"operation": "status"}))?;
+    let st = lsp(&mut host, json!({"operation": "status"}))?;
     let pids = running_pids(&st);
     let rss: u64 = pids.iter().flat_map(|p| tree(*p)).filter_map(rss_kib).sum();
     let cap = &st["structuredContent"]["cap"];
-    drop(host.stdin);
-    let _ = host.child.wait();
+    host.close();
     let _ = std::fs::remove_dir_all(&dir);
     if let Some(f) = failed.first() {
         bail!(

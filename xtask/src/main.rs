@@ -14,6 +14,7 @@ mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
 mod bench_servers;
+mod stdio_host;
 
 // bubblewrap: the sandbox standing in for a container in tests/sandbox_bwrap.rs
 const APT_PACKAGES: &[&str] = &[
