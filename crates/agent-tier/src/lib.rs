@@ -18,8 +18,9 @@
 //!   family that parses code, so that another family's cross-file answer has a second witness;
 //! - small shared mechanisms the families need identically: root confinement and all-or-nothing
 //!   atomic writes ([`workspace`]), how outside text is shown escaped and path arguments
-//!   clipped ([`display`]), binary and root-marker lookup ([`process`]), and the plain data of
-//!   `doctor` reports ([`doctor`]).
+//!   clipped ([`display`]), what a line of a file's text is and where a position falls
+//!   ([`lines`]: a line ends at `\n`, `\r\n` or a lone `\r`), binary and root-marker lookup
+//!   ([`process`]), and the plain data of `doctor` reports ([`doctor`]).
 //!
 //! It never starts a process (`agent-proc` is the only code that does), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
 //! on a family crate.
@@ -27,6 +28,7 @@
 pub mod display;
 pub mod doctor;
 mod error;
+pub mod lines;
 pub mod locate;
 pub mod process;
 mod registry;
