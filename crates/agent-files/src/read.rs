@@ -1,4 +1,5 @@
-//! `read`: a window of a file's lines, numbered the way every position-taking tool counts them.
+//! `read`: a window of a file's lines, numbered the way every position-taking tool counts them
+//! ([`agent_tier::lines`]: a line ends at `\n`, `\r\n` or a lone `\r`).
 //!
 //! The file is streamed line by line: memory is bounded by what is returned, whatever the file's
 //! size, and the time by the bytes one call may scan ([`SCAN_CAP`], from the file's start),
@@ -6,6 +7,7 @@
 //! NUL bytes). A call that reaches the cap stops and says where.
 
 use agent_tier::display::clip_path;
+use agent_tier::lines;
 use agent_tier::workspace;
 use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
@@ -168,12 +170,9 @@ impl Window {
             line.clear();
             // A line is read whole only inside the window; before it, it is skipped in chunks.
             let (read, ended) = if n + 1 < offset {
-                skip_line(reader)?
+                lines::skip_line(reader)?
             } else {
-                let read = (&mut *reader)
-                    .take(LINE_CAP as u64 * 4 + 1)
-                    .read_until(b'\n', &mut line)?;
-                (read, line.ends_with(b"\n"))
+                lines::read_line(reader, &mut line, LINE_CAP * 4 + 1)?
             };
             if read == 0 {
                 if capped(reader)? {
@@ -185,7 +184,7 @@ impl Window {
             n += 1;
             let cut_whole_line = !ended && line.len() > LINE_CAP * 4;
             // The rest of an over-long line is skipped, not held.
-            let ended = ended || (cut_whole_line && skip_line(reader)?.1);
+            let ended = ended || (cut_whole_line && lines::skip_line(reader)?.1);
             if !ended && capped(reader)? {
                 window.stopped = Some(n);
                 window.lines_seen = n - 1;
@@ -200,7 +199,6 @@ impl Window {
                 return Ok(window);
             }
             let body = String::from_utf8_lossy(&line);
-            let body = body.trim_end_matches(['\n', '\r']);
             let chars = body.chars().count();
             if chars > LINE_CAP || cut_whole_line {
                 let kept: String = body.chars().take(LINE_CAP).collect();
@@ -218,29 +216,6 @@ impl Window {
 /// Whether the scan stopped at the cap with more of the file after it.
 fn capped<R: BufRead>(reader: &mut std::io::Take<R>) -> std::io::Result<bool> {
     Ok(reader.limit() == 0 && !reader.get_mut().fill_buf()?.is_empty())
-}
-
-/// Skip to just after the next newline; the number of bytes skipped, and whether a newline
-/// ended them (not the end of the input).
-fn skip_line(reader: &mut impl BufRead) -> std::io::Result<(usize, bool)> {
-    let mut total = 0;
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok((total, false));
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                reader.consume(i + 1);
-                return Ok((total + i + 1, true));
-            }
-            None => {
-                let n = buf.len();
-                reader.consume(n);
-                total += n;
-            }
-        }
-    }
 }
 
 /// The refusal of a directory, with a listing so the next call can name a file.
