@@ -1,4 +1,4 @@
-//! `cargo xtask` — the project's own automation: `setup`, `test`, `ci`, `codegen`, `bench`.
+//! `cargo xtask` — the project's own automation: `setup`, `test`, `ci`, `dist`, `codegen`, `bench`.
 //!
 //! Everything the tests need is installed by `setup`, idempotently: system packages with
 //! `apt-get`, Python packages into `<workspace>/.tools/venv`, node packages into
@@ -14,6 +14,7 @@ mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
 mod bench_servers;
+mod dist;
 mod stdio_host;
 
 // bubblewrap: the sandbox standing in for a container in tests/sandbox_bwrap.rs
@@ -61,6 +62,9 @@ const PIP_PACKAGES: &[&str] = &[
     "ipykernel",
     // the official MCP Python SDK: a real client of `agent-tools serve` (tests/clients)
     "mcp",
+    // `cargo xtask dist` builds the wheel with maturin; the dist tests run it with uvx (uv)
+    "maturin>=1.9,<2",
+    "uv",
 ];
 const NPM_PACKAGES: &[&str] = &[
     "pyright",
@@ -80,6 +84,7 @@ fn main() -> Result<()> {
             setup(&root)?;
             test(&root, &args[1..])
         }
+        Some("dist") => dist::main(&root, &args[1..]),
         Some("lint") => lint(&root),
         Some("ci") => {
             lint(&root)?;
@@ -90,7 +95,7 @@ fn main() -> Result<()> {
         Some("bench") => bench(&root, args.get(1).map(String::as_str).unwrap_or("all")),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup | test [cargo test args] | lint | ci | codegen [--check] | bench [host|astgrep|lsp|dap|kernel|all]>"
+                "usage: cargo xtask <setup | test [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|astgrep|lsp|dap|kernel|all]>"
             );
             std::process::exit(2)
         }
@@ -281,7 +286,11 @@ fn cargo(root: &Path) -> Command {
 /// line summed over every test binary (cargo's own last line is the doc-tests' count).
 fn test(root: &Path, extra: &[String]) -> Result<()> {
     use std::io::{BufRead, BufReader};
+    // The wheel and npm tarballs the dist tests install (dev profile: docs/decisions.md).
+    let dist = dist::default_out(root);
+    dist::build(root, dist::Profile::Dev, &dist)?;
     let mut child = cargo(root)
+        .env("AGENT_TOOLS_DIST", &dist)
         .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
         .args(extra)
         .stdout(Stdio::piped())
