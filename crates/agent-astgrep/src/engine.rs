@@ -10,6 +10,7 @@ use crate::limits::Kept;
 use crate::pattern::Compiled;
 use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
+use agent_tier::lines;
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
@@ -341,26 +342,29 @@ fn captures(
     (out, lines)
 }
 
+/// One match as a result shows it. Lines and columns are counted by [`agent_tier::lines`] from
+/// the match's bytes (tree-sitter's rows end at `\n` only, so after a lone `\r` they are not the
+/// file's lines); `cursor` walks the file forward, match by match.
 fn to_match(
     rel: &str,
     text: &str,
+    cursor: &mut lines::Cursor<'_>,
     compiled: &Compiled,
     nm: &NodeMatch<'_, StrDoc<Lang>>,
     max_lines: usize,
 ) -> Match {
     let range = nm.range();
-    let start_line = nm.start_pos().line();
-    let end_line = nm.end_pos().line();
-    let first = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-    let last = text[range.end..]
-        .find('\n')
-        .map_or(text.len(), |i| range.end + i);
-    let all: Vec<&str> = text[first..last].split('\n').collect();
-    let total = all.len();
-    let lines = all
-        .iter()
+    let bytes = text.as_bytes();
+    let (start_line, first) = cursor.seek(range.start);
+    let (end_line, _) = cursor.clone().seek(range.end);
+    let last = lines::line_end(bytes, range.end).max(first);
+    let shown = &text[first..last];
+    let total = end_line - start_line + 1;
+    let lines = lines::lines(shown)
+        // A last line that is empty is a line too (`lines` yields none after a final ending).
+        .chain((shown.is_empty() || shown.ends_with(['\n', '\r'])).then_some(""))
         .take(max_lines.max(1))
-        .map(|l| clip(l.strip_suffix('\r').unwrap_or(l)))
+        .map(clip)
         .collect::<Vec<_>>();
     let (captures, capture_lines) = captures(text, compiled, nm);
     Match {
@@ -369,7 +373,7 @@ fn to_match(
         column: column_of(text, range.start),
         end_line: end_line + 1,
         end_column: column_of(text, range.end),
-        more_lines: total - lines.len(),
+        more_lines: total.saturating_sub(lines.len()),
         lines,
         captures,
         capture_lines,
@@ -406,9 +410,17 @@ pub fn search(
         let room = kept.room(&rel);
         let mut found = Vec::new();
         let mut count = 0usize;
+        let mut cursor = lines::Cursor::new(text.as_bytes());
         for nm in ast.root().find_all(&compiled.pattern) {
             if found.len() < room {
-                found.push(to_match(&rel, text, compiled, &nm, config.max_match_lines));
+                found.push(to_match(
+                    &rel,
+                    text,
+                    &mut cursor,
+                    compiled,
+                    &nm,
+                    config.max_match_lines,
+                ));
             }
             count += 1;
         }
@@ -457,7 +469,7 @@ fn first_error(ast: &AstGrep<StrDoc<Lang>>, text: &str) -> Option<String> {
     }
     let bad = root.dfs().find(|n| n.is_error() || n.is_missing())?;
     let pos = bad.range().start;
-    let line = bad.start_pos().line() + 1;
+    let line = lines::Cursor::new(text.as_bytes()).seek(pos).0 + 1;
     let col = column_of(text, pos);
     let what = if bad.is_missing() {
         format!("missing `{}`", bad.kind())

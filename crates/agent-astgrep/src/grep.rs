@@ -183,8 +183,8 @@ fn render(text: &mut String, m: &engine::Match) {
         let lines = m.capture_lines.get(name).copied().unwrap_or(1);
         let value = if value.is_empty() {
             "(nothing)".to_string()
-        } else if lines > 1 || value.contains('\n') {
-            let first = value.lines().next().unwrap_or_default();
+        } else if lines > 1 || value.contains(['\n', '\r']) {
+            let first = agent_tier::lines::lines(value).next().unwrap_or_default();
             format!("{} … ({lines} lines)", escape(first))
         } else {
             escape(value).into_owned()

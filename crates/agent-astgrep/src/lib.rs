@@ -389,10 +389,12 @@ fn bounded_diff(files: &[engine::FileRewrite], max_lines: usize) -> String {
             .context_radius(2)
             .header(&format!("a/{rel}"), &format!("b/{rel}"))
             .to_string();
-        for line in text.split_terminator('\n') {
+        // `similar` ends a line where `agent_tier::lines` does (`\n`, `\r\n`, a lone `\r`)
+        // and keeps each line's own ending in the diff, so the diff is split the same way.
+        for line in agent_tier::lines::lines(&text) {
             total += 1;
             if lines.len() < max_lines {
-                lines.push(shown::clip(line.strip_suffix('\r').unwrap_or(line)));
+                lines.push(shown::clip(line));
             }
         }
     }

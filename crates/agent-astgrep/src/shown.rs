@@ -47,9 +47,8 @@ pub fn clip(line: &str) -> String {
 /// A capture as it is kept: its first [`MAX_CAPTURE_CHARS`] characters (as in the file, not
 /// yet escaped), then how many were left out; and how many lines the whole capture spans.
 pub fn kept_capture(text: &str) -> (String, usize) {
-    // As `str::lines` counts them: a final newline ends the last line, it starts none.
-    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
-        - usize::from(text.is_empty() || text.ends_with('\n'));
+    // As `read` counts them: a final line ending ends the last line, it starts none.
+    let lines = agent_tier::lines::count(text.as_bytes());
     let kept = match text.char_indices().nth(MAX_CAPTURE_CHARS) {
         None => text.to_string(),
         Some((at, _)) => {
@@ -61,8 +60,10 @@ pub fn kept_capture(text: &str) -> (String, usize) {
     (kept, lines)
 }
 
+/// The 1-based column, in characters, of byte `offset` of `text` on its line (a line ends at
+/// `\n`, `\r\n` or a lone `\r`: [`agent_tier::lines`]).
 pub fn column_of(text: &str, offset: usize) -> usize {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = agent_tier::lines::line_start(text.as_bytes(), offset);
     text[line_start..offset].chars().count() + 1
 }
 
@@ -97,5 +98,7 @@ mod tests {
         assert_eq!(lines, 2);
         assert!(kept.ends_with("… (111 more characters)"), "{kept}");
         assert_eq!(kept_capture("x"), ("x".to_string(), 1));
+        assert_eq!(kept_capture("a\rb\r\nc\n").1, 3);
+        assert_eq!(column_of("ab\rcd", 4), 2);
     }
 }

@@ -430,18 +430,14 @@ impl Witness {
                 continue;
             };
             let bytes = text.as_bytes();
-            let (mut line, mut line_start, mut scanned) = (0u32, 0usize, 0usize);
+            // Lines as the language servers count them (`\n`, `\r\n` or a lone `\r`).
+            let mut cursor = agent_tier::lines::Cursor::new(bytes);
             for (a, b) in spans {
                 if &bytes[a..b] != name.as_bytes() {
                     continue;
                 }
-                for (i, &c) in bytes[scanned..a].iter().enumerate() {
-                    if c == b'\n' {
-                        line += 1;
-                        line_start = scanned + i + 1;
-                    }
-                }
-                scanned = a;
+                let (line, line_start) = cursor.seek(a);
+                let line = u32::try_from(line).unwrap_or(u32::MAX);
                 if out.occurrences.len() >= limit {
                     out.truncated = true;
                     return Some(out.clone());
@@ -510,6 +506,18 @@ mod tests {
         // The JavaScript file is another language family.
         let js = root.join("c.js");
         assert_eq!(sites(&w, &js, "fetch"), vec![("c.js".into(), 0, 0)]);
+    }
+
+    /// Lines as the language servers number them: a lone `\r` ends one too.
+    #[test]
+    fn lines_end_at_lf_crlf_and_lone_cr() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let js = write(&root, "c.js", "x = 1;\rfetch(1);\r\n\r  fetch(2);\n");
+        assert_eq!(
+            sites(&Witness::new(root.clone()), &js, "fetch"),
+            vec![("c.js".into(), 1, 0), ("c.js".into(), 3, 2)]
+        );
     }
 
     #[test]

@@ -27,7 +27,12 @@ const CASES: &[(&str, Option<u64>, Option<u32>, &str)] = &[
         Some(2),
         "3| three\n4| \n[lines 3–4 of cr.txt shown; more follow: continue with `offset` 5]",
     ),
-    ("cr.txt", Some(5), None, "5| five\n[end of cr.txt: lines 5–5 of 5]"),
+    (
+        "cr.txt",
+        Some(5),
+        None,
+        "5| five\n[end of cr.txt: lines 5–5 of 5]",
+    ),
     (
         "cr.txt",
         Some(6),

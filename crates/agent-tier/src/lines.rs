@@ -36,7 +36,11 @@ pub fn terminator_at(bytes: &[u8], i: usize) -> usize {
 
 /// The first terminator at or after byte `from`: where it starts and its length.
 pub fn next_terminator(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
-    let at = from + bytes.get(from..)?.iter().position(|&b| b == b'\n' || b == b'\r')?;
+    let at = from
+        + bytes
+            .get(from..)?
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')?;
     Some((at, terminator_at(bytes, at)))
 }
 
@@ -51,6 +55,65 @@ pub fn line_start(bytes: &[u8], offset: usize) -> usize {
         // A `\r` right before a `\n` is half of one terminator: the `\n` ends the line.
         .find(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
         .map_or(0, |(i, _)| i + 1)
+}
+
+/// The byte where the content of the line holding byte `offset` ends (its terminator's start;
+/// the text's end on the last line). An offset inside a `\r\n` is on the line it ends.
+pub fn line_end(bytes: &[u8], offset: usize) -> usize {
+    let offset = offset.min(bytes.len());
+    if offset > 0 && bytes[offset - 1] == b'\r' && bytes.get(offset) == Some(&b'\n') {
+        return offset - 1;
+    }
+    next_terminator(bytes, offset).map_or(bytes.len(), |(at, _)| at)
+}
+
+/// Lines counted forward from the last place asked about: for offsets met in increasing order
+/// (a parser's nodes in document order), each costs only the bytes since the one before; an
+/// offset before the last starts again from the text's start. It holds no index, so it costs
+/// nothing per line of a large file.
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    line: usize,
+    start: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(bytes: &'a [u8]) -> Cursor<'a> {
+        Cursor {
+            bytes,
+            at: 0,
+            line: 0,
+            start: 0,
+        }
+    }
+
+    /// The 0-based line holding byte `offset` and the byte where it starts (an offset inside a
+    /// `\r\n` is on the line it ends; past the end counts as the end).
+    pub fn seek(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.bytes.len());
+        if offset < self.at {
+            *self = Cursor::new(self.bytes);
+        }
+        let mut i = self.at;
+        while let Some(p) = self.bytes[i..offset]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+        {
+            let t = i + p;
+            let end = t + terminator_at(self.bytes, t);
+            if end > offset {
+                // The `\r` of a `\r\n` whose `\n` is at `offset`: not ended yet.
+                break;
+            }
+            self.line += 1;
+            self.start = end;
+            i = end;
+        }
+        self.at = offset;
+        (self.line, self.start)
+    }
 }
 
 /// The byte ranges of `bytes`' lines, without their terminators, as [`lines`] counts them.
@@ -378,6 +441,30 @@ mod tests {
         assert_eq!(line_start(t.as_bytes(), 99), 7);
         assert_eq!(idx.position(t.as_bytes(), 7, Unit::Utf16), Some((2, 0)));
         assert_eq!(idx.position(t.as_bytes(), 9, Unit::Utf16), Some((2, 2)));
+    }
+
+    #[test]
+    fn a_cursor_agrees_with_the_index_in_any_order() {
+        for (text, _) in CASES {
+            let b = text.as_bytes();
+            let idx = LineIndex::new(b);
+            let mut forward = Cursor::new(b);
+            let mut backward = Cursor::new(b);
+            for o in 0..=b.len() {
+                let want = idx.line_of(o).unwrap();
+                let start = idx.span(want).unwrap().start;
+                assert_eq!(forward.seek(o), (want, start), "{text:?} at {o}");
+                assert_eq!(line_start(b, o), start, "{text:?} at {o}");
+                assert_eq!(
+                    line_end(b, o),
+                    idx.span(want).unwrap().end,
+                    "{text:?} at {o}"
+                );
+                let back = b.len() - o;
+                let want = idx.line_of(back).unwrap();
+                assert_eq!(backward.seek(back).0, want, "{text:?} back at {back}");
+            }
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub struct Occurrence {
     /// The absolute file, inside the workspace root.
     pub path: PathBuf,
-    /// 0-based line (lines end at `\n`).
+    /// 0-based line (a line ends at `\n`, `\r\n` or a lone `\r`: [`crate::lines`]).
     pub line: u32,
     /// 0-based byte offset of the token's first byte within its line.
     pub byte: u32,
