@@ -65,10 +65,12 @@ fn heads(line: &str) -> Vec<&str> {
 /// defines or calls (a signature that gained a parameter changes `f`, not only `y`); of an
 /// unpaired line, its words. Longest first.
 pub fn changed_names(old: &str, new: &str) -> Vec<String> {
-    let a: HashSet<&str> = old.lines().collect();
-    let b: HashSet<&str> = new.lines().collect();
-    let gone: Vec<&str> = old.lines().filter(|l| !b.contains(l)).collect();
-    let came: Vec<&str> = new.lines().filter(|l| !a.contains(l)).collect();
+    // Lines as every tool counts them (`\n`, `\r\n` or a lone `\r`).
+    use agent_tier::lines::lines;
+    let a: HashSet<&str> = lines(old).collect();
+    let b: HashSet<&str> = lines(new).collect();
+    let gone: Vec<&str> = lines(old).filter(|l| !b.contains(l)).collect();
+    let came: Vec<&str> = lines(new).filter(|l| !a.contains(l)).collect();
     let mut names: Vec<&str> = Vec::new();
     for i in 0..gone.len().max(came.len()) {
         match (gone.get(i), came.get(i)) {

@@ -14,6 +14,7 @@
 use crate::client::Server;
 use crate::error::LspError;
 use crate::text::{Encoding, byte_of_units, units_of_byte, uri_to_path};
+use agent_tier::lines;
 use agent_tier::workspace::{FileChange, confine, display_path, read_regular};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -121,26 +122,20 @@ fn to_path(ws: &Path, uri: &str) -> Result<PathBuf, LspError> {
     confine(ws, "a file the rename edits", &p.display().to_string()).map_err(LspError::from)
 }
 
-/// The byte offset in `bytes` of an LSP position (0-based line, column in `enc` units). The
-/// column is converted on that line only; a line past the end clamps to the end, a column past
-/// the line to its end. A column that falls in or after bytes of the line that are not UTF-8 is
-/// refused (`None`).
+/// The byte offset in `bytes` of an LSP position (0-based line — a line ends at `\n`, `\r\n`
+/// or a lone `\r`, [`agent_tier::lines`] — and column in `enc` units). The column is converted
+/// on that line only; a line past the end clamps to the end, a column past the line to its end.
+/// A column that falls in or after bytes of the line that are not UTF-8 is refused (`None`).
 fn byte_offset(bytes: &[u8], line: u32, character: u32, enc: Encoding) -> Option<usize> {
     let mut start = 0usize;
     for _ in 0..line {
-        match bytes[start..].iter().position(|&b| b == b'\n') {
-            Some(i) => start += i + 1,
+        match lines::next_terminator(bytes, start) {
+            Some((at, len)) => start = at + len,
             None => return Some(bytes.len()),
         }
     }
-    let end = bytes[start..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| start + i);
-    let mut line_bytes = &bytes[start..end];
-    if line_bytes.last() == Some(&b'\r') {
-        line_bytes = &line_bytes[..line_bytes.len() - 1];
-    }
+    let end = lines::next_terminator(bytes, start).map_or(bytes.len(), |(at, _)| at);
+    let line_bytes = &bytes[start..end];
     match std::str::from_utf8(line_bytes) {
         Ok(s) => Some(start + byte_of_units(s, character, enc)),
         Err(e) => {
@@ -477,6 +472,11 @@ mod tests {
         assert_eq!(byte_offset(t, 5, 0, Encoding::Utf16), Some(t.len()));
         assert_eq!(byte_offset(b"ab\xe9cd", 0, 2, Encoding::Utf16), Some(2));
         assert_eq!(byte_offset(b"ab\xe9cd", 0, 3, Encoding::Utf16), None);
+        // A lone `\r` ends a line too.
+        let t = "ab\rcd\r\nx\ry".as_bytes();
+        assert_eq!(byte_offset(t, 1, 1, Encoding::Utf16), Some(4));
+        assert_eq!(byte_offset(t, 1, 9, Encoding::Utf16), Some(5));
+        assert_eq!(byte_offset(t, 3, 1, Encoding::Utf16), Some(10));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Text positions, position encodings and `file://` URIs.
 
+use agent_tier::lines::Unit;
 use std::path::{Path, PathBuf};
 
 /// The position encoding negotiated with a server.
@@ -19,46 +20,37 @@ impl Encoding {
             _ => Encoding::Utf16,
         }
     }
+}
 
-    fn units(self, c: char) -> usize {
-        match self {
-            Encoding::Utf8 => c.len_utf8(),
-            Encoding::Utf16 => c.len_utf16(),
-            Encoding::Utf32 => 1,
+impl From<Encoding> for Unit {
+    fn from(enc: Encoding) -> Unit {
+        match enc {
+            Encoding::Utf8 => Unit::Utf8,
+            Encoding::Utf16 => Unit::Utf16,
+            Encoding::Utf32 => Unit::Utf32,
         }
     }
 }
 
 /// The column (in `enc` units) of byte offset `byte` in `line`.
 pub fn units_of_byte(line: &str, byte: usize, enc: Encoding) -> u32 {
-    let mut n = 0usize;
-    for (i, c) in line.char_indices() {
-        if i >= byte {
-            break;
-        }
-        n += enc.units(c);
-    }
-    n as u32
+    agent_tier::lines::units_of_byte(line, byte, enc.into())
 }
 
 /// The byte offset in `line` of column `units` (in `enc` units), clamped to the line.
 pub fn byte_of_units(line: &str, units: u32, enc: Encoding) -> usize {
-    let mut n = 0usize;
-    for (i, c) in line.char_indices() {
-        if n >= units as usize {
-            return i;
-        }
-        n += enc.units(c);
-    }
-    line.len()
+    agent_tier::lines::byte_of_units(line, units, enc.into())
 }
 
-/// The lines of a text (without their `\n` / `\r\n`).
+/// The lines of a text without their endings, as the protocol counts them: a line ends at
+/// `\n`, `\r\n` or a lone `\r` ([`agent_tier::lines`]). A final ending starts no line; an
+/// empty text has one empty line.
 pub fn lines(text: &str) -> Vec<&str> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
+    let mut all: Vec<&str> = agent_tier::lines::lines(text).collect();
+    if all.is_empty() {
+        all.push("");
+    }
+    all
 }
 
 /// The 1-based character column of an LSP position for display.
@@ -139,6 +131,13 @@ mod tests {
             assert_eq!(byte_of_units(line, c, e), b);
         }
         assert_eq!(display_col(line, u16c, Encoding::Utf16), 20);
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_lone_cr() {
+        assert_eq!(lines("a\rb\r\nc\n\rd\r"), ["a", "b", "c", "", "d"]);
+        assert_eq!(lines(""), [""]);
+        assert_eq!(lines("a\n"), ["a"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use super::*;
 use crate::rename::{Plan, Site};
 use crate::text::Encoding;
+use agent_tier::lines;
 
 /// What the check after a rename found.
 pub(super) enum Check {
@@ -24,17 +25,17 @@ pub(super) enum Check {
     Failed(String),
 }
 
-/// The 0-based line and the column (in `enc` units) of byte `at`; `None` when the line before
-/// `at` is not UTF-8 (the position cannot be given exactly).
+/// The 0-based line (a line ends at `\n`, `\r\n` or a lone `\r`: [`agent_tier::lines`]) and
+/// the column (in `enc` units) of byte `at`; `None` when the line before `at` is not UTF-8 (the
+/// position cannot be given exactly).
 pub(super) fn line_col(bytes: &[u8], at: usize, enc: Encoding) -> Option<(u32, u32)> {
-    let before = bytes.get(..at)?;
-    let line = before.iter().filter(|&&b| b == b'\n').count() as u32;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let head = std::str::from_utf8(&bytes[start..at]).ok()?;
-    Some((line, units_of_byte(head, head.len(), enc)))
+    bytes.get(..at)?;
+    let (line, start) = lines::Cursor::new(bytes).seek(at);
+    let head = std::str::from_utf8(&bytes[start..at.min(lines::line_end(bytes, at))]).ok()?;
+    Some((
+        u32::try_from(line).ok()?,
+        units_of_byte(head, head.len(), enc),
+    ))
 }
 
 /// Whether byte `at` sits in a comment or a string literal, as far as its line shows: a comment
@@ -43,10 +44,7 @@ fn in_comment_or_string(bytes: &[u8], at: usize) -> bool {
     let Some(before) = bytes.get(..at) else {
         return false;
     };
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let start = lines::line_start(bytes, at);
     let head = String::from_utf8_lossy(&before[start..]);
     let trimmed = head.trim_start();
     ["//", "#", "/*"].iter().any(|m| head.contains(m))
@@ -54,17 +52,16 @@ fn in_comment_or_string(bytes: &[u8], at: usize) -> bool {
         || head.ends_with(['"', '\'', '`'])
 }
 
-/// The byte offset where 0-based `line` starts.
+/// The byte offset where 0-based `line` starts (the end for a line past the last).
 fn line_start(bytes: &[u8], line: u32) -> usize {
-    if line == 0 {
-        return 0;
+    let mut start = 0;
+    for _ in 0..line {
+        match lines::next_terminator(bytes, start) {
+            Some((at, len)) => start = at + len,
+            None => return bytes.len(),
+        }
     }
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .nth(line as usize - 1)
-        .map_or(bytes.len(), |(i, _)| i + 1)
+    start
 }
 
 /// Where the new name lies in the file's new bytes after `site`, as an LSP position.
@@ -250,6 +247,12 @@ mod tests {
         assert_eq!(line_col(text, at, Encoding::Utf16), Some((1, 3)));
         assert_eq!(line_col(text, at, Encoding::Utf8), Some((1, 4)));
         assert_eq!(line_col(b"\xff plus", 2, Encoding::Utf8), None);
+        // A lone `\r` ends a line too.
+        let text = "ab\rxé plus\r\nz".as_bytes();
+        assert_eq!(line_start(text, 1), 3);
+        assert_eq!(line_start(text, 2), text.len() - 1);
+        assert_eq!(line_col(text, at, Encoding::Utf16), Some((1, 3)));
+        assert_eq!(line_col(text, text.len(), Encoding::Utf16), Some((2, 1)));
     }
 
     #[test]
