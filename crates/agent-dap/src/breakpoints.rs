@@ -194,7 +194,7 @@ fn is_comment(trimmed: &str) -> bool {
 /// body starts on it (`=> a + b;`, `{ return a; }`) or when nothing is found before the
 /// definition ends. `line` and `end` are 1-based.
 pub(crate) fn body_line(text: &str, line: u32, end: Option<u32>) -> (u32, &'static str) {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = agent_tier::lines::lines(text).collect();
     let first = usize::try_from(line).unwrap_or(1).saturating_sub(1);
     let last = end
         .and_then(|e| usize::try_from(e).ok())
@@ -378,5 +378,8 @@ mod tests {
         assert_eq!(body_line("x = 1\n", 1, Some(1)), (1, "its definition line"));
         let doc1 = "def f():\n    \"\"\"One line.\"\"\"\n    return 1\n";
         assert_eq!(body_line(doc1, 1, None), (3, "the first line of its body"));
+        // Lines end at a lone `\r` too, as Python reads them.
+        let cr = "def f():\r    \"\"\"Doc.\"\"\"\r\r    return 1\r";
+        assert_eq!(body_line(cr, 1, None), (4, "the first line of its body"));
     }
 }

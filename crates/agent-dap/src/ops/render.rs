@@ -5,6 +5,7 @@ use super::limits::{EXIT_TAIL, MAX_OUTPUT, MAX_VALUE};
 use crate::session::Session;
 use crate::state::{Run, State, human, lock};
 use crate::supervisor::Supervisor;
+use agent_tier::lines;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -50,7 +51,7 @@ pub(super) fn breakpoint_lines(
         usize::try_from(l)
             .ok()
             .and_then(|l| l.checked_sub(1))
-            .and_then(|i| source.lines().nth(i))
+            .and_then(|i| lines::lines(&source).nth(i))
             .map(|t| truncate(t.trim(), ECHO_LINE))
     };
     for (i, bp) in bps.iter().enumerate() {
@@ -130,7 +131,9 @@ pub(super) fn function_lines(
             let source = std::fs::read(p).ok()?;
             let source = String::from_utf8_lossy(&source);
             let i = usize::try_from(l).ok()?.checked_sub(1)?;
-            source.lines().nth(i).map(|t| truncate(t.trim(), ECHO_LINE))
+            lines::lines(&source)
+                .nth(i)
+                .map(|t| truncate(t.trim(), ECHO_LINE))
         });
         if let Some(src) = echoed.as_deref().filter(|s| !s.is_empty()) {
             let _ = write!(text, ": `{src}`");

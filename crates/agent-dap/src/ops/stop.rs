@@ -261,13 +261,14 @@ async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Valu
     Ok(Some((name, reference, vars)))
 }
 
-/// Lines `line - STOP_CONTEXT ..= line + STOP_CONTEXT` of `path` (1-based), each capped.
+/// Lines `line - STOP_CONTEXT ..= line + STOP_CONTEXT` of `path` (1-based; a line ends at
+/// `\n`, `\r\n` or a lone `\r`, as Python's universal newlines and [`agent_tier::lines`] count
+/// them), each capped.
 fn source_around(path: &Path, line: usize) -> Option<Vec<(usize, String)>> {
     let bytes = std::fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let first = line.saturating_sub(STOP_CONTEXT).max(1);
-    let listing: Vec<(usize, String)> = text
-        .lines()
+    let listing: Vec<(usize, String)> = agent_tier::lines::lines(&text)
         .enumerate()
         .map(|(i, l)| (i + 1, l))
         .skip(first - 1)

@@ -5,6 +5,7 @@ mod common;
 mod dart;
 mod go;
 mod lifecycle;
+mod line_endings;
 mod native;
 mod python;
 mod surface;
