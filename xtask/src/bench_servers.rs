@@ -48,7 +48,7 @@ fn running_pids(status: &Value) -> Vec<u32> {
         .unwrap_or_default()
 }
 
-/// `pid` and its descendants (by the parent pid in /proc/<pid>/stat).
+/// `pid` and its descendants (by the parent pid in `/proc/<pid>/stat`).
 fn tree(pid: u32) -> Vec<u32> {
     let mut parents: Vec<(u32, u32)> = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {

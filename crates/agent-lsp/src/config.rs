@@ -50,7 +50,7 @@ use std::time::Duration;
 pub struct ServerSpec {
     /// The server's id (`pyright`, `rust-analyzer`, …).
     pub id: String,
-    /// The language it serves (`python`, `rust`, …); see [`LspConfig::languages`].
+    /// The language it serves (`python`, `rust`, …); see [`ConfigFile::languages`].
     pub language: String,
     /// Commands to try in order (program and arguments); the first whose program resolves is used.
     pub commands: Vec<Vec<String>>,
@@ -74,7 +74,7 @@ pub struct ServerSpec {
     pub open_settle_ms: u64,
 }
 
-/// Fields of a server entry in a config file or [`LspConfig::servers`]; each given field replaces
+/// Fields of a server entry in a config file or [`ConfigFile::servers`]; each given field replaces
 /// the default's.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Why a path or a write was refused. A path argument is quoted clipped
-/// ([`display::clip_path`]: escaped, its first 200 characters and how many bytes more).
+/// ([`crate::display::clip_path`]: escaped, its first 200 characters and how many bytes more).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FsError {

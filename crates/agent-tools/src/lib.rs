@@ -9,13 +9,13 @@
 //!
 //! | feature   | crate            | tools |
 //! |-----------|------------------|-------|
-//! | `files`   | [`agent-files`]   | `read`, `write`, `edit`, `apply_patch` |
-//! | `lsp`     | [`agent-lsp`]     | `lsp`, `lsp_rename`, diagnostics on write |
-//! | `astgrep` | [`agent-astgrep`] | `ast_grep`, `ast_edit`, `resolve` |
-//! | `dap`     | [`agent-dap`]     | `debug` |
-//! | `kernel`  | [`agent-kernel`]  | `eval` |
-//! | `ask`     | [`agent-ask`]     | `ask_user` |
-//! | `vibe`    | [`agent-vibe`]    | `vibe_spawn`, `vibe_send`, `vibe_wait`, `vibe_kill`, `vibe_list` |
+//! | `files`   | [`agent-files`](https://docs.rs/agent-files)   | `read`, `write`, `edit`, `apply_patch` |
+//! | `lsp`     | [`agent-lsp`](https://docs.rs/agent-lsp)     | `lsp`, `lsp_rename`, diagnostics on write |
+//! | `astgrep` | [`agent-astgrep`](https://docs.rs/agent-astgrep) | `ast_grep`, `ast_edit`, `resolve` |
+//! | `dap`     | [`agent-dap`](https://docs.rs/agent-dap)     | `debug` |
+//! | `kernel`  | [`agent-kernel`](https://docs.rs/agent-kernel)  | `eval` |
+//! | `ask`     | [`agent-ask`](https://docs.rs/agent-ask)     | `ask_user` |
+//! | `vibe`    | [`agent-vibe`](https://docs.rs/agent-vibe)    | `vibe_spawn`, `vibe_send`, `vibe_wait`, `vibe_kill`, `vibe_list` |
 //! | `full`    | all of the above | |
 //!
 //! It never: starts a process, speaks a protocol, or decides anything a family crate decides.
