@@ -3,25 +3,41 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
-use crate::roots::SKIP;
+use crate::roots::{SKIP, Unreadable};
 
 /// One file per extension under `root` (breadth-first, so the shallowest wins), looking at no
-/// more than `budget` directory entries. Hidden entries, symlinks and the [`SKIP`] directories are
-/// not followed.
-pub fn one_file_per_extension(root: &Path, budget: usize) -> Vec<PathBuf> {
+/// more than `budget` directory entries, and the folders that could not be listed (a file in
+/// them was not looked at). Hidden entries, symlinks and the [`SKIP`] directories are not
+/// followed.
+pub fn one_file_per_extension(root: &Path, budget: usize) -> (Vec<PathBuf>, Unreadable) {
     let mut found: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut unreadable = Unreadable::default();
     let mut queue = VecDeque::from([root.to_path_buf()]);
     let mut seen = 0usize;
     while let Some(dir) = queue.pop_front() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                unreadable.add(&dir, &e);
+                continue;
+            }
         };
-        let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+        let mut entries = Vec::new();
+        for e in rd {
+            match e {
+                Ok(e) => entries.push(e),
+                Err(e) => {
+                    // Listing stopped part way: the rest of the folder is not known.
+                    unreadable.add(&dir, &e);
+                    break;
+                }
+            }
+        }
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
             seen += 1;
             if seen > budget {
-                return found.into_values().collect();
+                return (found.into_values().collect(), unreadable);
             }
             let name = e.file_name().to_string_lossy().to_string();
             if name.starts_with('.') {
@@ -39,7 +55,7 @@ pub fn one_file_per_extension(root: &Path, budget: usize) -> Vec<PathBuf> {
             }
         }
     }
-    found.into_values().collect()
+    (found.into_values().collect(), unreadable)
 }
 
 #[cfg(test)]
@@ -61,7 +77,8 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, "").unwrap();
         }
-        let got = one_file_per_extension(r, 1000);
+        let (got, unreadable) = one_file_per_extension(r, 1000);
         assert_eq!(got, vec![r.join("b.py"), r.join("src/z.ts")]);
+        assert_eq!(unreadable, Unreadable::default());
     }
 }

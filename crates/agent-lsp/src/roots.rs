@@ -67,22 +67,79 @@ pub fn root_for(ws: &Path, path: &Path, markers: &[&str]) -> Option<PathBuf> {
     }
 }
 
-/// Every root a call could use, outermost first (at most 50).
-pub fn roots_in(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
-    walk_roots(ws, markers, false).0
+/// Folders a walk of the workspace could not list (their entries were not looked at): how many,
+/// and the first with its error — for a report to say, never to skip without a word.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unreadable {
+    pub count: usize,
+    pub first: Option<(PathBuf, String)>,
 }
 
-/// The first 50 roots, as [`roots_in`], and how many there are in all (the walk goes on past
-/// the 50th to count the rest): for a report that says how many it left out.
-pub fn roots_counted(ws: &Path, markers: &[&str]) -> (Vec<PathBuf>, usize) {
+impl Unreadable {
+    pub fn add(&mut self, dir: &Path, e: &std::io::Error) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some((dir.to_path_buf(), e.to_string()));
+        }
+    }
+
+    /// `N folder(s) could not be read while looking for {what} (first: path: error)`, the path
+    /// relative to `ws`, escaped and clipped; `None` when every folder was read.
+    pub fn note(&self, ws: &Path, what: &str) -> Option<String> {
+        let (path, error) = self.first.as_ref()?;
+        let shown = agent_tier::display::clip_path(&agent_tier::workspace::display_path(ws, path));
+        Some(format!(
+            "{} could not be read while looking for {what} (first: {shown}: {error})",
+            if self.count == 1 {
+                "1 folder".to_string()
+            } else {
+                format!("{} folders", self.count)
+            }
+        ))
+    }
+
+    /// As structured data: `{"count": N, "first": "path: error"}`.
+    pub fn json(&self, ws: &Path) -> serde_json::Value {
+        serde_json::json!({
+            "count": self.count,
+            "first": self.first.as_ref().map(|(p, e)| format!(
+                "{}: {e}",
+                agent_tier::workspace::display_path(ws, p)
+            )),
+        })
+    }
+}
+
+/// Every root a call could use, outermost first (at most 50). A folder that cannot be listed
+/// is left out ([`roots_counted`] says how many).
+pub fn roots_in(ws: &Path, markers: &[&str]) -> Vec<PathBuf> {
+    walk_roots(ws, markers, false).roots
+}
+
+/// What [`roots_counted`] found.
+#[derive(Debug, Clone, Default)]
+pub struct Counted {
+    /// The first 50 roots.
+    pub roots: Vec<PathBuf>,
+    /// How many there are in all.
+    pub total: usize,
+    /// The folders that could not be listed: a root inside one is in neither.
+    pub unreadable: Unreadable,
+}
+
+/// The first 50 roots, as [`roots_in`], how many there are in all (the walk goes on past the
+/// 50th to count the rest) and the folders it could not read: for a report that says what it
+/// left out.
+pub fn roots_counted(ws: &Path, markers: &[&str]) -> Counted {
     walk_roots(ws, markers, true)
 }
 
-fn walk_roots(ws: &Path, markers: &[&str], count_all: bool) -> (Vec<PathBuf>, usize) {
+fn walk_roots(ws: &Path, markers: &[&str], count_all: bool) -> Counted {
     struct Found {
         listed: Vec<PathBuf>,
         total: usize,
         count_all: bool,
+        unreadable: Unreadable,
     }
     fn walk(dir: &Path, depth: usize, markers: &[&str], found: &mut Found) {
         if found.listed.len() >= MAX_ROOTS && !found.count_all {
@@ -97,11 +154,26 @@ fn walk_roots(ws: &Path, markers: &[&str], count_all: bool) -> (Vec<PathBuf>, us
         if depth == MAX_DEPTH {
             return;
         }
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
+        let rd = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                found.unreadable.add(dir, &e);
+                return;
+            }
         };
-        let mut subs: Vec<PathBuf> = rd
-            .flatten()
+        let mut entries = Vec::new();
+        for e in rd {
+            match e {
+                Ok(e) => entries.push(e),
+                Err(e) => {
+                    // Listing stopped part way: the rest of the folder is not known.
+                    found.unreadable.add(dir, &e);
+                    break;
+                }
+            }
+        }
+        let mut subs: Vec<PathBuf> = entries
+            .into_iter()
             // Symlinked folders are not followed: a root is a real folder of the workspace.
             .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter(|e| !skipped(&e.file_name().to_string_lossy()))
@@ -116,9 +188,14 @@ fn walk_roots(ws: &Path, markers: &[&str], count_all: bool) -> (Vec<PathBuf>, us
         listed: Vec::new(),
         total: 0,
         count_all,
+        unreadable: Unreadable::default(),
     };
     walk(ws, 0, markers, &mut found);
-    (found.listed, found.total)
+    Counted {
+        roots: found.listed,
+        total: found.total,
+        unreadable: found.unreadable,
+    }
 }
 
 /// The outermost of `roots` (a root inside another is left out): where a whole-project checker

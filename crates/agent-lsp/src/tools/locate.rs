@@ -131,7 +131,7 @@ impl State {
     ) -> Result<Located, LspError> {
         let (qualifier, last) = split_name(name.trim());
         let near = near.filter(|p| p.is_file() && !escapes(self.ws(), p));
-        let servers = self.search_servers(near).await?;
+        let (servers, _) = self.search_servers(near).await?;
         let mut found = Located::default();
         let mut ids = Vec::new();
         for srv in servers {

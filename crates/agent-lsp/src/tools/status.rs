@@ -33,6 +33,8 @@ impl State {
             ));
         }
         let mut detected = Vec::new();
+        // Folders the walk for roots could not list (the same walk for every server).
+        let mut unreadable = crate::roots::Unreadable::default();
         // The project's own binaries that were not used because it is not trusted.
         let mut ignored_bins: Vec<String> = Vec::new();
         if let Some(f) = file {
@@ -93,7 +95,11 @@ impl State {
             out.push("servers for this workspace:".to_string());
             for spec in self.sup.cfg.servers.values() {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-                let (roots, total_roots) = crate::roots::roots_counted(ws, &markers);
+                let counted = crate::roots::roots_counted(ws, &markers);
+                let (roots, total_roots) = (counted.roots, counted.total);
+                if counted.unreadable.count > unreadable.count {
+                    unreadable = counted.unreadable;
+                }
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
                 let binary = resolve_command(spec, base, ws, self.sup.cfg.trusted);
                 if !self.sup.cfg.trusted
@@ -177,6 +183,12 @@ impl State {
                     "missing": missing.join("; ")}));
             }
         }
+        if let Some(note) = unreadable.note(ws, "roots") {
+            out.push(format!(
+                "note: {note}; a root inside {} is not listed",
+                if unreadable.count == 1 { "it" } else { "them" }
+            ));
+        }
         for w in &self.sup.cfg.warnings {
             out.push(format!("config warning: {w}"));
         }
@@ -206,6 +218,7 @@ impl State {
         ToolOutput::text(out.join("\n")).with_structured(json!({
             "servers": slots, "cap": cap, "detected": detected, "trusted": cfg.trusted, "contained": contained,
             "ignored": cfg.ignored.iter().chain(&ignored_bins).collect::<Vec<_>>(),
+            "unreadable_folders": unreadable.json(ws),
         }))
     }
 

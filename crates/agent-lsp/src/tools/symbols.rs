@@ -37,7 +37,7 @@ impl State {
                     Some(f) => Some(confine_existing(self.ws(), "file", f)?),
                     None => None,
                 };
-                let servers = self.search_servers(file.as_deref()).await?;
+                let (servers, note) = self.search_servers(file.as_deref()).await?;
                 let mut all = Vec::new();
                 let mut partial = false;
                 let mut ids = Vec::new();
@@ -52,13 +52,17 @@ impl State {
                     ids.push(srv.spec.id.clone());
                 }
                 let ids = ids.join(", ");
-                Ok(render_syms(
+                let mut out = render_syms(
                     format!("workspace symbols matching `{query}` ({ids})"),
                     all,
                     100,
                     partial,
                     &ids,
-                ))
+                );
+                if let Some(note) = note {
+                    out.text.push_str(&format!("\nnote: {note}"));
+                }
+                Ok(out)
             }
             (None, None) => Err(arg_err(
                 "`symbols` needs `query` (workspace search) or `file` (that file's symbols)",
@@ -70,11 +74,12 @@ impl State {
 impl State {
     /// The servers a workspace symbol search asks: the one for `file` (synced first), else the
     /// running ones, else (cold) those the workspace calls for — one file per extension, at
-    /// most four servers. An error says why none can search.
+    /// most four servers — with a note when a folder could not be looked in for such files. An
+    /// error says why none can search.
     pub(super) async fn search_servers(
         &self,
         file: Option<&Path>,
-    ) -> Result<Vec<Arc<Server>>, LspError> {
+    ) -> Result<(Vec<Arc<Server>>, Option<String>), LspError> {
         let servers: Vec<Arc<Server>> = match file {
             Some(path) => {
                 let srv = self.sup.server_for(path).await?;
@@ -90,8 +95,16 @@ impl State {
             .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
             .collect();
         let mut why_none = Vec::new();
+        let mut note = None;
         if servers.is_empty() && file.is_none() {
-            for sample in crate::discover::one_file_per_extension(self.ws(), 5000) {
+            let (samples, unreadable) = crate::discover::one_file_per_extension(self.ws(), 5000);
+            note = unreadable.note(self.ws(), "files").map(|n| {
+                format!(
+                    "{n}; a file inside {} was not looked at",
+                    if unreadable.count == 1 { "it" } else { "them" }
+                )
+            });
+            for sample in samples {
                 if servers.len() >= 4 {
                     break;
                 }
@@ -126,11 +139,12 @@ impl State {
             } else {
                 why_none.join("; ")
             };
+            let note = note.map(|n| format!("; {n}")).unwrap_or_default();
             return Err(arg_err(format!(
-                "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`"
+                "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`{note}"
             )));
         }
-        Ok(servers)
+        Ok((servers, note))
     }
 }
 
