@@ -92,6 +92,6 @@ pub fn attach(registry: &Registry, config: AskConfig) {
         port,
         space,
         timeout: config.timeout,
-        refused: Default::default(),
+        refused: agent_tier::Rooms::attach(registry),
     });
 }

@@ -4,7 +4,7 @@ use crate::card::{AskOutcome, Card, CardKind, CardOption, human_duration};
 use crate::error::AskError;
 use crate::port::{AskPort, GRACE, within};
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Rooms, Tier, Tool, ToolOutput};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -94,8 +94,10 @@ pub(crate) struct AskUser {
     pub space: String,
     /// `None`: no limit.
     pub timeout: Option<Duration>,
-    /// Questions skipped or declined in this run (normalised), answered the same way at once.
-    pub refused: Mutex<HashMap<String, Outcome>>,
+    /// Per room (conversation): the questions its person skipped or declined (normalised),
+    /// answered the same way at once when that conversation asks again. Another conversation's
+    /// person has not seen them.
+    pub refused: Arc<Rooms<Mutex<HashMap<String, Outcome>>>>,
 }
 
 fn normalise(q: &str) -> String {
@@ -113,7 +115,7 @@ fn refused_output(outcome: Outcome, repeated: bool) -> ToolOutput {
     };
     let text = if repeated {
         format!(
-            "The operator already {what} this question in this run, so it was not shown again. {SKIP_INSTRUCTION}"
+            "The operator already {what} this question in this conversation, so it was not shown again. {SKIP_INSTRUCTION}"
         )
     } else {
         format!("The operator {what} this question. {SKIP_INSTRUCTION}")
@@ -126,9 +128,9 @@ fn refused_output(outcome: Outcome, repeated: bool) -> ToolOutput {
 }
 
 impl AskUser {
-    fn refused(&self) -> std::sync::MutexGuard<'_, HashMap<String, Outcome>> {
-        // Poisoning needs a panic while held; the sections that hold it cannot panic.
-        self.refused.lock().unwrap_or_else(|e| e.into_inner())
+    /// The room's ledger of refused questions.
+    fn ledger(&self, cx: &CallContext) -> Arc<Mutex<HashMap<String, Outcome>>> {
+        self.refused.get_or_init(&cx.room(), Mutex::default)
     }
 
     async fn run(&self, args: AskUserArgs, cx: &CallContext) -> Result<ToolOutput, AskError> {
@@ -145,7 +147,10 @@ impl AskUser {
         };
         card.validate().map_err(AskError::InvalidArguments)?;
         let key = normalise(&card.question);
-        if let Some(outcome) = self.refused().get(&key).copied() {
+        let ledger = self.ledger(cx);
+        // Poisoning needs a panic while held; the sections that hold it cannot panic.
+        let refused = || ledger.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(outcome) = refused().get(&key).copied() {
             return Ok(refused_output(outcome, true));
         }
         // Other inactivity budgets of the run (a kernel cell's) pause while a person is asked.
@@ -173,11 +178,11 @@ impl AskUser {
                 .output(text)
             }
             AskOutcome::Skip => {
-                self.refused().insert(key, Outcome::Skipped);
+                refused().insert(key, Outcome::Skipped);
                 refused_output(Outcome::Skipped, false)
             }
             AskOutcome::Decline => {
-                self.refused().insert(key, Outcome::Declined);
+                refused().insert(key, Outcome::Declined);
                 refused_output(Outcome::Declined, false)
             }
             AskOutcome::Timeout => {
@@ -222,12 +227,16 @@ impl Tool for AskUser {
             None => "no_operator is an error".into(),
         };
         format!(
-            "Get a decision only a person can make (not what code or tools can tell you). The only way to ask: a question in a chat message ends the turn. Shown as a numbered card; waits for the answer. Result `outcome`: answered; skipped or declined (success: proceed on an assumption you state, do not ask again; asked again this run, returns at once); {errors}: proceed the same way."
+            "Get a decision only a person can make (not what code or tools can tell you). The only way to ask: a question in a chat message ends the turn. Shown as a numbered card; waits for the answer. Result `outcome`: answered; skipped or declined (success: proceed on an assumption you state, do not ask again; asked again in this conversation, returns at once); {errors}: proceed the same way."
         )
     }
 
     fn resource_key(&self) -> String {
         "ask".into()
+    }
+
+    fn resource_per_room(&self) -> bool {
+        true
     }
 
     async fn call(&self, args: AskUserArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {

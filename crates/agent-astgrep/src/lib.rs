@@ -9,7 +9,7 @@
 //! - `ast_grep` (read tier, parallel-safe): find code by shape.
 //! - `ast_edit` (write tier): compute a rewrite and stage it; nothing is written.
 //! - `resolve` (write tier): accept (all-or-nothing, stale files rejected) or discard a staged
-//!   rewrite. Staged edits belong to the run that attached this resource.
+//!   rewrite. Staged edits belong to the conversation (room) that staged them.
 //!
 //! Never: starts a process, downloads a grammar, or writes a file outside `resolve`.
 //!
@@ -62,7 +62,7 @@ pub use resolve::{ResolveAction, ResolveArgs};
 
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::FileChange;
-use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Registry, RoomId, Rooms, Tier, Tool, ToolOutput};
 use ast_grep_core::replacer::TemplateFix;
 use engine::Budget;
 use serde::Deserialize;
@@ -70,7 +70,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -118,7 +118,8 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
         root: registry.run().root.clone(),
         cache: cache::ParseCache::new(config.cache_bytes),
         config,
-        edits: Mutex::new(Edits::default()),
+        edits: Rooms::attach(registry),
+        next_edit: AtomicU64::new(0),
     });
     registry.register(AstGrepTool(shared.clone()));
     registry.register(AstEditTool(shared.clone()));
@@ -130,19 +131,26 @@ pub(crate) struct Shared {
     root: PathBuf,
     config: AstGrepConfig,
     cache: cache::ParseCache,
-    edits: Mutex<Edits>,
+    /// Each room's staged edits: one conversation cannot accept or see another's. Their ids
+    /// are numbered across the run, so an id names one edit only.
+    edits: Arc<Rooms<Mutex<Edits>>>,
+    next_edit: AtomicU64,
 }
 
 impl Shared {
-    fn edits(&self) -> std::sync::MutexGuard<'_, Edits> {
-        // Poisoning only follows a panic inside a critical section; none below can panic.
-        self.edits.lock().unwrap_or_else(|e| e.into_inner())
+    /// The room's staged edits.
+    fn edits(&self, room: &RoomId) -> Arc<Mutex<Edits>> {
+        self.edits.get_or_init(room, Mutex::default)
     }
+}
+
+/// Poisoning only follows a panic inside a critical section; none on the edits can panic.
+fn lock(edits: &Mutex<Edits>) -> std::sync::MutexGuard<'_, Edits> {
+    edits.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[derive(Default)]
 struct Edits {
-    next: u64,
     slots: BTreeMap<u64, Slot>,
 }
 
@@ -369,9 +377,14 @@ impl Tool for AstEditTool {
         "astgrep.edits".to_string()
     }
 
-    async fn call(&self, args: AstEditArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+    fn resource_per_room(&self) -> bool {
+        true
+    }
+
+    async fn call(&self, args: AstEditArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
-        let out = blocking(&self.0.config, move |b| edit(&shared, args, b)).await?;
+        let room = cx.room();
+        let out = blocking(&self.0.config, move |b| edit(&shared, &room, args, b)).await?;
         Ok(out)
     }
 }
@@ -407,7 +420,12 @@ fn bounded_diff(files: &[engine::FileRewrite], max_lines: usize) -> String {
     lines.join("\n")
 }
 
-fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutput, AstGrepError> {
+fn edit(
+    shared: &Shared,
+    room: &RoomId,
+    args: AstEditArgs,
+    budget: &Budget,
+) -> Result<ToolOutput, AstGrepError> {
     let config = &shared.config;
     let (mut scopes, _) = scopes::compiled_scopes(
         &shared.root,
@@ -529,10 +547,8 @@ fn edit(shared: &Shared, args: AstEditArgs, budget: &Budget) -> Result<ToolOutpu
         .collect();
     let rels: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
     let id = {
-        let mut edits = shared.edits();
-        edits.next += 1;
-        let n = edits.next;
-        edits.slots.insert(
+        let n = shared.next_edit.fetch_add(1, Ordering::Relaxed) + 1;
+        lock(&shared.edits(room)).slots.insert(
             n,
             Slot::Pending(Staged {
                 changes,

@@ -1,10 +1,10 @@
 //! `resolve`: accept or discard an edit that `ast_edit` staged.
 
 use crate::shown::escape;
-use crate::{AstGrepError, Edits, Shared, Slot, blocking, plural};
+use crate::{AstGrepError, Edits, Shared, Slot, blocking, lock, plural};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FsError, apply_all};
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, RoomId, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
@@ -52,9 +52,14 @@ impl Tool for ResolveTool {
         "astgrep.edits".to_string()
     }
 
-    async fn call(&self, args: ResolveArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+    fn resource_per_room(&self) -> bool {
+        true
+    }
+
+    async fn call(&self, args: ResolveArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
-        let out = blocking(&self.0.config, move |_| resolve(&shared, args)).await?;
+        let room = cx.room();
+        let out = blocking(&self.0.config, move |_| resolve(&shared, &room, args)).await?;
         Ok(out)
     }
 }
@@ -67,15 +72,16 @@ fn pending_ids(edits: &Edits) -> String {
         .map(|(n, _)| format!("edit_{n}"))
         .collect();
     if pending.is_empty() {
-        "no edit is staged in this run; call ast_edit first".to_string()
+        "no edit is staged in this conversation; call ast_edit first".to_string()
     } else {
         format!("staged edits: {}", pending.join(", "))
     }
 }
 
-fn resolve(shared: &Shared, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
+fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
     let given = args.edit_id.trim().to_string();
-    let mut edits = shared.edits();
+    let room_edits = shared.edits(room);
+    let mut edits = lock(&room_edits);
     let number = given
         .strip_prefix("edit_")
         .and_then(|n| n.parse::<u64>().ok());

@@ -159,7 +159,7 @@ async fn unknown_ids_name_what_is_staged() {
     let reg = registry(dir.path(), AstGrepConfig::default());
     let out = resolve(&reg, "edit_1", "accept").await;
     assert!(out.is_error);
-    insta::assert_snapshot!(out.text, @"unknown `edit_id` `edit_1`; no edit is staged in this run; call ast_edit first");
+    insta::assert_snapshot!(out.text, @"unknown `edit_id` `edit_1`; no edit is staged in this conversation; call ast_edit first");
     let id = stage(&reg).await;
     let id2 = stage(&reg).await;
     assert_eq!((id.as_str(), id2.as_str()), ("edit_1", "edit_2"));
@@ -187,7 +187,7 @@ async fn staged_edits_belong_to_their_run() {
     let out = resolve(&second, &id, "accept").await;
     assert!(out.is_error);
     assert!(
-        out.text.contains("no edit is staged in this run"),
+        out.text.contains("no edit is staged in this conversation"),
         "{}",
         out.text
     );

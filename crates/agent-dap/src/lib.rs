@@ -91,12 +91,12 @@ impl Default for DapConfig {
 /// registers nothing and returns.
 pub fn attach(registry: &Registry, config: DapConfig) {
     let run = registry.run();
-    let Some(conversation) = run.conversation_id.clone() else {
+    if run.conversation_id.is_none() {
         return;
-    };
+    }
     registry.register(tool::DebugTool::new(
+        registry,
         run.root.clone(),
-        conversation,
         run.sandbox_prefix.clone(),
         config,
     ));

@@ -1,4 +1,4 @@
-//! The per-conversation supervisor: the workspace, the configuration, the one session slot, the
+//! The per-conversation (per-room) supervisor: the workspace, the configuration, the one session slot, the
 //! breakpoints kept across sessions, and the questions every operation asks of them (which
 //! session is live, how a path is shown). The operations themselves are in `ops`.
 
@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) struct Supervisor {
     pub root: PathBuf,
-    pub conversation: String,
     /// The sandbox prefix every process is started under (empty on the host).
     pub prefix: Vec<String>,
     pub config: DapConfig,
@@ -33,16 +32,20 @@ pub(crate) struct Supervisor {
     pub scratch: Mutex<Option<Scratch>>,
 }
 
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        // The room or the run is ending: kill whatever the session still runs. Dropping the
+        // session's guards kills the process groups even without a runtime.
+        if let Ok(mut s) = self.session.try_lock() {
+            s.take();
+        }
+    }
+}
+
 impl Supervisor {
-    pub fn new(
-        root: PathBuf,
-        conversation: String,
-        prefix: Vec<String>,
-        config: DapConfig,
-    ) -> Self {
+    pub fn new(root: PathBuf, prefix: Vec<String>, config: DapConfig) -> Self {
         Supervisor {
             root,
-            conversation,
             prefix,
             config,
             session: tokio::sync::Mutex::new(None),

@@ -6,35 +6,35 @@ use crate::args::{DebugArgs, DebugCommand};
 use crate::ops;
 use crate::ops::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE, STOP_FRAMES};
 use crate::supervisor::Supervisor;
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Registry, RoomId, Rooms, Tier, Tool, ToolOutput};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// The `debug` tool and its per-conversation supervisor.
+/// The `debug` tool and a supervisor per room: each conversation has its own debug session
+/// and breakpoints, ended with its room.
 pub(crate) struct DebugTool {
-    sup: Supervisor,
+    root: PathBuf,
+    prefix: Vec<String>,
+    config: DapConfig,
+    rooms: Arc<Rooms<Supervisor>>,
 }
 
 impl DebugTool {
-    pub fn new(
-        root: PathBuf,
-        conversation: String,
-        prefix: Vec<String>,
-        config: DapConfig,
-    ) -> Self {
+    pub fn new(registry: &Registry, root: PathBuf, prefix: Vec<String>, config: DapConfig) -> Self {
         DebugTool {
-            sup: Supervisor::new(root, conversation, prefix, config),
+            root,
+            prefix,
+            config,
+            rooms: Rooms::attach(registry),
         }
     }
-}
 
-impl Drop for DebugTool {
-    fn drop(&mut self) {
-        // The registry is going away: kill whatever the session still runs. Dropping the
-        // session's guards kills the process groups even without a runtime.
-        if let Ok(mut s) = self.sup.session.try_lock() {
-            s.take();
-        }
+    /// The supervisor of the call's room, made on its first use.
+    fn supervisor(&self, room: &RoomId) -> Arc<Supervisor> {
+        self.rooms.get_or_init(room, || {
+            Supervisor::new(self.root.clone(), self.prefix.clone(), self.config.clone())
+        })
     }
 }
 
@@ -58,7 +58,7 @@ impl Tool for DebugTool {
     }
 
     fn description(&self) -> String {
-        let cfg = &self.sup.config;
+        let cfg = &self.config;
         format!(
             "Debugger (DAP), one session per conversation ({} max). `op`: adapters \
              (usable here); breakpoints (REPLACES the file's or function set; allowed before launch); \
@@ -80,12 +80,17 @@ impl Tool for DebugTool {
     }
 
     fn resource_key(&self) -> String {
-        format!("debug:{}", self.sup.conversation)
+        "debug".to_string()
+    }
+
+    fn resource_per_room(&self) -> bool {
+        true
     }
 
     async fn call(&self, args: DebugArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        self.sup.locator.get_or_init(|| cx.registry().locator());
+        let sup = self.supervisor(&cx.room());
+        sup.locator.get_or_init(|| cx.registry().locator());
         let command = DebugCommand::parse(args)?;
-        Ok(ops::run(&self.sup, command).await?)
+        Ok(ops::run(&sup, command).await?)
     }
 }

@@ -39,7 +39,7 @@ pub use error::KernelError;
 
 use agent_tier::doctor::DoctorEntry;
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{BoxError, CallContext, Registry, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Registry, Rooms, Tier, Tool, ToolOutput};
 use kernel::{Alive, Kernel, Lang};
 use render::Collector;
 use serde::Deserialize;
@@ -91,7 +91,7 @@ pub fn attach(registry: &Registry, config: KernelConfig) {
             config,
             root: run.root.clone(),
             prefix: run.sandbox_prefix.clone(),
-            slots: tokio::sync::Mutex::new(HashMap::new()),
+            rooms: Rooms::attach(registry),
             images: Arc::new(saved::ImageDir::new(&run.root)),
             calls: AtomicU64::new(0),
         }),
@@ -160,11 +160,16 @@ enum Slot {
     Lost(String),
 }
 
+/// One room's kernels.
+type Slots = tokio::sync::Mutex<HashMap<Lang, Slot>>;
+
 struct State {
     config: KernelConfig,
     root: PathBuf,
     prefix: Vec<String>,
-    slots: tokio::sync::Mutex<HashMap<Lang, Slot>>,
+    /// Each room's kernels, one per language: a conversation never sees another's variables;
+    /// its kernels end when its room does.
+    rooms: Arc<Rooms<Slots>>,
     /// The run's image folder (removed when the run ends), and how many eval calls there were.
     images: Arc<saved::ImageDir>,
     calls: AtomicU64,
@@ -224,9 +229,14 @@ impl Tool for EvalTool {
         "eval".to_string()
     }
 
+    fn resource_per_room(&self) -> bool {
+        true
+    }
+
     async fn call(&self, args: EvalArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let label_note = check_description(&args.description)?;
         let state = &self.state;
+        let slots = state.rooms.get_or_init(&cx.room(), Slots::default);
         let lang = match args.language {
             Language::Python => Lang::Python,
             Language::Javascript => Lang::Javascript,
@@ -245,7 +255,7 @@ impl Tool for EvalTool {
 
         // Take the kernel out of its slot for the length of the call; if the call is cancelled
         // the kernel is dropped (its process group killed) and the placeholder says why.
-        let previous = state.slots.lock().await.insert(
+        let previous = slots.lock().await.insert(
             lang,
             Slot::Lost(
                 "was discarded because an earlier eval call was cancelled while its cell ran"
@@ -298,7 +308,7 @@ impl Tool for EvalTool {
             match Kernel::start(lang, &state.root, &state.prefix, &state.config).await {
                 Ok(k) => kernel = Some(k),
                 Err(e) => {
-                    state.slots.lock().await.remove(&lang);
+                    slots.lock().await.remove(&lang);
                     return Err(e.into());
                 }
             }
@@ -334,7 +344,7 @@ impl Tool for EvalTool {
                 }
             }
         };
-        state.slots.lock().await.insert(lang, slot);
+        slots.lock().await.insert(lang, slot);
         Ok(out.render())
     }
 }

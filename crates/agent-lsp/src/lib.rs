@@ -31,7 +31,7 @@
 //!   servers (`max_servers`, default 8): at the cap the least recently used idle server is shut
 //!   down and starts again at its next use; `lsp status` shows the cap and the evictions.
 //! - `tools`: the `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper with its
-//!   per-run ledger keyed by (severity, code, message).
+//!   per-conversation (room) ledger keyed by (severity, code, message).
 //! - `rename`: `lsp_rename`'s plan — open documents re-synced from disk first, edits applied to
 //!   the bytes the server was given (kept exactly outside the edited ranges), all or nothing.
 //! - `checker`: `diagnostics` with `"*"` — `cargo check`, `pyright --outputjson`, `tsc --noEmit`,
@@ -81,7 +81,7 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     let root = run.root.canonicalize().unwrap_or_else(|_| run.root.clone());
     let resolved = config.resolve(&root);
     let sup = supervisor::Supervisor::new(resolved, root, run.sandbox_prefix.clone());
-    let state = Arc::new(tools::State::new(sup));
+    let state = Arc::new(tools::State::new(registry, sup));
     registry.register(tools::LspTool(state.clone()));
     registry.register(tools::RenameTool(state.clone()));
     registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state.clone())));

@@ -13,7 +13,7 @@ use crate::client::Server;
 use crate::render::{Diag, Renderer};
 use crate::tools::State;
 use agent_tier::workspace::confine;
-use agent_tier::{BoxFuture, CallContext, ToolOutput, Wrapper};
+use agent_tier::{BoxFuture, CallContext, RoomId, ToolOutput, Wrapper};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -63,6 +63,7 @@ impl State {
         &self,
         files: &[String],
         previous: &BTreeMap<String, Vec<u8>>,
+        room: &RoomId,
     ) -> Report {
         let deadline = Instant::now() + self.sup.cfg.write_timeout;
         let mut report = Report::default();
@@ -231,11 +232,11 @@ impl State {
             .collect();
         report.elsewhere = self.elsewhere(files, &before_all);
         report.elsewhere.retain(|d| !others.contains(&d.loc.path));
-        report.related = self.unseen(std::mem::take(&mut report.related));
-        report.related_unchecked = self.unseen(std::mem::take(&mut report.related_unchecked));
-        report.new = self.unseen(std::mem::take(&mut report.new));
-        report.elsewhere = self.unseen(std::mem::take(&mut report.elsewhere));
-        report.unchecked = self.unseen(std::mem::take(&mut report.unchecked));
+        report.related = self.unseen(room, std::mem::take(&mut report.related));
+        report.related_unchecked = self.unseen(room, std::mem::take(&mut report.related_unchecked));
+        report.new = self.unseen(room, std::mem::take(&mut report.new));
+        report.elsewhere = self.unseen(room, std::mem::take(&mut report.elsewhere));
+        report.unchecked = self.unseen(room, std::mem::take(&mut report.unchecked));
         let mut budget = IN_ALL;
         report.new = cap(
             std::mem::take(&mut report.new),
@@ -384,13 +385,13 @@ impl Wrapper for WriteDiagnostics {
         _tool: &'a str,
         _args: &'a Value,
         mut output: ToolOutput,
-        _cx: &'a CallContext,
+        cx: &'a CallContext,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            self.0.set_witness(_cx.registry().witness());
+            self.0.set_witness(cx.registry().witness());
             let report = self
                 .0
-                .after_write(&output.changed_files, &output.previous)
+                .after_write(&output.changed_files, &output.previous, &cx.room())
                 .await;
             let text = render(&report);
             if text.is_empty() {

@@ -11,7 +11,7 @@ use crate::supervisor::Supervisor;
 use crate::text::{lines, path_to_uri, units_of_byte};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{apply_all, confine, confine_existing};
-use agent_tier::{BoxError, CallContext, Effects, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Effects, RoomId, Rooms, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -20,19 +20,20 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The family's state for one run: the supervisor and the diagnostics ledger.
+/// The family's state for one run: the supervisor (servers are shared by everyone on the root)
+/// and, per room, the diagnostics ledger (what each conversation has been shown).
 pub struct State {
     pub sup: Supervisor,
-    ledger: Mutex<HashSet<(String, String, String)>>,
+    ledger: Arc<Rooms<Mutex<HashSet<(String, String, String)>>>>,
     /// The run's identifier witness, taken from the first call's registry.
     witness: std::sync::OnceLock<Option<Arc<dyn agent_tier::witness::IdentifierWitness>>>,
 }
 
 impl State {
-    pub fn new(sup: Supervisor) -> Self {
+    pub fn new(registry: &agent_tier::Registry, sup: Supervisor) -> Self {
         State {
             sup,
-            ledger: Mutex::new(HashSet::new()),
+            ledger: Rooms::attach(registry),
             witness: std::sync::OnceLock::new(),
         }
     }
@@ -52,9 +53,10 @@ impl State {
         Ok((path, display, text))
     }
 
-    /// Record diagnostics as reported; returns those not reported before in this run.
-    pub(crate) fn unseen(&self, diags: Vec<Diag>) -> Vec<Diag> {
-        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    /// Record diagnostics as reported to `room`; returns those not reported to it before.
+    pub(crate) fn unseen(&self, room: &RoomId, diags: Vec<Diag>) -> Vec<Diag> {
+        let ledger = self.ledger.get_or_init(room, Mutex::default);
+        let mut ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
         diags
             .into_iter()
             .filter(|d| ledger.insert(d.key()))
@@ -186,14 +188,19 @@ use command::{Checked, Command};
 impl State {
     /// Run one `lsp` call. `project_code`: the call declared that it runs the project's code
     /// (its effects).
-    pub async fn run(&self, a: LspArgs, project_code: bool) -> Result<ToolOutput, LspError> {
+    pub async fn run(
+        &self,
+        a: LspArgs,
+        project_code: bool,
+        room: &RoomId,
+    ) -> Result<ToolOutput, LspError> {
         match Command::parse(a)? {
             Command::Status { file } => Ok(self.status(file.as_deref()).await),
             Command::Reload { file } => self.reload(file.as_deref()).await,
             Command::Diagnostics(Checked::Project) => {
                 Ok(checker::run_all(&self.sup, project_code).await)
             }
-            Command::Diagnostics(Checked::File(f)) => self.diagnostics(&f).await,
+            Command::Diagnostics(Checked::File(f)) => self.diagnostics(&f, room).await,
             Command::Symbols { file, query } => {
                 self.symbols(file.as_deref(), query.as_deref()).await
             }
@@ -263,7 +270,12 @@ root, or all. Results are `path:line:col: <line text>`."
         let st = self.0.clone();
         st.set_witness(cx.registry().witness());
         let project_code = cx.effects.runs_project_code;
-        async move { st.run(args, project_code).await.map_err(BoxError::from) }
+        let room = cx.room();
+        async move {
+            st.run(args, project_code, &room)
+                .await
+                .map_err(BoxError::from)
+        }
     }
 }
 

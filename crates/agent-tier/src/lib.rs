@@ -10,6 +10,9 @@
 //!   from the model, a kernel cell's `tool()` bridge or a worker;
 //! - [`Requester`] and [`Caller`]: who made a call, carried with it and every call nested in
 //!   it, so a prompt the call causes (a question, an approval) goes to that party only;
+//! - [`RoomId`] and [`Rooms`]: what belongs to one conversation (its kernels, debug session,
+//!   staged edits, ledgers, workers) is kept per room — the requester's — and ended together by
+//!   [`Registry::end_room`] when the conversation ends;
 //! - [`Approver`] and [`ApprovalPolicy`]: approvals fail closed when no approver is connected;
 //! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
 //! - [`locate::SymbolLocator`]: where a named function is defined, provided by the family that
@@ -32,6 +35,7 @@ pub mod lines;
 pub mod locate;
 pub mod process;
 mod registry;
+pub mod rooms;
 pub mod schema;
 mod tier;
 mod tool;
@@ -44,6 +48,7 @@ pub use registry::{
     CallContext, Caller, Origin, PROGRESS_MAX, ProgressListener, ProgressSink, Registry, Requester,
     RunInfo, Wrapper, progress, progress_wanted,
 };
+pub use rooms::{RoomEnd, RoomId, Rooms};
 pub use tier::{Surface, Tier};
 pub use tool::{BoxError, Effects, Hints, Image, Tool, ToolInfo, ToolOutput};
 

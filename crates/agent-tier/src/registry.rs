@@ -1,3 +1,4 @@
+use crate::rooms::{RoomEnd, RoomId};
 use crate::tool::{Effects, Tool, ToolInfo, ToolOutput};
 use crate::{CallError, Surface, Tier};
 use serde_json::Value;
@@ -7,7 +8,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
 mod erased;
 mod progress;
@@ -108,6 +109,13 @@ impl CallContext {
         self.requester.as_ref()
     }
 
+    /// The room this call belongs to: its requester's (for a nested call, the enclosing
+    /// call's), or [`RoomId::run`] when the call names no requester. What belongs to one
+    /// conversation (a kernel, a debug session, staged edits) is kept per room.
+    pub fn room(&self) -> RoomId {
+        room_of(self.requester.as_ref())
+    }
+
     /// This call's caller (its progress sink and requester), for a task the tool spawns that
     /// calls the registry itself.
     pub fn caller(&self) -> Caller {
@@ -140,6 +148,10 @@ impl CallContext {
             Err(e) => ToolOutput::error(e.to_string()),
         }
     }
+}
+
+fn room_of(requester: Option<&Arc<dyn Requester>>) -> RoomId {
+    requester.map_or_else(RoomId::run, |r| RoomId::new(r.id()))
 }
 
 /// A request for the operator's approval of one call.
@@ -222,6 +234,8 @@ struct Inner {
     sealed: AtomicBool,
     /// How many questions to a person (ask_user cards, approval prompts) are pending.
     asking: Arc<tokio::sync::watch::Sender<usize>>,
+    /// The tables of per-room state, ended together by [`Registry::end_room`].
+    room_ends: Mutex<Vec<Weak<dyn RoomEnd>>>,
 }
 
 /// Marks a question to a person as pending while it lives; see [`Registry::asking`].
@@ -276,6 +290,7 @@ impl Registry {
                 locks: Mutex::new(HashMap::new()),
                 sealed: AtomicBool::new(false),
                 asking: Arc::new(tokio::sync::watch::channel(0).0),
+                room_ends: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -359,6 +374,37 @@ impl Registry {
             !self.is_sealed(),
             "Registry::{what}({name}) after the registry was sealed by its first call or listing: register every tool and wrapper while composing the run"
         );
+    }
+
+    /// Have `table` end its state of a room when [`Registry::end_room`] ends that room. Held
+    /// weakly: a table its family has dropped is skipped. [`Rooms::attach`](crate::Rooms::attach)
+    /// calls this.
+    pub fn on_room_end(&self, table: Weak<dyn RoomEnd>) {
+        let mut ends = self
+            .inner
+            .room_ends
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        ends.retain(|t| t.strong_count() > 0);
+        ends.push(table);
+    }
+
+    /// End one room: every family's state kept for it (kernels, a debug session, staged edits,
+    /// ledgers, workers) is dropped, and ends when the calls still using it return. What the
+    /// edge calls when a conversation ends (an MCP session closed or expired). Returns how many
+    /// entries were ended.
+    pub fn end_room(&self, room: &RoomId) -> usize {
+        let tables: Vec<Arc<dyn RoomEnd>> = {
+            let ends = self
+                .inner
+                .room_ends
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            ends.iter().filter_map(Weak::upgrade).collect()
+        };
+        let ended: usize = tables.iter().map(|t| t.end(room)).sum();
+        tracing::debug!(%room, ended, "room ended");
+        ended
     }
 
     /// Connect (or replace) the approver.
@@ -559,7 +605,15 @@ impl Registry {
             }
         }
 
-        let key = effects.resource.clone();
+        // A resource of the room's own (its kernel, its debug session) is locked per room: calls
+        // from two conversations never wait for each other's.
+        let key = effects.resource.clone().map(|key| {
+            if effects.per_room {
+                format!("{key}@{}", room_of(caller.requester.as_ref()))
+            } else {
+                key
+            }
+        });
         if let Some(key) = &key
             && held.contains(key)
         {

@@ -128,6 +128,9 @@ pub struct Effects {
     pub tier: Tier,
     /// Calls holding the same resource run one at a time; `None`: this call runs beside any.
     pub resource: Option<String>,
+    /// The resource is each room's own ([`Tool::resource_per_room`]): calls from different
+    /// rooms hold different locks.
+    pub per_room: bool,
     /// The call runs code the project supplies (build scripts and proc macros under `cargo
     /// check`, the project's toolchain, a project-local binary). Such a call is `exec` tier, and
     /// it is the only kind of call for which a family may start a project-supplied executable
@@ -144,6 +147,7 @@ impl Effects {
         Effects {
             tier: tool.tier(),
             resource: (!tool.parallel_safe()).then(|| tool.resource_key()),
+            per_room: tool.resource_per_room(),
             runs_project_code: false,
             reason: None,
         }
@@ -194,6 +198,13 @@ pub trait Tool: Send + Sync + 'static {
     /// resource (a debug session, a kernel) share a key. Defaults to the tool's name.
     fn resource_key(&self) -> String {
         self.name().to_string()
+    }
+
+    /// Whether the resource is each room's own (a kernel, a debug session, staged edits kept in
+    /// [`Rooms`](crate::Rooms)): then calls are serialised per room, not across the run.
+    /// Default `false`.
+    fn resource_per_room(&self) -> bool {
+        false
     }
 
     /// What a call of this tool may do to the world beyond its tier, for clients (MCP tool

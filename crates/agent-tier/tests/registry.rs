@@ -631,3 +631,95 @@ async fn the_registry_is_fixed_once_used() {
     let _ = r2.list(Surface::Full);
     assert!(r2.is_sealed());
 }
+
+/// A requester named by a string, as the host's MCP sessions are.
+struct Party(&'static str);
+
+impl agent_tier::Requester for Party {
+    fn id(&self) -> &str {
+        self.0
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// A room's own resource: the room's first call waits until released; every call records how
+/// many calls of its room run at once.
+struct RoomGate {
+    release: Arc<tokio::sync::Notify>,
+    /// Per room: (running now, most at once, calls so far).
+    running: Arc<std::sync::Mutex<std::collections::HashMap<String, (usize, usize, usize)>>>,
+}
+
+impl Tool for RoomGate {
+    type Args = NoArgs;
+    fn name(&self) -> &str {
+        "kernel"
+    }
+    fn tier(&self) -> Tier {
+        Tier::Exec
+    }
+    fn description(&self) -> String {
+        "a room's own resource".into()
+    }
+    fn resource_per_room(&self) -> bool {
+        true
+    }
+    async fn call(&self, _args: NoArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let room = cx.room().to_string();
+        let first = {
+            let mut map = self.running.lock().unwrap();
+            let (now, max, calls) = map.entry(room.clone()).or_default();
+            *now += 1;
+            *max = (*max).max(*now);
+            *calls += 1;
+            *calls == 1
+        };
+        if first && room == "a" {
+            self.release.notified().await;
+        }
+        tokio::task::yield_now().await;
+        self.running.lock().unwrap().get_mut(&room).unwrap().0 -= 1;
+        Ok(ToolOutput::text(room))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rooms_resource_is_locked_per_room_not_across_the_run() {
+    let r = Registry::new(RunInfo::default());
+    let release = Arc::new(tokio::sync::Notify::new());
+    let running = Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
+    r.register(RoomGate {
+        release: release.clone(),
+        running: running.clone(),
+    });
+    let call_as = |who: &'static str| {
+        let r = r.clone();
+        tokio::spawn(async move {
+            let caller = agent_tier::Caller::requested_by(Arc::new(Party(who)));
+            r.call_from("kernel", json!({}), Surface::Full, Origin::Model, caller)
+                .await
+        })
+    };
+    // A's first call holds A's lock until released; a second call of A waits behind it.
+    let a1 = call_as("a");
+    while running.lock().unwrap().get("a").is_none() {
+        tokio::task::yield_now().await;
+    }
+    let a2 = call_as("a");
+    // B's call is in another room: it runs and returns while A's lock is held.
+    let b = tokio::time::timeout(std::time::Duration::from_secs(30), call_as("b"))
+        .await
+        .expect("B's call waited for A's room")
+        .unwrap();
+    assert_eq!(b.text, "b");
+    release.notify_one();
+    assert_eq!(a1.await.unwrap().text, "a");
+    assert_eq!(a2.await.unwrap().text, "a");
+    assert_eq!(
+        running.lock().unwrap()["a"].1,
+        1,
+        "two calls of one room overlapped"
+    );
+}

@@ -4,8 +4,9 @@
 //! Every request must carry `Authorization: Bearer <token>` (401 otherwise: no token, no tools);
 //! a browser `Origin` that is not loopback is refused (403) before anything else, and `rmcp`
 //! checks the `Host` header against loopback names (DNS rebinding) unless the host was asked to
-//! listen on another address. Every session serves the same run: one registry, one set of
-//! language servers, kernels and debug sessions.
+//! listen on another address. Every session serves the same run — one registry, one set of
+//! language servers and caches — and has its own room: its kernels, debug session, staged edits,
+//! ledgers and workers, ended when the session is deleted or idle for [`SESSION_IDLE`].
 //!
 //! Nothing a client does ends the host: an `accept` that fails is retried (after 100 ms when the
 //! process is out of descriptors or memory), connections are capped and closed when they send
@@ -197,6 +198,9 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// `net.core.somaxconn`).
 const BACKLOG: u32 = 1024;
 
+/// How long an MCP session may go without a message before it ends, with its room.
+pub const SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Serve over Streamable HTTP on `addr`. Returns only if the host cannot start serving (no token,
 /// the address taken, a limit misconfigured); once listening, it serves until the run ends.
 pub async fn serve(
@@ -217,11 +221,12 @@ pub async fn serve(
         // Asked to listen beyond loopback: any Host name may reach it; the token still gates.
         config = config.disable_allowed_hosts();
     }
-    let service = StreamableHttpService::new(
-        move || Ok(host.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    // A session idle for SESSION_IDLE ends, and its room with it (its kernels, debug session,
+    // staged edits, workers): rmcp's default of 5 minutes would end a conversation whose
+    // person is reading a long answer.
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(SESSION_IDLE);
+    let service = StreamableHttpService::new(move || Ok(host.clone()), Arc::new(sessions), config);
     say(&format!(
         "agent-tools serve: listening on http://{local}/mcp"
     ));

@@ -13,7 +13,7 @@
 //! to that session's client and to no other. Nothing here remembers a "current" client.
 
 use agent_tools::tier::{
-    Caller, Origin, ProgressListener, ProgressSink, Registry, Requester, Surface, ToolInfo,
+    Caller, Origin, ProgressListener, ProgressSink, Registry, Requester, RoomId, Surface, ToolInfo,
     ToolOutput,
 };
 use base64::Engine;
@@ -259,6 +259,18 @@ pub struct Host {
 impl Clone for Host {
     fn clone(&self) -> Self {
         Host::new(self.registry.clone(), self.surface, self.sessions.clone())
+    }
+}
+
+impl Drop for Host {
+    /// The session this host served has ended (its client deleted it, it expired, or stdin
+    /// closed): so has its room — its kernels, debug session, staged edits, ledgers and workers.
+    /// The template host that Streamable HTTP clones per session serves none and ends nothing.
+    fn drop(&mut self) {
+        if let Some(session) = self.session.get() {
+            let ended = self.registry.end_room(&RoomId::new(session.id()));
+            tracing::debug!(session = %session.id(), ended, "session ended");
+        }
     }
 }
 

@@ -41,17 +41,21 @@ impl Drop for Server {
 }
 
 fn http_server(root: &Path, token: &str) -> Server {
-    let child = Command::new(BIN)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--approval",
-            "write",
-            "--root",
-        ])
+    http_server_with(root, token, &["--approval", "write"], &[])
+}
+
+/// `agent-tools serve --listen` on a free port with `flags` and `env`; its URL in `.1`.
+fn http_server_with(root: &Path, token: &str, flags: &[&str], env: &[(&str, &Path)]) -> Server {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--listen", "127.0.0.1:0"])
+        .args(flags)
+        .arg("--root")
         .arg(root)
-        .env("AGENT_TOOLS_TOKEN", token)
+        .env("AGENT_TOOLS_TOKEN", token);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -70,18 +74,15 @@ fn http_server(root: &Path, token: &str) -> Server {
     }
 }
 
-#[test]
-fn a_cells_question_and_approval_go_to_its_own_session_while_another_client_calls() {
-    let venv = venv();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("hello.txt"), "hello\n").unwrap();
-    // The project's `.venv` is the test venv, so the Python kernel starts from it.
-    std::os::unix::fs::symlink(&venv, root.path().join(".venv")).unwrap();
-    let server = http_server(root.path(), "sessions-token");
+/// Run a client script from `tests/clients` with the venv's Python; the checks it printed.
+fn run_client(venv: &Path, script: &str, args: &[&std::ffi::OsStr]) -> Vec<String> {
     let out = Command::new(venv.join("bin/python"))
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/python_sessions.py"))
-        .args([&server.1, "sessions-token"])
-        .arg(root.path())
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/clients")
+                .join(script),
+        )
+        .args(args)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -92,11 +93,32 @@ fn a_cells_question_and_approval_go_to_its_own_session_while_another_client_call
         "client failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    let line = stdout
+    stdout
         .lines()
         .find_map(|l| l.strip_prefix("ok "))
-        .unwrap_or_else(|| panic!("no `ok` line:\n{stdout}\n{stderr}"));
-    let done: Vec<&str> = line.split(',').collect();
+        .unwrap_or_else(|| panic!("no `ok` line:\n{stdout}\n{stderr}"))
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_cells_question_and_approval_go_to_its_own_session_while_another_client_calls() {
+    let venv = venv();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("hello.txt"), "hello\n").unwrap();
+    // The project's `.venv` is the test venv, so the Python kernel starts from it.
+    std::os::unix::fs::symlink(&venv, root.path().join(".venv")).unwrap();
+    let server = http_server(root.path(), "sessions-token");
+    let done = run_client(
+        &venv,
+        "python_sessions.py",
+        &[
+            server.1.as_ref(),
+            "sessions-token".as_ref(),
+            root.path().as_os_str(),
+        ],
+    );
     for c in [
         "B reads while A's cell runs",
         "A's cell sees A's answer",
@@ -105,6 +127,72 @@ fn a_cells_question_and_approval_go_to_its_own_session_while_another_client_call
         "B was never asked",
         "A was asked the question and the approval",
     ] {
-        assert!(done.contains(&c), "check `{c}` not done: {done:?}");
+        assert!(
+            done.iter().any(|d| d == c),
+            "check `{c}` not done: {done:?}"
+        );
+    }
+}
+
+/// Each MCP session is a room: its kernel, staged edits, debug breakpoints, workers and refused
+/// questions are its own, and end with it while another session's go on. Before rooms, B's cell
+/// saw A's `x`, B could accept A's edit and kill A's worker, a question A's person declined was
+/// never put to B's, and closing A's session ended nothing.
+#[test]
+fn each_session_is_a_room_that_ends_with_it() {
+    let venv = venv();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("mod.py"), "print(\"hi\")\n").unwrap();
+    std::os::unix::fs::symlink(&venv, root.path().join(".venv")).unwrap();
+    // The `fast` worker program: writes its pid to a file of its own, then sleeps.
+    let outside = tempfile::tempdir().unwrap();
+    let pids = outside.path().join("pids");
+    std::fs::create_dir(&pids).unwrap();
+    let worker = outside.path().join("worker.sh");
+    std::fs::write(
+        &worker,
+        format!(
+            "#!/bin/sh\necho $$ > '{}/'\"$VIBE_WORKER_ID-$$\"\nexec sleep 300\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&worker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = http_server_with(
+        root.path(),
+        "rooms-token",
+        &["--vibe"],
+        &[("AGENT_TOOLS_VIBE_FAST", &worker)],
+    );
+    let done = run_client(
+        &venv,
+        "python_rooms.py",
+        &[
+            server.1.as_ref(),
+            "rooms-token".as_ref(),
+            root.path().as_os_str(),
+            pids.as_os_str(),
+        ],
+    );
+    for c in [
+        "B has a kernel of its own",
+        "B does not see A's variables",
+        "A's variables survive B's cells",
+        "B cannot accept A's edit",
+        "B's attempt wrote nothing",
+        "B's debug room has no breakpoint",
+        "B cannot kill A's worker",
+        "B's person is asked and answers",
+        "A's refusal is remembered for A",
+        "A's kernel ended with its session",
+        "A's worker ended with its session",
+        "B's kernel still holds its state",
+        "B's roster still has its worker",
+    ] {
+        assert!(
+            done.iter().any(|d| d == c),
+            "check `{c}` not done: {done:?}"
+        );
     }
 }

@@ -1,13 +1,13 @@
 //! # agent-vibe — the five `vibe_*` tools that direct background workers
 //!
-//! Owns the run's worker roster and the backend that runs workers:
+//! Owns the run's worker rosters (one per conversation) and the backend that runs workers:
 //!
 //! - [`VibeBackend`]: what the harness supplies to run one worker run to its end (dropping the
 //!   run stops the worker);
 //! - [`CommandBackend`]: the shipped backend — a configured program per tier (`fast`, `good`),
 //!   started through `agent_proc` (own process group, run tag, swept when it ends) with the
 //!   brief on stdin and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its stdout is the result;
-//! - the roster: every worker of the run with its state (running, done, failed, timed_out,
+//! - the roster, one per room (conversation): every worker it spawned, with its state (running, done, failed, timed_out,
 //!   killed), elapsed time, when it last wrote output, and last result, kept for the whole run
 //!   (a finished worker's result can be read again by `vibe_wait` any number of times).
 //!
@@ -136,7 +136,11 @@ pub fn attach(registry: &Registry, config: VibeConfig) {
             .with_max_output(config.max_output_bytes),
         ),
     };
-    let roster = Roster::new(backend, config.max_run);
+    let roster = Arc::new(tools::Rosters {
+        backend,
+        max_run: config.max_run,
+        rooms: agent_tier::Rooms::attach(registry),
+    });
     let limits = tools::Limits {
         default_wait: config.default_wait.min(config.max_wait),
         max_wait: config.max_wait,

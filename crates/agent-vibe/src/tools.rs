@@ -1,10 +1,10 @@
 //! The five `vibe_*` tools.
 
-use crate::backend::WorkerTier;
+use crate::backend::{VibeBackend, WorkerTier};
 use crate::error::VibeError;
 use crate::roster::{Roster, WorkerView};
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Rooms, Tier, Tool, ToolOutput};
 use serde::Deserialize;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -163,11 +163,28 @@ pub struct KillArgs {
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {}
 
-pub(crate) struct Spawn(pub Arc<Roster>, pub Limits);
-pub(crate) struct Send(pub Arc<Roster>);
-pub(crate) struct Wait(pub Arc<Roster>, pub Limits);
-pub(crate) struct Kill(pub Arc<Roster>);
-pub(crate) struct List(pub Arc<Roster>, pub Limits);
+/// Each room's roster: a conversation sees, waits for and kills its own workers only; they are
+/// stopped when its room ends.
+pub(crate) struct Rosters {
+    pub backend: Arc<dyn VibeBackend>,
+    pub max_run: Duration,
+    pub rooms: Arc<Rooms<Roster>>,
+}
+
+impl Rosters {
+    /// The roster of the call's room, made on its first use.
+    fn of(&self, cx: &CallContext) -> Arc<Roster> {
+        self.rooms.get_or_init_arc(&cx.room(), || {
+            Roster::new(self.backend.clone(), self.max_run)
+        })
+    }
+}
+
+pub(crate) struct Spawn(pub Arc<Rosters>, pub Limits);
+pub(crate) struct Send(pub Arc<Rosters>);
+pub(crate) struct Wait(pub Arc<Rosters>, pub Limits);
+pub(crate) struct Kill(pub Arc<Rosters>);
+pub(crate) struct List(pub Arc<Rosters>, pub Limits);
 
 impl Tool for Spawn {
     type Args = SpawnArgs;
@@ -219,6 +236,7 @@ impl Tool for Spawn {
         let tier = args.tier;
         let v = self
             .0
+            .of(&cx)
             .spawn(
                 args.brief,
                 args.label.trim().to_string(),
@@ -267,6 +285,7 @@ impl Tool for Send {
         }
         let (v, was_running, unread) = self
             .0
+            .of(&cx)
             .send(&args.worker_id, &args.message, cx.surface)
             .await?;
         let mut text = format!(
@@ -307,7 +326,8 @@ impl Tool for Wait {
     }
     async fn call(&self, args: WaitArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let timeout = wait_timeout(args.timeout_seconds, self.1.default_wait, self.1.max_wait)?;
-        let wait = self.0.wait(&args.worker_id, timeout);
+        let roster = self.0.of(&cx);
+        let wait = roster.wait(&args.worker_id, timeout);
         let (v, ended) = if cx.progress_wanted() {
             // While waiting, the worker's state and last output line, once a second.
             tokio::pin!(wait);
@@ -316,7 +336,7 @@ impl Tool for Wait {
                 tokio::select! {
                     r = &mut wait => break r?,
                     _ = tick.tick() => {
-                        if let Ok((v, line)) = self.0.peek(&args.worker_id) {
+                        if let Ok((v, line)) = roster.peek(&args.worker_id) {
                             cx.progress(waiting_line(&v, line.as_deref()));
                         }
                     }
@@ -368,8 +388,8 @@ impl Tool for Kill {
     fn description(&self) -> String {
         "Stop a worker and everything it started. Its record and last result stay; vibe_send reruns it.".into()
     }
-    async fn call(&self, args: KillArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let (v, was_running) = self.0.kill(&args.worker_id).await?;
+    async fn call(&self, args: KillArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let (v, was_running) = self.0.of(&cx).kill(&args.worker_id).await?;
         let text = if was_running {
             format!("{}: stopped.", header(&v))
         } else {
@@ -402,8 +422,8 @@ impl Tool for List {
             human_elapsed(self.1.stall_after.as_secs_f64())
         )
     }
-    async fn call(&self, _args: ListArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let views = self.0.list();
+    async fn call(&self, _args: ListArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let views = self.0.of(&cx).list();
         if views.is_empty() {
             return Ok(
                 ToolOutput::text("no workers in this run yet; start one with vibe_spawn")

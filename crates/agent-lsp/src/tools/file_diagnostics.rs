@@ -3,7 +3,11 @@
 use super::*;
 
 impl State {
-    pub(super) async fn diagnostics(&self, file: &str) -> Result<ToolOutput, LspError> {
+    pub(super) async fn diagnostics(
+        &self,
+        file: &str,
+        room: &RoomId,
+    ) -> Result<ToolOutput, LspError> {
         let (path, display, text) = self.read_file(file)?;
         let srv = self.sup.server_for(&path).await?;
         let synced = srv.sync(&path, &text, false).await?;
@@ -23,7 +27,7 @@ impl State {
             .filter(|d| d.severity == "error" || d.severity == "warning")
             .collect();
         // What the agent has been shown is "already reported" for the write wrapper.
-        let _ = self.unseen(shown.clone());
+        let _ = self.unseen(room, shown.clone());
         let mut out = Vec::new();
         if !fresh {
             out.push(format!(
