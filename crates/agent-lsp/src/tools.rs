@@ -20,11 +20,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// What one conversation has been shown: diagnostics by (severity, code, message).
+type Ledger = HashSet<(String, String, String)>;
+
 /// The family's state for one run: the supervisor (servers are shared by everyone on the root)
 /// and, per room, the diagnostics ledger (what each conversation has been shown).
 pub struct State {
     pub sup: Supervisor,
-    ledger: Arc<Rooms<Mutex<HashSet<(String, String, String)>>>>,
+    ledger: Arc<Rooms<Mutex<Ledger>>>,
     /// The run's identifier witness, taken from the first call's registry.
     witness: std::sync::OnceLock<Option<Arc<dyn agent_tier::witness::IdentifierWitness>>>,
 }

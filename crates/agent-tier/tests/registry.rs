@@ -648,9 +648,11 @@ impl agent_tier::Requester for Party {
 /// many calls of its room run at once.
 struct RoomGate {
     release: Arc<tokio::sync::Notify>,
-    /// Per room: (running now, most at once, calls so far).
-    running: Arc<std::sync::Mutex<std::collections::HashMap<String, (usize, usize, usize)>>>,
+    running: Arc<std::sync::Mutex<Counts>>,
 }
+
+/// Per room: (running now, most at once, calls so far).
+type Counts = std::collections::HashMap<String, (usize, usize, usize)>;
 
 impl Tool for RoomGate {
     type Args = NoArgs;
