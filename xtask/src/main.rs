@@ -35,7 +35,7 @@ const APT_PROBES: &[(&str, &str)] = &[
     ("dlv", "delve"),
     ("bwrap", "bubblewrap"),
 ];
-/// The crates published on their own (`cargo package --list` must succeed for each).
+/// The crates published on their own; every other member is `publish = false` (`lint` checks).
 const PUBLISHED: &[&str] = &[
     "agent-tier",
     "agent-proc",
@@ -342,8 +342,8 @@ fn counts(line: &str) -> (u64, u64) {
     (passed, failed)
 }
 
-/// Everything CI checks before the tests: formatting, clippy, each facade feature alone, and the
-/// generated docs.
+/// Everything CI checks before the tests: formatting, clippy, each facade feature alone,
+/// packaging and docs (`publishing`), and the generated docs.
 fn lint(root: &Path) -> Result<()> {
     run(cargo(root).args(["fmt", "--all", "--check"]))?;
     run(cargo(root).args([
@@ -369,12 +369,43 @@ fn lint(root: &Path) -> Result<()> {
         ]))?;
     }
     run(cargo(root).args(["check", "-q", "-p", "agent-tools", "--no-default-features"]))?;
-    for krate in PUBLISHED {
-        run(cargo(root)
-            .args(["package", "--list", "--allow-dirty", "-p", krate])
-            .stdout(Stdio::null()))?;
-    }
+    publishing(root)?;
     codegen(root, true)
+}
+
+/// crates.io readiness: exactly the crates in [`PUBLISHED`] are publishable (xtask and the test
+/// kit are `publish = false`); `cargo package --workspace` packages every crate and builds each
+/// from its package, the workspace's unpublished crates standing in for the registry; and the
+/// docs of every crate build without a warning.
+fn publishing(root: &Path) -> Result<()> {
+    let meta = cargo(root)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .output()?;
+    let meta: serde_json::Value = serde_json::from_slice(&meta.stdout)?;
+    for p in meta["packages"]
+        .as_array()
+        .context("cargo metadata: no packages")?
+    {
+        let name = p["name"].as_str().unwrap_or_default();
+        // `publish`: null = anywhere, [] = nowhere
+        let publishable = p["publish"].as_array().is_none_or(|r| !r.is_empty());
+        if publishable != PUBLISHED.contains(&name) {
+            bail!(
+                "{name}: publishable is {publishable}, but PUBLISHED in xtask/src/main.rs says {}",
+                !publishable
+            );
+        }
+    }
+    run(cargo(root).args(["package", "--workspace", "--allow-dirty", "--quiet"]))?;
+    run(cargo(root)
+        .args([
+            "doc",
+            "--no-deps",
+            "--workspace",
+            "--all-features",
+            "--quiet",
+        ])
+        .env("RUSTDOCFLAGS", "-D warnings"))
 }
 
 fn host_binary(root: &Path, release: bool) -> Result<PathBuf> {
