@@ -56,6 +56,8 @@ const PIP_PACKAGES: &[&str] = &[
     "pyflakes",
     "ty",
     "debugpy",
+    // `debug launch` with `module: "pytest"` runs a test under debugpy (crates/agent-dap tests)
+    "pytest",
     "pandas",
     "matplotlib",
     "jupyter_client",
