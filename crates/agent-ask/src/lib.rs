@@ -34,7 +34,7 @@ pub use elicit::{
 pub use error::AskError;
 pub use port::{AskPort, BoxFuture, ScriptedPort};
 pub use terminal::{TerminalOptions, TerminalPort};
-pub use tool::{AskUserArgs, Outcome, SKIP_INSTRUCTION};
+pub use tool::{AskOption, AskUserArgs, Outcome, SKIP_INSTRUCTION};
 
 use agent_tier::Registry;
 use std::sync::Arc;

@@ -19,15 +19,36 @@ pub struct AskUserArgs {
     /// Why you ask; what the answer decides.
     #[serde(default)]
     pub context: Option<String>,
-    /// Choices (unique labels); without them the answer is typed.
+    /// Choices (unique labels): strings, or `{label, description}`; without them the answer is
+    /// typed.
     #[serde(default)]
-    pub options: Vec<CardOption>,
+    pub options: Vec<AskOption>,
     /// Also accept a typed answer.
     #[serde(default)]
     pub allow_free_text: bool,
     /// Allow choosing several options.
     #[serde(default)]
     pub multi_select: bool,
+}
+
+// One choice as a model writes it: a plain label (`"postgres"`) or a label with what choosing
+// it means. (A comment, not a doc comment: the field's description says it, once, in the
+// schema.)
+#[allow(missing_docs)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AskOption {
+    Label(String),
+    Described(CardOption),
+}
+
+impl From<AskOption> for CardOption {
+    fn from(o: AskOption) -> CardOption {
+        match o {
+            AskOption::Label(label) => CardOption::new(label, None),
+            AskOption::Described(o) => o,
+        }
+    }
 }
 
 /// The instruction that goes with a skip.
@@ -140,7 +161,7 @@ impl AskUser {
             context: args.context,
             // A bare question takes a typed answer: nothing else could answer it.
             allow_free_text: args.allow_free_text || args.options.is_empty(),
-            options: args.options,
+            options: args.options.into_iter().map(CardOption::from).collect(),
             multi_select: args.multi_select,
             timeout: self.timeout,
             space: Some(self.space.clone()),

@@ -135,6 +135,30 @@ async fn a_bare_question_takes_a_typed_answer() {
     assert!(port.shown()[0].allow_free_text);
 }
 
+/// Options as models write them — plain strings — are labels; mixed with described ones too.
+#[tokio::test]
+async fn options_may_be_plain_strings() {
+    let (out, shown) = check(
+        AskOutcome::Answer(Answer::options(&["sqlite"])),
+        json!({"question": "Which database?", "options": ["postgres", {"label": "sqlite", "description": "one file"}]}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("chosen: sqlite"), "{}", out.text);
+    assert_eq!(
+        shown[0].options,
+        vec![
+            CardOption::new("postgres", None),
+            CardOption::new("sqlite", Some("one file"))
+        ]
+    );
+    let port = Arc::new(ScriptedPort::new());
+    let registry = registry_with(port, Duration::from_secs(300));
+    let out = ask(&registry, json!({"question": "Which?", "options": [3]})).await;
+    assert!(out.is_error);
+    assert!(out.text.contains("options"), "{}", out.text);
+}
+
 async fn check(outcome: AskOutcome, args: Value) -> (ToolOutput, Vec<Card>) {
     let port = Arc::new(ScriptedPort::with([outcome]));
     let registry = registry_with(port.clone(), Duration::from_secs(300));
@@ -347,7 +371,7 @@ fn card_text() {
         let card = Card {
             question: args.question,
             context: args.context,
-            options: args.options,
+            options: args.options.into_iter().map(CardOption::from).collect(),
             allow_free_text: args.allow_free_text,
             multi_select: args.multi_select,
             timeout: timeout.map(Duration::from_secs),

@@ -19,7 +19,11 @@ fn child(spec: &str) {
     let card = Card {
         question: args.question,
         context: args.context,
-        options: args.options,
+        options: args
+            .options
+            .into_iter()
+            .map(agent_ask::CardOption::from)
+            .collect(),
         allow_free_text: args.allow_free_text,
         multi_select: args.multi_select,
         timeout: spec["timeout_ms"].as_u64().map(Duration::from_millis),

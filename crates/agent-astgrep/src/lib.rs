@@ -560,7 +560,7 @@ fn edit(
     };
 
     let mut text = format!(
-        "(proposed) {} in {} … call resolve with edit_id \"{id}\" (action \"accept\" writes them all, \"discard\" drops them); nothing is written yet",
+        "(proposed) {} in {} … call resolve with edit_id \"{id}\" (operation \"accept\" writes them all, \"discard\" drops them); nothing is written yet",
         plural(replacements, "replacement", "replacements"),
         plural(files.len(), "file", "files"),
     );

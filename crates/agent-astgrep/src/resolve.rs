@@ -24,8 +24,9 @@ pub enum ResolveAction {
 pub struct ResolveArgs {
     /// From the ast_edit proposal (`edit_1`).
     pub edit_id: String,
-    /// `accept` or `discard`.
-    pub action: ResolveAction,
+    /// `accept` or `discard`. Alias: `action`.
+    #[serde(alias = "action")]
+    pub operation: ResolveAction,
 }
 
 pub(crate) struct ResolveTool(pub(crate) Arc<Shared>);
@@ -106,7 +107,7 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
         }
         Slot::Pending(staged) => staged,
     };
-    match args.action {
+    match args.operation {
         ResolveAction::Discard => {
             let files = staged.files.len();
             edits.slots.insert(n, Slot::Discarded);
@@ -114,7 +115,9 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
                 "discarded {given}: nothing was written ({} staged)",
                 plural(files, "file was", "files were")
             ))
-            .with_structured(json!({"edit_id": given, "action": "discard", "changed_files": []})))
+            .with_structured(
+                json!({"edit_id": given, "operation": "discard", "changed_files": []}),
+            ))
         }
         ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
             Ok(()) => {
@@ -131,7 +134,7 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
                         .join(", ")
                 ))
                 .with_structured(
-                    json!({"edit_id": given, "action": "accept", "changed_files": files}),
+                    json!({"edit_id": given, "operation": "accept", "changed_files": files}),
                 )
                 .with_file_changes(&shared.root, &staged.changes);
                 edits.slots.insert(n, Slot::Accepted);

@@ -47,7 +47,7 @@ async fn resolve(registry: &Registry, id: &str, action: &str) -> ToolOutput {
     registry
         .call(
             "resolve",
-            json!({"edit_id": id, "action": action}),
+            json!({"edit_id": id, "operation": action}),
             Surface::Full,
         )
         .await
@@ -453,7 +453,7 @@ async fn the_proposal_diff_is_bounded_and_searches_run_side_by_side() {
         )
         .await;
     insta::assert_snapshot!(out.text, @r#"
-    (proposed) 6 replacements in 3 files … call resolve with edit_id "edit_1" (action "accept" writes them all, "discard" drops them); nothing is written yet
+    (proposed) 6 replacements in 3 files … call resolve with edit_id "edit_1" (operation "accept" writes them all, "discard" drops them); nothing is written yet
     searched 3 dart files
 
     --- a/lib/f0.dart

@@ -62,7 +62,7 @@ pub struct VibeConfig {
     pub max_run: Duration,
     /// A running worker silent this long is listed as stalled (default 5 minutes).
     pub stall_after: Duration,
-    /// How long `vibe_wait` waits when no `timeout_seconds` is given (default 300 s).
+    /// How long `vibe_wait` waits when no `timeout_s` is given (default 300 s).
     pub default_wait: Duration,
     /// The longest `vibe_wait` may wait (default 3600 s).
     pub max_wait: Duration,

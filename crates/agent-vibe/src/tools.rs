@@ -118,12 +118,12 @@ pub struct SendArgs {
 pub struct WaitArgs {
     /// Id from vibe_spawn (`w1`).
     pub worker_id: String,
-    /// Most seconds to wait (default 300, at most 3600).
-    #[serde(default)]
-    pub timeout_seconds: Option<f64>,
+    /// Most seconds to wait (default 300, at most 3600). Alias: `timeout_seconds`.
+    #[serde(default, alias = "timeout_seconds")]
+    pub timeout_s: Option<f64>,
 }
 
-/// `timeout_seconds` as a duration: a finite number of seconds from 0 to `max`; anything else
+/// `timeout_s` as a duration: a finite number of seconds from 0 to `max`; anything else
 /// (negative, NaN, infinite, `1e308`) is an argument error naming the argument and the valid
 /// range, checked before any conversion that could panic.
 fn wait_timeout(
@@ -143,7 +143,7 @@ fn wait_timeout(
                 format!("{s}")
             };
             Err(VibeError::InvalidArguments(format!(
-                "`timeout_seconds` is {shown}; pass a number of seconds from 0 to {}",
+                "`timeout_s` is {shown}; pass a number of seconds from 0 to {}",
                 max.as_secs()
             )))
         }
@@ -320,12 +320,12 @@ impl Tool for Wait {
     }
     fn description(&self) -> String {
         format!(
-            "Wait for a worker's result. After `timeout_seconds` (default {}s) its current state comes back instead, not an error; it keeps running.",
+            "Wait for a worker's result. After `timeout_s` (default {}s) its current state comes back instead, not an error; it keeps running.",
             self.1.default_wait.as_secs()
         )
     }
     async fn call(&self, args: WaitArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let timeout = wait_timeout(args.timeout_seconds, self.1.default_wait, self.1.max_wait)?;
+        let timeout = wait_timeout(args.timeout_s, self.1.default_wait, self.1.max_wait)?;
         let roster = self.0.of(&cx);
         let wait = roster.wait(&args.worker_id, timeout);
         let (v, ended) = if cx.progress_wanted() {

@@ -121,10 +121,7 @@ impl Fixture {
     /// Wait (generously) until the worker is no longer running.
     async fn finished(&self, id: &str) -> ToolOutput {
         let out = self
-            .ok(
-                "vibe_wait",
-                json!({"worker_id": id, "timeout_seconds": 120}),
-            )
+            .ok("vibe_wait", json!({"worker_id": id, "timeout_s": 120}))
             .await;
         assert_ne!(state(&out), "running", "{}", out.text);
         out
@@ -270,10 +267,7 @@ async fn wait_with_a_timeout_returns_the_running_state_and_kill_stops_the_group(
     let id = f.spawn("slow", "take your time").await;
     f.runs_recorded(1).await;
     let waited = f
-        .call(
-            "vibe_wait",
-            json!({"worker_id": id, "timeout_seconds": 0.5}),
-        )
+        .call("vibe_wait", json!({"worker_id": id, "timeout_s": 0.5}))
         .await;
     assert!(
         !waited.is_error,
@@ -566,7 +560,7 @@ fn doctor_reports_each_tier() {
     }
 }
 
-/// `timeout_seconds` out of range (issue 11, item 13: `1e308` panicked in the conversion) is an
+/// `timeout_s` (or its alias `timeout_seconds`) out of range (issue 11, item 13: `1e308` panicked in the conversion) is an
 /// argument error naming the argument and the valid range; the edges of the range are accepted.
 #[tokio::test]
 async fn wait_timeout_out_of_range_is_an_argument_error() {
@@ -587,7 +581,7 @@ async fn wait_timeout_out_of_range_is_an_argument_error() {
             .await;
         assert!(out.is_error, "{bad}: {}", out.text);
         assert!(
-            out.text.contains("`timeout_seconds`") && out.text.contains("from 0 to 3600"),
+            out.text.contains("`timeout_s`") && out.text.contains("from 0 to 3600"),
             "{bad}: {}",
             out.text
         );
@@ -710,7 +704,7 @@ async fn a_result_can_be_read_again() {
     let first = f.finished(&id).await;
     let second = f.finished(&id).await;
     let third = f
-        .ok("vibe_wait", json!({"worker_id": id, "timeout_seconds": 0}))
+        .ok("vibe_wait", json!({"worker_id": id, "timeout_s": 0}))
         .await;
     let result = |o: &ToolOutput| o.structured.as_ref().unwrap()["result"].clone();
     assert!(
