@@ -20,7 +20,7 @@ pub fn is_ident(c: char) -> bool {
 
 /// Byte offsets of `needle` in `line` that are whole identifiers (not preceded or followed by an
 /// identifier character).
-fn whole_matches(line: &str, needle: &str) -> Vec<usize> {
+pub(crate) fn whole_matches(line: &str, needle: &str) -> Vec<usize> {
     line.match_indices(needle)
         .map(|(i, _)| i)
         .filter(|&i| {

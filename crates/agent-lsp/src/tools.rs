@@ -45,9 +45,9 @@ impl State {
         &self.sup.root
     }
 
-    /// The `file` argument, confined to the root: its path, how results show it, its text.
+    /// The `path` argument, confined to the root: its path, how results show it, its text.
     pub(crate) fn read_file(&self, file: &str) -> Result<(PathBuf, String, String), LspError> {
-        let path = confine_existing(self.ws(), "file", file)?;
+        let path = confine_existing(self.ws(), "path", file)?;
         let display = agent_tier::workspace::display_path(self.ws(), &path);
         let text = crate::text::read_text(&path).map_err(|e| LspError::Read {
             path: display.clone(),
@@ -105,17 +105,18 @@ impl Operation {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LspArgs {
-    /// The operation.
+    /// The operation (alias: `op`).
     #[serde(alias = "op")]
     pub operation: Operation,
-    /// Workspace-relative file; diagnostics: `"*"` for every root.
-    #[serde(default, alias = "path")]
-    pub file: Option<String>,
+    /// Workspace-relative file (alias: `file`); diagnostics: `"*"` for every root.
+    #[serde(default, alias = "file")]
+    pub path: Option<String>,
     /// position: 1-based line.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub line: Option<u32>,
-    /// position: a substring of `line` naming the symbol (not a column).
+    /// position: a substring of `line` naming the symbol (not a column); without `line`, a
+    /// name (`Class.method`) declared once in `path` or the workspace.
     #[serde(default)]
     pub symbol: Option<String>,
     /// position: which occurrence of `symbol` on the line (default 1).
@@ -131,13 +132,15 @@ pub struct LspArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
-    /// Workspace-relative file.
-    #[serde(alias = "path")]
-    pub file: String,
+    /// Workspace-relative file (alias: `file`).
+    #[serde(default, alias = "file")]
+    pub path: Option<String>,
     /// 1-based line.
+    #[serde(default)]
     #[schemars(range(min = 1))]
-    pub line: u32,
-    /// Substring of that line naming the symbol.
+    pub line: Option<u32>,
+    /// Substring of `line` naming the symbol; without `line`, a name (`Class.method`) declared
+    /// once in `path` or the workspace.
     pub symbol: String,
     /// Which occurrence of `symbol` on the line (default 1).
     #[serde(default)]
@@ -173,6 +176,7 @@ fn is_empty(v: &Value) -> bool {
 
 const PARTIAL: &str = "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
 
+mod by_name;
 mod command;
 mod file_diagnostics;
 mod locate;
@@ -186,7 +190,8 @@ mod witnessed;
 
 pub use locate::Locator;
 
-use command::{Checked, Command};
+use by_name::{ByName, address_fields};
+use command::{At, Checked, Command, Place};
 
 impl State {
     /// Run one `lsp` call. `project_code`: the call declared that it runs the project's code
@@ -207,10 +212,45 @@ impl State {
             Command::Symbols { file, query } => {
                 self.symbols(file.as_deref(), query.as_deref()).await
             }
-            Command::Navigate(nav, at) => self.navigate(nav, &at).await,
-            Command::Hover(at) => self.hover(&at).await,
-            Command::CodeActions(at) => self.code_actions(&at).await,
+            Command::Navigate(nav, p) => {
+                let (at, by) = self.place(nav.op(), p).await?;
+                self.navigate(nav, &at).await.map(|o| explained(o, by))
+            }
+            Command::Hover(p) => {
+                let (at, by) = self.place(Operation::Hover, p).await?;
+                self.hover(&at).await.map(|o| explained(o, by))
+            }
+            Command::CodeActions(p) => {
+                let (at, by) = self.place(Operation::CodeActions, p).await?;
+                self.code_actions(&at).await.map(|o| explained(o, by))
+            }
         }
+    }
+
+    /// A positional call's address: given, or resolved from a name.
+    async fn place(&self, op: Operation, p: Place) -> Result<(At, Option<ByName>), LspError> {
+        match p {
+            Place::At(at) => Ok((at, None)),
+            Place::Named(n) => {
+                let next = |path: &str, line: u32, symbol: &str| {
+                    format!(
+                        "{{\"operation\": \"{}\", {}}}",
+                        op.name(),
+                        address_fields(path, line, symbol)
+                    )
+                };
+                let by = self.by_name(op.name(), &n, false, &next).await?;
+                Ok((by.at.clone(), Some(by)))
+            }
+        }
+    }
+}
+
+/// An answer, with how its name was resolved when it was.
+fn explained(out: ToolOutput, by: Option<ByName>) -> ToolOutput {
+    match by {
+        Some(by) => by.explain(out),
+        None => out,
     }
 }
 
@@ -243,7 +283,7 @@ impl Tool for LspTool {
 
     fn effects(&self, args: &LspArgs) -> Effects {
         let e = Effects::of(self);
-        if args.operation == Operation::Diagnostics && args.file.as_deref() == Some("*") {
+        if args.operation == Operation::Diagnostics && args.path.as_deref() == Some("*") {
             e.running_project_code("`diagnostics` with `\"*\"` runs the project's own code (`cargo check` runs build scripts and proc macros; `tsc`, `go vet` and pyright run the project's toolchain); ask `diagnostics` with a `file` instead — the language server checks one file without running the project")
         } else {
             e
@@ -252,12 +292,13 @@ impl Tool for LspTool {
 
     fn description(&self) -> String {
         "Ask the language server what code means: declarations, uses, types, errors (to find code \
-by shape: ast_grep). At a position (`line`, `symbol`): definition, type_definition, \
-implementation, references (max 50), hover (signature, docs), code_actions (lists fixes; cannot \
-apply them). symbols: `query` searches the workspace (100), `file` lists its own (200). \
-diagnostics of `file`; `\"*\"` runs every root's project checker: slow, runs project code, exec \
-tier only. status: which servers run, what is missing. reload: restarts the servers of `file`'s \
-root, or all. Results are `path:line:col: <line text>`."
+by shape: ast_grep). At a position (`line` + `symbol`, or `symbol` alone when that name is \
+declared once): definition, type_definition, implementation, references (max 50), hover \
+(signature, docs), code_actions (lists fixes; cannot apply them). symbols: `query` searches the \
+workspace (100), `path` lists its own (200), as `kind name — path:line:col`. diagnostics of \
+`path`; `\"*\"` runs every root's project checker: slow, runs project code, exec tier only. \
+status: which servers run, what is missing. reload: restarts the servers of `path`'s root, or \
+all. Locations are `path:line:col: <line text>`."
             .to_string()
     }
 
@@ -298,7 +339,8 @@ impl Tool for RenameTool {
 
     fn description(&self) -> String {
         "Rename a symbol everywhere, through the language server (to rewrite a code pattern: \
-ast_edit). An ambiguous `symbol` is refused with its occurrences. All files change or none do; \
+ast_edit). `symbol` alone (no `line`) must name one declaration; anything ambiguous is refused \
+with the candidates. All files change or none do; \
 the server's references then check the result, and a rename they contradict is rolled back. \
 Lists each file's edit count and what was verified."
             .to_string()

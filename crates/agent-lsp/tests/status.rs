@@ -86,11 +86,19 @@ async fn argument_errors() {
     let cases = vec![
         err(
             json!({"operation": "hover", "line": 4, "symbol": "x"}),
-            &["`file` is required for `hover`"],
+            &["`path` is required for `hover` with `line`"],
         ),
         err(
-            json!({"operation": "hover", "file": "main.py", "symbol": "x"}),
-            &["`line` (1-based) is required for `hover`"],
+            json!({"operation": "hover", "file": "main.py"}),
+            &["`symbol` is required for `hover`: a name (`Class.method` works)"],
+        ),
+        err(
+            json!({"operation": "hover", "file": "main.py", "symbol": "x", "occurrence": 2}),
+            &["`occurrence` picks among the matches on `line`"],
+        ),
+        err(
+            json!({"operation": "hover", "symbol": "x + 1"}),
+            &["`x + 1` is not a name"],
         ),
         err(
             json!({"operation": "hover", "file": "main.py", "line": 99, "symbol": "x"}),
@@ -114,7 +122,7 @@ async fn argument_errors() {
         ),
         err(
             json!({"operation": "diagnostics"}),
-            &["`file` is required for `diagnostics`"],
+            &["`path` is required for `diagnostics`"],
         ),
         err(
             json!({"operation": "hover", "file": "main.py", "line": 4, "symbol": "x", "column": 3}),

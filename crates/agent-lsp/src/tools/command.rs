@@ -12,6 +12,21 @@ pub(super) struct At {
     pub occurrence: Option<u32>,
 }
 
+/// A symbol given by name alone (no `line`): resolved to its one declaration in `file`, or
+/// without `file` in the workspace (`by_name.rs`).
+#[derive(Debug, Clone)]
+pub(super) struct Named {
+    pub file: Option<String>,
+    pub symbol: String,
+}
+
+/// Where a positional operation points: a line, or a name to resolve first.
+#[derive(Debug, Clone)]
+pub(super) enum Place {
+    At(At),
+    Named(Named),
+}
+
 /// The navigation requests that answer with locations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Nav {
@@ -63,9 +78,9 @@ pub(super) enum Checked {
 #[derive(Debug, Clone)]
 pub(super) enum Command {
     Diagnostics(Checked),
-    Navigate(Nav, At),
-    Hover(At),
-    CodeActions(At),
+    Navigate(Nav, Place),
+    Hover(Place),
+    CodeActions(Place),
     Symbols {
         file: Option<String>,
         query: Option<String>,
@@ -82,15 +97,30 @@ impl Command {
     /// Parse the flat arguments; a missing field is an error naming it and what to give.
     pub fn parse(a: LspArgs) -> Result<Command, LspError> {
         let op = a.operation;
-        let at = |a: LspArgs| -> Result<At, LspError> {
-            let file = a.file.ok_or_else(|| {
+        let at = |a: LspArgs| -> Result<Place, LspError> {
+            let Some(line) = a.line else {
+                // No line: the symbol is a name, resolved to its declaration.
+                let symbol = a.symbol.filter(|s| !s.trim().is_empty()).ok_or_else(|| {
+                    arg_err(format!(
+                        "`symbol` is required for `{}`: a name (`Class.method` works), or with `path` and `line` a substring of that line",
+                        op.name()
+                    ))
+                })?;
+                if a.occurrence.is_some() {
+                    return Err(arg_err(
+                        "`occurrence` picks among the matches on `line`; give `path` and `line` too, or leave out `occurrence` to find `symbol` by name",
+                    ));
+                }
+                return Ok(Place::Named(Named {
+                    file: a.path,
+                    symbol: symbol.trim().to_string(),
+                }));
+            };
+            let file = a.path.ok_or_else(|| {
                 arg_err(format!(
-                    "`file` is required for `{}`; give a path relative to the workspace root",
+                    "`path` is required for `{}` with `line`: a path relative to the workspace root (or leave out `line` to find `symbol` by name)",
                     op.name()
                 ))
-            })?;
-            let line = a.line.ok_or_else(|| {
-                arg_err(format!("`line` (1-based) is required for `{}`", op.name()))
             })?;
             // An empty symbol is refused where every target is resolved (`State::target`).
             let symbol = a.symbol.ok_or_else(|| {
@@ -99,20 +129,20 @@ impl Command {
                     op.name()
                 ))
             })?;
-            Ok(At {
+            Ok(Place::At(At {
                 file,
                 line,
                 symbol,
                 occurrence: a.occurrence,
-            })
+            }))
         };
         Ok(match op {
-            Operation::Diagnostics => Command::Diagnostics(match a.file.as_deref() {
+            Operation::Diagnostics => Command::Diagnostics(match a.path.as_deref() {
                 Some("*") => Checked::Project,
                 Some(f) => Checked::File(f.to_string()),
                 None => {
                     return Err(arg_err(
-                        "`file` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
+                        "`path` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
                     ));
                 }
             }),
@@ -123,11 +153,11 @@ impl Command {
             Operation::Hover => Command::Hover(at(a)?),
             Operation::CodeActions => Command::CodeActions(at(a)?),
             Operation::Symbols => Command::Symbols {
-                file: a.file,
+                file: a.path,
                 query: a.query,
             },
-            Operation::Status => Command::Status { file: a.file },
-            Operation::Reload => Command::Reload { file: a.file },
+            Operation::Status => Command::Status { file: a.path },
+            Operation::Reload => Command::Reload { file: a.path },
         })
     }
 }

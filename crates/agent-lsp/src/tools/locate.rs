@@ -1,6 +1,8 @@
-//! The run's [`SymbolLocator`]: where a named function is defined, by the language servers'
-//! workspace symbol search, refined by the file's document symbols (the name's line and the
-//! definition's last line). Another family (the debugger) asks for it by type.
+//! Declarations by name: the run's [`SymbolLocator`] (where a named function is defined, asked
+//! for by type by another family: the debugger) and `lsp`'s name-only addressing
+//! (`tools/by_name.rs`) share one resolver: the language servers' workspace symbol search,
+//! refined by the file's document symbols (the name's line and column, the definition's last
+//! line), or one file's document symbols with their container chain.
 
 use super::*;
 use crate::text::uri_to_path;
@@ -9,6 +11,51 @@ use agent_tier::locate::{Located, SymbolLocator, SymbolPlace};
 
 /// Symbol kinds a function breakpoint can name: method, constructor, function.
 const CALLABLE: [u64; 3] = [6, 9, 12];
+
+/// Which symbol kinds a search by name keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kinds {
+    /// Functions, methods and constructors (a breakpoint's place).
+    Callable,
+    /// Every declaration (an address for `lsp` and `lsp_rename`).
+    Any,
+}
+
+impl Kinds {
+    fn keeps(self, kind: u64) -> bool {
+        self == Kinds::Any || CALLABLE.contains(&kind)
+    }
+}
+
+/// One declaration found by name.
+#[derive(Debug, Clone)]
+pub(super) struct Decl {
+    /// The name as the server reported it.
+    pub name: String,
+    pub kind: u64,
+    /// What contains it (a class, a module), when known.
+    pub container: Option<String>,
+    /// The absolute file, inside the root.
+    pub path: PathBuf,
+    /// The name's line, 1-based.
+    pub line: u32,
+    /// The definition's last line, 1-based, when known.
+    pub end_line: Option<u32>,
+    /// The name's byte offset on its line, when known.
+    pub byte: Option<usize>,
+}
+
+/// What a search by name found.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    pub decls: Vec<Decl>,
+    /// The answering servers' ids.
+    pub by: String,
+    /// An answering server was still indexing.
+    pub partial: bool,
+    /// Matches outside the root (libraries, symlinks out).
+    pub outside_root: usize,
+}
 
 /// The locator over this run's language servers.
 pub struct Locator(pub Arc<State>);
@@ -29,7 +76,7 @@ impl SymbolLocator for Locator {
 }
 
 /// `Greeter.greet` → (`Some("Greeter")`, `greet`); `pkg::helper` → (`Some("pkg")`, `helper`).
-fn split_name(name: &str) -> (Option<&str>, &str) {
+pub(super) fn split_name(name: &str) -> (Option<&str>, &str) {
     let cut = name
         .rfind("::")
         .map(|i| (i, 2))
@@ -56,27 +103,135 @@ fn bare(reported: &str) -> &str {
     head.rsplit(['.', ':']).next().unwrap_or(head).trim()
 }
 
+/// The module names a file's top-level declarations may be qualified with: its stem (`lib` of
+/// `lib.py`) and its folder (a Go package, a Rust `mod.rs`, a Python `__init__.py`).
+fn modules(path: &Path) -> Vec<String> {
+    [path.file_stem(), path.parent().and_then(Path::file_name)]
+        .into_iter()
+        .flatten()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Whether the qualifier `q` names the end of the container chain `chain` (dot-separated,
+/// possibly empty), the file's module in front allowed (`lib.make_greeter`, `extra::f`).
+fn qualifies(chain: &str, q: &str, path: Option<&Path>) -> bool {
+    let q = q.replace("::", ".");
+    let q = q.strip_prefix("crate.").unwrap_or(&q);
+    let chain = chain.replace("::", ".");
+    let ends = |s: &str| !s.is_empty() && (s == q || s.ends_with(&format!(".{q}")));
+    ends(&chain)
+        || path.is_some_and(|p| {
+            modules(p).iter().any(|m| {
+                ends(&if chain.is_empty() {
+                    m.clone()
+                } else {
+                    format!("{m}.{chain}")
+                })
+            })
+        })
+}
+
 /// Whether a reported symbol is the asked one: same bare name, and for a qualified name, a
-/// container (or the reported name's own prefix) that ends with the qualifier.
-fn matches(item: &Value, qualifier: Option<&str>, last: &str) -> bool {
+/// container (or the reported name's own prefix, or the file's module) that ends with the
+/// qualifier.
+fn matches(item: &Value, qualifier: Option<&str>, last: &str, path: Option<&Path>) -> bool {
     let reported = item.get("name").and_then(Value::as_str).unwrap_or("");
     if bare(reported) != last {
         return false;
     }
     let Some(q) = qualifier else { return true };
-    let q = q.replace("::", ".");
     let container = item
         .get("containerName")
         .and_then(Value::as_str)
-        .unwrap_or("")
-        .replace("::", ".");
+        .unwrap_or("");
     let h = head(reported);
     let prefix = h[..h.len() - last.len()]
         .trim_end_matches(['.', ':'])
-        .trim_matches(['(', ')', '*', '&'])
-        .replace("::", ".");
-    let ends = |s: &str| !s.is_empty() && (s == q || s.ends_with(&format!(".{q}")));
-    ends(&container) || ends(&prefix)
+        .trim_matches(['(', ')', '*', '&']);
+    qualifies(container, q, path) || qualifies(prefix, q, None)
+}
+
+/// In a `documentSymbol` answer, every declaration named `last` (of `kinds`) whose container
+/// chain (the hierarchy's names, or a flat answer's `containerName`) ends with `qualifier`.
+fn in_document(
+    doc: &Value,
+    path: &Path,
+    qualifier: Option<&str>,
+    last: &str,
+    kinds: Kinds,
+) -> Vec<(Decl, u32)> {
+    fn walk(
+        items: &[Value],
+        chain: &mut Vec<String>,
+        path: &Path,
+        want: (Option<&str>, &str, Kinds),
+        out: &mut Vec<(Decl, u32)>,
+    ) {
+        let (qualifier, last, kinds) = want;
+        for it in items {
+            let kind = it.get("kind").and_then(Value::as_u64).unwrap_or(0);
+            let name = it.get("name").and_then(Value::as_str).unwrap_or("");
+            let flat = it.get("containerName").and_then(Value::as_str);
+            let container = match flat {
+                Some(c) => c.to_string(),
+                None => chain.join("."),
+            };
+            let range = it.get("range").or_else(|| it.pointer("/location/range"));
+            let start = it
+                .pointer("/selectionRange/start")
+                .or_else(|| range.and_then(|r| r.get("start")));
+            if bare(name) == last
+                && kinds.keeps(kind)
+                && qualifier.is_none_or(|q| qualifies(&container, q, Some(path)))
+                && let Some(line) = line_of(start.and_then(|s| s.get("line")))
+            {
+                let character = start
+                    .and_then(|s| s.get("character"))
+                    .and_then(Value::as_u64)
+                    .and_then(|c| u32::try_from(c).ok())
+                    .unwrap_or(0);
+                let end_line = it
+                    .get("range")
+                    .and_then(|r| line_of(r.pointer("/end/line")));
+                out.push((
+                    Decl {
+                        name: name.to_string(),
+                        kind,
+                        container: Some(container).filter(|c| !c.is_empty()),
+                        path: path.to_path_buf(),
+                        line,
+                        end_line,
+                        byte: None,
+                    },
+                    character,
+                ));
+            }
+            if let Some(children) = it.get("children").and_then(Value::as_array) {
+                chain.push(head(name).to_string());
+                walk(children, chain, path, want, out);
+                chain.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(items) = doc.as_array() {
+        walk(
+            items,
+            &mut Vec::new(),
+            path,
+            (qualifier, last, kinds),
+            &mut out,
+        );
+    }
+    out
+}
+
+/// The byte offset on `decl`'s line of a column in the server's units.
+fn byte_at(text: &str, line: u32, character: u32, enc: crate::text::Encoding) -> Option<usize> {
+    lines(text)
+        .get(line.checked_sub(1)? as usize)
+        .map(|l| crate::text::byte_of_units(l, character, enc))
 }
 
 fn line_of(v: Option<&Value>) -> Option<u32> {
@@ -85,10 +240,11 @@ fn line_of(v: Option<&Value>) -> Option<u32> {
         .map(|l| l + 1)
 }
 
-/// In a `documentSymbol` answer, the callable symbol named `last` whose range holds `line`:
-/// its name's line and, from a `DocumentSymbol` (which has the whole definition's range), its
-/// last line. A flat `SymbolInformation` answer's range may be only the name: no last line.
-fn refine(doc: &Value, last: &str, line: u32) -> Option<(u32, Option<u32>)> {
+/// In a `documentSymbol` answer, the symbol named `last` (of `kinds`) whose range holds `line`:
+/// its name's line and column and, from a `DocumentSymbol` (which has the whole definition's
+/// range), its last line. A flat `SymbolInformation` answer's range may be only the name: no
+/// last line.
+fn refine(doc: &Value, last: &str, line: u32, kinds: Kinds) -> Option<(u32, Option<u32>, u32)> {
     let items = doc.as_array()?;
     let mut best = None;
     for it in items {
@@ -98,22 +254,24 @@ fn refine(doc: &Value, last: &str, line: u32) -> Option<(u32, Option<u32>)> {
         let range = whole.or_else(|| it.pointer("/location/range"));
         let start = line_of(range.and_then(|r| r.pointer("/start/line")));
         let end = line_of(range.and_then(|r| r.pointer("/end/line")));
-        let at = line_of(
-            it.pointer("/selectionRange/start/line")
-                .or_else(|| range.and_then(|r| r.pointer("/start/line"))),
-        );
-        if let (true, Some(s), Some(e), Some(at)) = (
-            CALLABLE.contains(&kind) && bare(name) == last,
-            start,
-            end,
-            at,
-        ) && s <= line
+        let name_at = it
+            .pointer("/selectionRange/start")
+            .or_else(|| range.and_then(|r| r.get("start")));
+        let at = line_of(name_at.and_then(|p| p.get("line")));
+        if let (true, Some(s), Some(e), Some(at)) =
+            (kinds.keeps(kind) && bare(name) == last, start, end, at)
+            && s <= line
             && line <= e
         {
-            best = Some((at, whole.map(|_| e)));
+            let character = name_at
+                .and_then(|p| p.get("character"))
+                .and_then(Value::as_u64)
+                .and_then(|c| u32::try_from(c).ok())
+                .unwrap_or(0);
+            best = Some((at, whole.map(|_| e), character));
         }
         if let Some(children) = it.get("children")
-            && let Some(found) = refine(children, last, line)
+            && let Some(found) = refine(children, last, line, kinds)
         {
             best = Some(found);
         }
@@ -129,10 +287,38 @@ impl State {
         name: &str,
         near: Option<&Path>,
     ) -> Result<Located, LspError> {
+        let found = self.declarations_named(name, near, Kinds::Callable).await?;
+        Ok(Located {
+            places: found
+                .decls
+                .into_iter()
+                .map(|d| SymbolPlace {
+                    name: d.name,
+                    kind: crate::render::symbol_kind(d.kind).to_string(),
+                    container: d.container,
+                    path: d.path,
+                    line: d.line,
+                    end_line: d.end_line,
+                })
+                .collect(),
+            by: found.by,
+            partial: found.partial,
+            outside_root: found.outside_root,
+        })
+    }
+
+    /// The declarations (of `kinds`) named `name` in the workspace, searched by the server for
+    /// `near` (or by every server the workspace calls for).
+    pub(super) async fn declarations_named(
+        &self,
+        name: &str,
+        near: Option<&Path>,
+        kinds: Kinds,
+    ) -> Result<Found, LspError> {
         let (qualifier, last) = split_name(name.trim());
         let near = near.filter(|p| p.is_file() && !escapes(self.ws(), p));
         let (servers, _) = self.search_servers(near).await?;
-        let mut found = Located::default();
+        let mut found = Found::default();
         let mut ids = Vec::new();
         for srv in servers {
             let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
@@ -143,9 +329,6 @@ impl State {
             ids.push(srv.spec.id.clone());
             for item in v.as_array().map(Vec::as_slice).unwrap_or_default() {
                 let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
-                if !CALLABLE.contains(&kind) || !matches(item, qualifier, last) {
-                    continue;
-                }
                 let Some(path) = item
                     .pointer("/location/uri")
                     .and_then(Value::as_str)
@@ -153,6 +336,9 @@ impl State {
                 else {
                     continue;
                 };
+                if !kinds.keeps(kind) || !matches(item, qualifier, last, Some(&path)) {
+                    continue;
+                }
                 if !path.starts_with(self.ws()) || escapes(self.ws(), &path) || !path.is_file() {
                     found.outside_root += 1;
                     continue;
@@ -164,12 +350,18 @@ impl State {
                 };
                 let end =
                     line_of(range.and_then(|r| r.pointer("/end/line"))).filter(|e| *e > start);
-                let refined = match crate::text::read_text(&path) {
-                    Ok(text)
+                let character = range
+                    .and_then(|r| r.pointer("/start/character"))
+                    .and_then(Value::as_u64)
+                    .and_then(|c| u32::try_from(c).ok())
+                    .unwrap_or(0);
+                let text = crate::text::read_text(&path).ok();
+                let refined = match &text {
+                    Some(text)
                         if srv
                             .supports("documentSymbolProvider", "textDocument/documentSymbol") =>
                     {
-                        srv.sync(&path, &text, false).await?;
+                        srv.sync(&path, text, false).await?;
                         let (doc, _) = self
                             .ask(
                                 &srv,
@@ -177,38 +369,83 @@ impl State {
                                 json!({"textDocument": {"uri": path_to_uri(&path)}}),
                             )
                             .await?;
-                        refine(&doc, last, start)
+                        refine(&doc, last, start, kinds)
                     }
                     _ => None,
                 };
-                let (line, end_line) = refined.unwrap_or((start, end));
-                let place = SymbolPlace {
+                let (line, end_line, character) = refined.unwrap_or((start, end, character));
+                let decl = Decl {
                     name: item
                         .get("name")
                         .and_then(Value::as_str)
                         .unwrap_or(last)
                         .to_string(),
-                    kind: crate::render::symbol_kind(kind).to_string(),
+                    kind,
                     container: item
                         .get("containerName")
                         .and_then(Value::as_str)
                         .filter(|c| !c.is_empty())
                         .map(str::to_string),
+                    byte: text
+                        .as_deref()
+                        .and_then(|t| byte_at(t, line, character, srv.encoding())),
                     path,
                     line,
                     end_line,
                 };
                 if !found
-                    .places
+                    .decls
                     .iter()
-                    .any(|p| p.path == place.path && p.line == place.line)
+                    .any(|p| p.path == decl.path && p.line == decl.line)
                 {
-                    found.places.push(place);
+                    found.decls.push(decl);
                 }
             }
         }
         found.by = ids.join(", ");
         Ok(found)
+    }
+
+    /// The declarations (of `kinds`) named `name` in one file, by its server's document
+    /// symbols; the file's server id comes with them.
+    pub(super) async fn declarations_in_file(
+        &self,
+        name: &str,
+        path: &Path,
+        text: &str,
+        kinds: Kinds,
+    ) -> Result<Found, LspError> {
+        let (qualifier, last) = split_name(name.trim());
+        let srv = self.sup.server_for(path).await?;
+        srv.sync(path, text, false).await?;
+        let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
+        if !srv.supports("documentSymbolProvider", "textDocument/documentSymbol") {
+            return Err(arg_err(format!(
+                "{} does not list a file's symbols, so `symbol` cannot be found by name; give `line` too",
+                srv.spec.id
+            )));
+        }
+        let (doc, partial) = self
+            .ask(
+                &srv,
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": path_to_uri(path)}}),
+            )
+            .await?;
+        let enc = srv.encoding();
+        let mut decls: Vec<Decl> = Vec::new();
+        for (mut d, character) in in_document(&doc, path, qualifier, last, kinds) {
+            d.byte = byte_at(text, d.line, character, enc);
+            if !decls.iter().any(|p| p.line == d.line && p.byte == d.byte) {
+                decls.push(d);
+            }
+        }
+        Ok(Found {
+            decls,
+            by: srv.spec.id.clone(),
+            partial: partial || !ready,
+            outside_root: 0,
+        })
     }
 }
 
@@ -227,6 +464,7 @@ mod tests {
     #[test]
     fn reported_names_match_by_bare_name_and_container() {
         let item = |name: &str, container: &str| json!({"name": name, "containerName": container});
+        let matches = |i: &Value, q, l| matches(i, q, l, None);
         assert!(matches(&item("add(int a, int b)", ""), None, "add"));
         assert!(matches(&item("greet", "Greeter"), Some("Greeter"), "greet"));
         assert!(matches(
@@ -261,6 +499,7 @@ mod tests {
             "children": [{"name": "greet", "kind": 6,
                 "range": {"start": {"line": 2}, "end": {"line": 5}},
                 "selectionRange": {"start": {"line": 3}}}]}]);
+        let refine = |d: &Value, n, l| refine(d, n, l, Kinds::Callable).map(|(a, e, _)| (a, e));
         assert_eq!(refine(&doc, "greet", 3), Some((4, Some(6))));
         let flat = json!([{"name": "add", "kind": 12,
             "location": {"uri": "file:///a.dart", "range": {"start": {"line": 4}, "end": {"line": 4}}}}]);

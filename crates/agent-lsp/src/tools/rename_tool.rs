@@ -1,6 +1,7 @@
 //! `lsp_rename`: planned from the disk, applied all-or-nothing, reported per file.
 
-use super::command::At;
+use super::by_name::address_fields;
+use super::command::{At, Named};
 use super::rename_check::Check;
 use super::witnessed::{check_identifier, identifier_of, site_text};
 use super::*;
@@ -25,14 +26,45 @@ impl State {
         if a.new_name.trim().is_empty() {
             return Err(arg_err("`new_name` is empty; give the new identifier"));
         }
-        let new_path = confine(self.ws(), "file", &a.file)?;
-        check_identifier(&a.new_name, &new_path).map_err(arg_err)?;
-        let at = At {
-            file: a.file.clone(),
-            line: a.line,
-            symbol: a.symbol.clone(),
-            occurrence: a.occurrence,
+        // A name alone is resolved to its one declaration; a write never acts on a guess.
+        let (at, by) = match (a.line, &a.path) {
+            (Some(line), Some(file)) => (
+                At {
+                    file: file.clone(),
+                    line,
+                    symbol: a.symbol.clone(),
+                    occurrence: a.occurrence,
+                },
+                None,
+            ),
+            (Some(_), None) => {
+                return Err(arg_err(
+                    "`path` is required with `line`: a path relative to the workspace root (or leave out `line` to rename `symbol` by name)",
+                ));
+            }
+            (None, _) if a.occurrence.is_some() => {
+                return Err(arg_err(
+                    "`occurrence` picks among the matches on `line`; give `path` and `line` too, or leave out `occurrence` to rename `symbol` by name",
+                ));
+            }
+            (None, file) => {
+                let named = Named {
+                    file: file.clone(),
+                    symbol: a.symbol.trim().to_string(),
+                };
+                let new_name = json!(a.new_name);
+                let next = |path: &str, line: u32, symbol: &str| {
+                    format!(
+                        "{{{}, \"new_name\": {new_name}}}",
+                        address_fields(path, line, symbol)
+                    )
+                };
+                let by = self.by_name("lsp_rename", &named, true, &next).await?;
+                (by.at.clone(), Some(by))
+            }
         };
+        let new_path = confine(self.ws(), "path", &at.file)?;
+        check_identifier(&a.new_name, &new_path).map_err(arg_err)?;
         let t = self.target("lsp_rename", &at, true)?;
         let (srv, _ready) = self.open(&t).await?;
         // The server plans from what it holds: every document it has open is brought up to the
@@ -275,7 +307,7 @@ impl State {
             out.push(w.summary(identifier_of(&t.symbol).unwrap_or_default(), self.ws()));
         }
         out.push(verified.clone());
-        Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
+        let out = ToolOutput::text(out.join("\n")).with_structured(json!({
             "server": srv.spec.id,
             "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
             "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
@@ -283,6 +315,10 @@ impl State {
             "check": verified,
             "witness": witness.as_ref().map(|w| w.to_json(self.ws())).unwrap_or(Value::Null),
         }))
-        .with_file_changes(self.ws(), &plan.changes))
+        .with_file_changes(self.ws(), &plan.changes);
+        Ok(match by {
+            Some(by) => by.explain(out),
+            None => out,
+        })
     }
 }

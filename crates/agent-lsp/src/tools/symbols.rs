@@ -34,7 +34,7 @@ impl State {
             }
             (file, Some(query)) => {
                 let file = match file {
-                    Some(f) => Some(confine_existing(self.ws(), "file", f)?),
+                    Some(f) => Some(confine_existing(self.ws(), "path", f)?),
                     None => None,
                 };
                 let (servers, note) = self.search_servers(file.as_deref()).await?;
@@ -65,7 +65,7 @@ impl State {
                 Ok(out)
             }
             (None, None) => Err(arg_err(
-                "`symbols` needs `query` (workspace search) or `file` (that file's symbols)",
+                "`symbols` needs `query` (workspace search) or `path` (that file's symbols)",
             )),
         }
     }
@@ -141,7 +141,7 @@ impl State {
             };
             let note = note.map(|n| format!("; {n}")).unwrap_or_default();
             return Err(arg_err(format!(
-                "no language server could search workspace symbols ({why}); pass `file` (any file of the language to search) together with `query`{note}"
+                "no language server could search workspace symbols ({why}); pass `path` (any file of the language to search) together with `query`{note}"
             )));
         }
         Ok((servers, note))
