@@ -121,12 +121,12 @@ impl Exceptions {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DebugArgs {
-    /// the operation
-    #[serde(alias = "operation")]
-    pub op: Op,
-    /// breakpoints: source file
-    #[serde(default)]
-    pub file: Option<String>,
+    /// the operation (alias: `op`)
+    #[serde(alias = "op")]
+    pub operation: Op,
+    /// breakpoints: source file (alias: `file`)
+    #[serde(default, alias = "file")]
+    pub path: Option<String>,
     /// breakpoints: 1-based lines; [] clears
     #[serde(default)]
     #[schemars(inner(range(min = 1)))]
@@ -147,6 +147,12 @@ pub struct DebugArgs {
     /// launch: .py, executable, Go package or .dart
     #[serde(default)]
     pub program: Option<String>,
+    /// launch: Python module (python -m)
+    #[serde(default)]
+    pub module: Option<String>,
+    /// launch: test name; program = its file or package
+    #[serde(default)]
+    pub test: Option<String>,
     /// launch: program arguments
     #[serde(default)]
     pub args: Option<Vec<String>>,
@@ -263,9 +269,9 @@ pub enum DebugCommand {
         /// `log_message` is never set: DAP function breakpoints have none.
         options: BreakpointOptions,
     },
-    /// Start `program`, stopping at the breakpoints.
+    /// Start a program, a Python module or one test, stopping at the breakpoints.
     Launch {
-        program: String,
+        target: LaunchTarget,
         args: Vec<String>,
         cwd: Option<String>,
         env: BTreeMap<String, String>,
@@ -305,11 +311,37 @@ pub enum DebugCommand {
     Terminate,
 }
 
+/// What `launch` starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaunchTarget {
+    /// A script, an executable, a Go package directory or a `.dart` file, relative to the
+    /// workspace root.
+    Program(String),
+    /// A Python module, run as `python -m MODULE` under debugpy.
+    Module(String),
+    /// One test: pytest's `path::name`, `go test -run` of the package, or a Rust test binary
+    /// built by `cargo test --no-run`.
+    Test {
+        /// The test's file or package directory, relative to the workspace root.
+        path: String,
+        /// As the model named it (`test_y`, `TestY`, `tests::adds`, `Class::test_y`).
+        name: String,
+    },
+}
+
 /// An argument error of `op`.
 fn invalid(op: Op, arg: &'static str, detail: impl Into<String>) -> DapError {
     DapError::Argument {
         op: op.name(),
         arg,
+        detail: detail.into(),
+    }
+}
+
+/// Arguments of `op` that cannot go together; `detail` names the one fix.
+fn mix(op: Op, detail: &str) -> DapError {
+    DapError::Combination {
+        op: op.name(),
         detail: detail.into(),
     }
 }
@@ -323,7 +355,7 @@ impl DebugCommand {
     /// Parse the flat arguments: required ones present, values in range. Arguments another
     /// operation uses are ignored.
     pub fn parse(a: DebugArgs) -> Result<DebugCommand, DapError> {
-        let op = a.op;
+        let op = a.operation;
         let moving = |motion| DebugCommand::Move {
             motion,
             thread_id: a.thread_id,
@@ -332,18 +364,18 @@ impl DebugCommand {
             Op::Adapters => DebugCommand::Adapters,
             Op::Status => DebugCommand::Status,
             Op::Breakpoints if a.function.is_some() => {
-                if a.file.is_some() || a.lines.is_some() {
+                if a.path.is_some() || a.lines.is_some() {
                     return Err(invalid(
                         op,
                         "function",
-                        "pass either `function` (function names) or `file` and `lines`, not both",
+                        "pass either `function` (function names) or `path` and `lines`, not both",
                     ));
                 }
                 if a.log_message.is_some() {
                     return Err(invalid(
                         op,
                         "log_message",
-                        "a function breakpoint cannot log; set a log_message on `file` and `lines`",
+                        "a function breakpoint cannot log; set a log_message on `path` and `lines`",
                     ));
                 }
                 if a.hit_count == Some(0) {
@@ -379,8 +411,8 @@ impl DebugCommand {
             Op::Breakpoints => {
                 let file = need(
                     op,
-                    "file",
-                    a.file,
+                    "path",
+                    a.path,
                     "the source file, relative to the workspace root (or `function`: function names)",
                 )?;
                 let lines = need(
@@ -415,12 +447,7 @@ impl DebugCommand {
                 }
             }
             Op::Launch => DebugCommand::Launch {
-                program: need(
-                    op,
-                    "program",
-                    a.program,
-                    "a .py script, an executable, a Go package directory or a .dart file, relative to the workspace root",
-                )?,
+                target: launch_target(op, &a)?,
                 args: a.args.unwrap_or_default(),
                 cwd: a.cwd,
                 env: a.env.unwrap_or_default(),
@@ -472,6 +499,74 @@ impl DebugCommand {
     }
 }
 
+/// What `launch` starts: `program` (or `path`, the file argument of every tool), a `module`,
+/// or a `test` in `program`; a combination that cannot be meant names the one fix.
+fn launch_target(op: Op, a: &DebugArgs) -> Result<LaunchTarget, DapError> {
+    let program = a.program.clone().or_else(|| a.path.clone());
+    let nonempty = |arg: &'static str, v: &str, what: &str| {
+        let v = v.trim();
+        if v.is_empty() {
+            Err(invalid(op, arg, format!("it is empty; pass {what}")))
+        } else {
+            Ok(v.to_string())
+        }
+    };
+    Ok(match (program, &a.module, &a.test) {
+        (_, Some(_), Some(_)) => {
+            return Err(mix(
+                op,
+                "drop `module`; `test` runs pytest, go test or cargo test itself, on `program` (the test's file or package)",
+            ));
+        }
+        (Some(_), Some(_), None) => {
+            return Err(mix(
+                op,
+                "pass `module` (run as python -m MODULE, `args` after it) or `program`, not both",
+            ));
+        }
+        (None, Some(m), None) => {
+            if a.adapter.is_some_and(|id| id != AdapterId::Debugpy) {
+                return Err(mix(
+                    op,
+                    "drop `adapter`; `module` runs as python -m under debugpy",
+                ));
+            }
+            LaunchTarget::Module(nonempty("module", m, "a Python module such as `pytest`")?)
+        }
+        // pytest's own node id: `tests/test_x.py::test_y`.
+        (None, None, Some(t)) if t.contains(".py::") => {
+            let (path, name) = t.split_once(".py::").unwrap_or_default();
+            LaunchTarget::Test {
+                path: format!("{}.py", path.trim()),
+                name: nonempty("test", name, "the test's name after `::`")?,
+            }
+        }
+        (None, None, Some(_)) => {
+            return Err(invalid(
+                op,
+                "program",
+                "with `test`, the test's file (.py, .go, .rs) or package directory, relative to the workspace root",
+            ));
+        }
+        (Some(p), None, Some(t)) => LaunchTarget::Test {
+            path: p,
+            name: nonempty(
+                "test",
+                t,
+                "the test's name, such as `test_parse` or `TestParse`",
+            )?,
+        },
+        (Some(p), None, None) => LaunchTarget::Program(p),
+        (None, None, None) => {
+            return Err(invalid(
+                op,
+                "program",
+                "a .py script, an executable, a Go package directory or a .dart file, relative to the workspace root (or `module`; or `test` with its file as `program`)",
+            ));
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,7 +602,33 @@ mod tests {
             ),
             (
                 json!({"op": "launch", "program": "a.py", "file": "ignored.py"}),
-                r#"Launch { program: "a.py", args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+                r#"Launch { target: Program("a.py"), args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+            ),
+            // `path` (the file argument of every tool) stands for `program` when that is absent.
+            (
+                json!({"operation": "launch", "path": "a.py"}),
+                r#"Launch { target: Program("a.py"), args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+            ),
+            (
+                json!({"operation": "launch", "module": "pytest", "args": ["-x"]}),
+                r#"Launch { target: Module("pytest"), args: ["-x"], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+            ),
+            (
+                json!({"operation": "launch", "test": "test_y", "program": "tests/test_x.py"}),
+                r#"Launch { target: Test { path: "tests/test_x.py", name: "test_y" }, args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+            ),
+            (
+                json!({"operation": "launch", "test": "TestY", "path": "pkg"}),
+                r#"Launch { target: Test { path: "pkg", name: "TestY" }, args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+            ),
+            (
+                json!({"operation": "launch", "test": "tests/test_x.py::TestC::test_y"}),
+                r#"Launch { target: Test { path: "tests/test_x.py", name: "TestC::test_y" }, args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
+            ),
+            // The old names still work: `op` for `operation`, `file` for `path`.
+            (
+                json!({"operation": "breakpoints", "path": "a.py", "lines": [2]}),
+                r#"Breakpoints { file: "a.py", lines: [2], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }"#,
             ),
             (
                 json!({"op": "attach", "port": 5678, "adapter": "lldb", "exceptions": "all"}),
@@ -548,11 +669,40 @@ mod tests {
             ),
             (
                 json!({"op": "breakpoints", "function": ["add"], "file": "a.c"}),
-                "error: `breakpoints` needs `function`: pass either `function` (function names) or `file` and `lines`, not both",
+                "error: `breakpoints` needs `function`: pass either `function` (function names) or `path` and `lines`, not both",
             ),
             (
                 json!({"op": "breakpoints", "function": ["add"], "log_message": "x"}),
-                "error: `breakpoints` needs `log_message`: a function breakpoint cannot log; set a log_message on `file` and `lines`",
+                "error: `breakpoints` needs `log_message`: a function breakpoint cannot log; set a log_message on `path` and `lines`",
+            ),
+            (
+                json!({"operation": "breakpoints", "lines": [1]}),
+                "error: `breakpoints` needs `path`: the source file, relative to the workspace root (or `function`: function names)",
+            ),
+            // Launch combinations that cannot be meant: each names the one fix.
+            (
+                json!({"operation": "launch", "module": "pytest", "test": "test_y", "program": "t.py"}),
+                "error: `launch`: drop `module`; `test` runs pytest, go test or cargo test itself, on `program` (the test's file or package)",
+            ),
+            (
+                json!({"operation": "launch", "module": "pytest", "program": "t.py"}),
+                "error: `launch`: pass `module` (run as python -m MODULE, `args` after it) or `program`, not both",
+            ),
+            (
+                json!({"operation": "launch", "module": "pytest", "adapter": "lldb"}),
+                "error: `launch`: drop `adapter`; `module` runs as python -m under debugpy",
+            ),
+            (
+                json!({"operation": "launch", "test": "TestY"}),
+                "error: `launch` needs `program`: with `test`, the test's file (.py, .go, .rs) or package directory, relative to the workspace root",
+            ),
+            (
+                json!({"operation": "launch", "test": " ", "program": "pkg"}),
+                "error: `launch` needs `test`: it is empty; pass the test's name, such as `test_parse` or `TestParse`",
+            ),
+            (
+                json!({"operation": "launch", "operation_": 1}),
+                "error: unknown field `operation_`, expected one of `op`, `operation`, `file`, `path`, `lines`, `function`, `condition`, `hit_count`, `log_message`, `program`, `module`, `test`, `args`, `cwd`, `env`, `adapter`, `port`, `exceptions`, `thread_id`, `frame_id`, `reference`, `expression`, `cursor`",
             ),
         ];
         for (args, expect) in cases {

@@ -11,6 +11,9 @@ pub enum DapError {
         arg: &'static str,
         detail: String,
     },
+    /// Arguments given together that cannot be meant together; `detail` names the one fix.
+    #[error("`{op}`: {detail}")]
+    Combination { op: &'static str, detail: String },
     /// A path argument is outside the workspace or missing.
     #[error(transparent)]
     Path(#[from] agent_tier::workspace::FsError),
@@ -32,6 +35,9 @@ pub enum DapError {
         command: String,
         detail: String,
     },
+    /// Building what a test launch runs failed.
+    #[error("building the test failed (`{command}`): {detail}; fix the build and launch again")]
+    Build { command: String, detail: String },
     /// The adapter answered a request with an error.
     #[error("the adapter refused `{command}`: {message}")]
     Refused { command: String, message: String },

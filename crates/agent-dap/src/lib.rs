@@ -5,7 +5,7 @@
 //!
 //! - [`attach`] registers `debug` (exec tier, not parallel-safe) when the run has a conversation
 //!   id; without one it registers nothing.
-//! - The model fills one flat object ([`DebugArgs`], `op` naming the operation); it is parsed
+//! - The model fills one flat object ([`DebugArgs`], `operation` naming the operation); it is parsed
 //!   once into a [`DebugCommand`] holding exactly that operation's arguments, and each command
 //!   runs in its own module under `ops`.
 //! - Which adapter can start is decided at call time, by the intersection of a root marker and a
@@ -45,7 +45,7 @@ mod tool;
 mod transport;
 
 pub use adapters::AdapterId;
-pub use args::{BreakpointOptions, DebugArgs, DebugCommand, Exceptions, Motion, Op};
+pub use args::{BreakpointOptions, DebugArgs, DebugCommand, Exceptions, LaunchTarget, Motion, Op};
 pub use error::DapError;
 
 use agent_tier::Registry;

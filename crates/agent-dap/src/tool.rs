@@ -60,9 +60,10 @@ impl Tool for DebugTool {
     fn description(&self) -> String {
         let cfg = &self.config;
         format!(
-            "Debugger (DAP), one session per conversation ({} max). `op`: adapters \
+            "Debugger (DAP), one session per conversation ({} max). `operation`: adapters \
              (usable here); breakpoints (REPLACES the file's or function set; allowed before launch); \
-             launch `program` or attach to 127.0.0.1:`port`; continue, pause, step_* \
+             launch `program`, Python `module` or a `test` (pytest, go test, cargo test), or attach \
+             to 127.0.0.1:`port`; continue, pause, step_* \
              wait up to {} for a stop (else running: see status) and return \
              it: reason (exception message; exit code, output tail), file:line with source, \
              {STOP_FRAMES} frames, top frame's locals. Deeper: threads; stack ({MAX_FRAMES} \

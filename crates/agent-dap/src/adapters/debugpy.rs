@@ -67,14 +67,18 @@ impl Adapter for Debugpy {
                 }
                 None => Vec::new(),
             };
-            let arguments = json!({
+            let mut arguments = json!({
                 "name": "agent-dap", "type": "python", "request": "launch",
-                "program": spec.program.display().to_string(), "args": spec.args,
+                "args": spec.args,
                 "cwd": spec.cwd.display().to_string(), "env": env,
                 "python": [spec.binary.display().to_string()],
                 "console": "internalConsole", "redirectOutput": true, "subProcess": false,
                 "justMyCode": true, "stopOnEntry": false,
             });
+            match spec.module {
+                Some(m) => arguments["module"] = json!(m),
+                None => arguments["program"] = json!(spec.program.display().to_string()),
+            }
             Launch {
                 arguments,
                 scratch,

@@ -1,6 +1,6 @@
 //! Go: `dlv dap` on a TCP port it announces on stdout (its stdout then carries the debuggee's
-//! output). Debugs a package directory (built in a private scratch directory), a `.go` file or
-//! a Go binary; attaches to a headless `dlv --headless --accept-multiclient` directly.
+//! output). Debugs a package directory or its tests (built in a private scratch directory), a
+//! `.go` file or a Go binary; attaches to a headless `dlv --headless --accept-multiclient` directly.
 
 use super::kit::{
     Adapter, AttachVia, BoxFuture, Launch, LaunchSpec, Scratch, Transport, has_extension,
@@ -65,7 +65,11 @@ impl Adapter for Delve {
             let package = spec.program.is_dir();
             let mut a = json!({
                 "name": "agent-dap", "type": "go", "request": "launch",
-                "mode": if package { "debug" } else { "exec" },
+                "mode": match (spec.test, package) {
+                    (true, _) => "test",
+                    (false, true) => "debug",
+                    (false, false) => "exec",
+                },
                 "program": spec.program.display().to_string(), "args": spec.args,
                 "cwd": spec.cwd.display().to_string(), "env": spec.env,
                 "outputMode": "remote", "stopOnEntry": false,

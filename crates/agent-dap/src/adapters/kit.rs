@@ -34,8 +34,13 @@ pub(crate) enum AttachVia {
 
 /// What `launch` knows when it asks an adapter for its `launch` arguments.
 pub(crate) struct LaunchSpec<'a> {
-    /// The program, absolute, inside the workspace.
+    /// The program, absolute: inside the workspace, or a test binary the launch built. For a
+    /// `module` launch, the working directory (where the root marker was looked for).
     pub program: &'a Path,
+    /// A Python module to run as `python -m` instead of `program` (debugpy only).
+    pub module: Option<&'a str>,
+    /// `program` is a Go package whose tests run (delve's test mode; `args` hold `-test.run`).
+    pub test: bool,
     pub args: &'a [String],
     pub cwd: &'a Path,
     pub env: &'a BTreeMap<String, String>,

@@ -71,6 +71,7 @@ pub(super) async fn run(
             adapter_env: Vec::new(),
             exceptions,
             program: None,
+            built: None,
         },
     )
     .await?;

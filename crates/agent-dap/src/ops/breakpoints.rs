@@ -21,7 +21,7 @@ pub(super) async fn run(
     mut lines: Vec<u32>,
     options: BreakpointOptions,
 ) -> Result<ToolOutput, DapError> {
-    let path = confine_existing(&sup.root, "file", file)?;
+    let path = confine_existing(&sup.root, "path", file)?;
     lines.sort_unstable();
     lines.dedup();
     {

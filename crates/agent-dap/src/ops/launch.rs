@@ -1,18 +1,21 @@
-//! `launch`: start a program under the adapter that debugs it, stopping at the breakpoints.
+//! `launch`: start a program, a Python module or one test under the adapter that debugs it,
+//! stopping at the breakpoints. What a test launch runs is worked out in `launch_test`.
 
+use super::launch_test;
 use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, LaunchSpec};
-use crate::args::{Exceptions, Op};
+use crate::args::{Exceptions, LaunchTarget, Op};
 use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use agent_tier::workspace::{confine, confine_existing};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// What the model asked to launch.
 pub(super) struct Request<'a> {
-    pub program: &'a str,
+    pub target: &'a LaunchTarget,
     pub args: &'a [String],
     pub cwd: Option<&'a str>,
     pub env: &'a BTreeMap<String, String>,
@@ -20,21 +23,58 @@ pub(super) struct Request<'a> {
     pub exceptions: Exceptions,
 }
 
+/// What the adapter is told to run, once the target is worked out.
+pub(super) struct Plan {
+    /// What the adapter launches ([`LaunchSpec::program`]).
+    pub program: PathBuf,
+    /// A Python module run instead of `program`.
+    pub module: Option<String>,
+    /// `program` is a Go package whose tests run.
+    pub test: bool,
+    pub args: Vec<String>,
+    /// The working directory when the model names none.
+    pub cwd: PathBuf,
+    /// What is debugged, as the result names it.
+    pub target: String,
+    /// What the launch built first (a Rust test binary), said in the result.
+    pub built: Option<launch_test::Built>,
+}
+
 pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput, DapError> {
     sup.reject_live().await?;
-    let program = confine_existing(&sup.root, "program", req.program)?;
-    let adapter = match req.adapter {
-        Some(a) => a,
-        None => adapters::infer(&program).map_err(|why| DapError::Argument {
-            op: Op::Launch.name(),
-            arg: "adapter",
-            detail: format!(
-                "cannot tell which debugger runs `{}` ({why}); pass adapter: debugpy | lldb | delve | dart",
-                sup.shown(&program)
-            ),
-        })?,
+    let cwd = match req.cwd {
+        Some(c) => Some(confine_existing(&sup.root, "cwd", c)?),
+        None => None,
     };
-    let detected = adapters::detect(adapter, &sup.root, &program, &sup.config.extra_bin_dirs);
+    let root = || confine(&sup.root, "cwd", ".");
+    // Which adapter, and where its root marker is looked for from (also where function
+    // breakpoints are looked up near).
+    let test = match req.target {
+        LaunchTarget::Test { path, name } => {
+            Some(launch_test::resolve(sup, path, name, req.adapter)?)
+        }
+        _ => None,
+    };
+    let (adapter, near) = match (req.target, &test) {
+        (_, Some(t)) => (t.adapter, t.path.clone()),
+        (LaunchTarget::Program(p), None) => {
+            let program = confine_existing(&sup.root, "program", p)?;
+            let adapter = match req.adapter {
+                Some(a) => a,
+                None => adapters::infer(&program).map_err(|why| DapError::Argument {
+                    op: Op::Launch.name(),
+                    arg: "adapter",
+                    detail: format!(
+                        "cannot tell which debugger runs `{}` ({why}); pass adapter: debugpy | lldb | delve | dart",
+                        sup.shown(&program)
+                    ),
+                })?,
+            };
+            (adapter, program)
+        }
+        (_, None) => (AdapterId::Debugpy, cwd.clone().map_or_else(root, Ok)?),
+    };
+    let detected = adapters::detect(adapter, &sup.root, &near, &sup.config.extra_bin_dirs);
     if let Some(why) = detected.why_not() {
         return Err(DapError::Unusable {
             adapter: adapter.name(),
@@ -48,13 +88,33 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
             why: "detection is inconsistent".into(),
         });
     };
-    let cwd = match req.cwd {
-        Some(c) => confine_existing(&sup.root, "cwd", c)?,
-        None => confine(&sup.root, "cwd", ".")?,
+    let plan = match (req.target, test) {
+        (_, Some(t)) => launch_test::plan(sup, &t, req.args, req.env).await?,
+        (LaunchTarget::Module(m), None) => Plan {
+            program: near.clone(),
+            module: Some(m.clone()),
+            test: false,
+            args: req.args.to_vec(),
+            cwd: root()?,
+            target: format!("python -m {m}"),
+            built: None,
+        },
+        (_, None) => Plan {
+            program: near.clone(),
+            module: None,
+            test: false,
+            args: req.args.to_vec(),
+            cwd: root()?,
+            target: sup.shown(&near),
+            built: None,
+        },
     };
+    let cwd = cwd.unwrap_or_else(|| plan.cwd.clone());
     let spec = LaunchSpec {
-        program: &program,
-        args: req.args,
+        program: &plan.program,
+        module: plan.module.as_deref(),
+        test: plan.test,
+        args: &plan.args,
         cwd: &cwd,
         env: req.env,
         binary: &binary,
@@ -71,12 +131,13 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
             adapter,
             binary: &binary,
             marker: &marker,
-            target: sup.shown(&program),
+            target: plan.target,
             arguments: launch.arguments,
             attach_port: None,
             adapter_env: launch.adapter_env,
             exceptions: req.exceptions,
-            program: Some(&program),
+            program: plan.module.is_none().then_some(near.as_path()),
+            built: plan.built,
         },
     )
     .await

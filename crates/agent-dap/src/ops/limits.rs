@@ -1,4 +1,7 @@
-//! How much one result carries; the tool's description quotes these.
+//! How much one result carries (the tool's description quotes these), and how long a test
+//! launch's build may take.
+
+use std::time::Duration;
 
 /// Frames returned by `stack`.
 pub(crate) const MAX_FRAMES: usize = 30;
@@ -18,3 +21,7 @@ pub(crate) const STOP_VALUE: usize = 200;
 pub(crate) const STOP_CONTEXT: usize = 2;
 /// Characters of the output tail shown when the program exits.
 pub(crate) const EXIT_TAIL: usize = 2000;
+/// How long `cargo test --no-run` may build a Rust test binary for a test launch.
+pub(crate) const BUILD_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+/// How long one test binary may take to list its tests.
+pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(30);

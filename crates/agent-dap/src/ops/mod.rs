@@ -8,6 +8,7 @@ mod breakpoints;
 mod evaluate;
 mod inspect;
 mod launch;
+mod launch_test;
 pub(crate) mod limits;
 mod motion;
 mod output;
@@ -40,7 +41,7 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
             breakpoints::functions(sup, names, options).await
         }
         DebugCommand::Launch {
-            program,
+            target,
             args,
             cwd,
             env,
@@ -48,7 +49,7 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
             exceptions,
         } => {
             let request = launch::Request {
-                program: &program,
+                target: &target,
                 args: &args,
                 cwd: cwd.as_deref(),
                 env: &env,

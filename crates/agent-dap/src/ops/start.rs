@@ -1,6 +1,7 @@
 //! Starting a session, for `launch` and `attach`: reach the adapter, run the DAP start-up
 //! sequence with the kept breakpoints, wait for the first stop, and say where it is.
 
+use super::launch_test::Built;
 use super::render::{after_move, breakpoint_lines, function_lines};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
@@ -34,6 +35,8 @@ pub(super) struct Start<'a> {
     pub exceptions: Exceptions,
     /// The program file, when launching one (where function names are looked up from).
     pub program: Option<&'a Path>,
+    /// What the launch built first, said in the result.
+    pub built: Option<Built>,
 }
 
 pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput, DapError> {
@@ -126,6 +129,15 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         adapter.name(),
         session.command
     );
+    if let Some(b) = &st.built {
+        let _ = write!(
+            text,
+            "\nbuilt by `{}`: {} (the {} test binary)",
+            b.command,
+            sup.shown(&b.executable),
+            b.target
+        );
+    }
     let mut bp_rows = Vec::new();
     let filters = configured.filters;
     for (file, bps) in &configured.files {
@@ -169,6 +181,13 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     structured["breakpoints"] = json!(bp_rows);
     if configured.functions.is_some() {
         structured["function_breakpoints"] = json!(fn_rows);
+    }
+    if let Some(b) = &st.built {
+        structured["built"] = json!({
+            "command": b.command,
+            "executable": b.executable.display().to_string(),
+            "target": b.target,
+        });
     }
     structured["exceptions"] = json!(st.exceptions.name());
     structured["exception_filters"] = json!(filters);

@@ -31,6 +31,7 @@ fn registered_only_with_a_conversation() {
 async fn argument_errors_name_what_is_valid() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "").unwrap();
     let reg = registry(Some("c"), dir.path());
     let cases = [
         json!({"op": "jump"}),
@@ -47,6 +48,14 @@ async fn argument_errors_name_what_is_valid() {
         json!({"op": "continue"}),
         json!({"op": "output"}),
         json!({"op": "terminate"}),
+        // The field names and their aliases: `operation`/`op`, `path`/`file`.
+        json!({"operation": "breakpoints", "path": "a.py", "lines": [1]}),
+        json!({"op": "breakpoints", "file": "a.py", "lines": []}),
+        // Test launches that cannot be meant: each names the one fix.
+        json!({"operation": "launch", "test": "test_y"}),
+        json!({"operation": "launch", "test": "test_y", "program": "a.py", "module": "pytest"}),
+        json!({"operation": "launch", "test": "test_y", "program": "notes.txt"}),
+        json!({"operation": "launch", "test": "test_y", "program": "a.py", "adapter": "lldb"}),
     ];
     let mut transcript = String::new();
     for args in cases {
