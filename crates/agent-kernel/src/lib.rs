@@ -179,15 +179,15 @@ struct EvalTool {
     state: Arc<State>,
 }
 
-const DESCRIPTION: &str = "Compute, inspect data or try code in a persistent Python or JavaScript interpreter (to step through a program: debug). State persists across calls; `reset` starts clean. Python: the project's (.venv, venv, else python3); JavaScript: node (top-level declarations persist, await works).
+/// The description; `{budget}` is the inactivity budget.
+const DESCRIPTION: &str = "Compute, inspect data, try code or run shell commands (`!cmd`) in a persistent Python or JavaScript interpreter (to step through a program: debug). State persists across calls; `reset` starts clean. Python: the project's (.venv, venv, else python3); JavaScript: node (top-level declarations persist, await works).
 
 - The last expression is echoed; stdout and stderr come in order, long output capped with a note.
 - display(x) shows a value: DataFrames as tables, matplotlib figures as PNG.
 - Magics without IPython: %pip install (into this interpreter), %cd, %env, %time(it), %%bash, !cmd, x = !cmd.
 - tool(name, args) calls one of your tools (not eval) and returns its text; errors raise; JavaScript: await it.
 - input() and stdin fail at once.
-- Silent past the inactivity budget: interrupted, then killed; print progress in long loops (a pending tool() pauses the clock).
-- description is required: 5–10 words saying what the cell does.";
+- Silent for {budget}: interrupted, then killed; print progress in long loops (a pending tool() pauses the clock).";
 
 /// An empty description is an error (the cell needs a label); one outside 5–10 words runs, with
 /// a note that says the rule.
@@ -218,7 +218,10 @@ impl Tool for EvalTool {
     }
 
     fn description(&self) -> String {
-        DESCRIPTION.to_string()
+        DESCRIPTION.replace(
+            "{budget}",
+            &render::human(self.state.config.inactivity_budget),
+        )
     }
 
     fn parallel_safe(&self) -> bool {

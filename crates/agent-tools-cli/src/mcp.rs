@@ -132,11 +132,15 @@ impl Session {
     }
 }
 
-/// The MCP `instructions`: which tool for which job, for the tools this surface has (kept under
-/// ~200 tokens).
-pub fn instructions(registry: &Registry, surface: Surface) -> String {
-    let have: std::collections::BTreeSet<String> =
-        registry.list(surface).into_iter().map(|t| t.name).collect();
+/// The MCP `instructions`: which tool for which job, for the tools this surface has and this
+/// client can use (`can_ask`: see [`Host::unusable`]), kept under ~200 tokens.
+pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> String {
+    let have: std::collections::BTreeSet<String> = registry
+        .list(surface)
+        .into_iter()
+        .map(|t| t.name)
+        .filter(|name| can_ask || name != ASK_USER)
+        .collect();
     let mut lines = vec![format!(
         "Tools for one run in {} ({surface} surface). Paths are relative to it; lines are 1-based.",
         registry.run().root.display()
@@ -155,7 +159,10 @@ pub fn instructions(registry: &Registry, surface: Surface) -> String {
             &["lsp_rename"],
             "Rename a symbol: lsp_rename; rewrite a code pattern: ast_edit, then resolve.",
         ),
-        (&["eval"], "Run code, keep state: eval."),
+        (
+            &["eval"],
+            "Run code or a shell command (`!cmd`), keep state: eval.",
+        ),
         (&["debug"], "Step through a program: debug."),
         (
             &["ask_user"],
@@ -172,7 +179,10 @@ pub fn instructions(registry: &Registry, surface: Surface) -> String {
         }
     }
     if have.contains("lsp") && have.contains("write") {
-        lines.push("Diagnostics appended to a write are information: the change was made.".into());
+        lines.push(
+            "Diagnostics appended to a write are information: the change was made; each is reported once per conversation."
+                .into(),
+        );
     }
     lines.join("\n")
 }
@@ -361,6 +371,29 @@ impl Host {
     }
 }
 
+/// The tool that needs a person on the client's side.
+const ASK_USER: &str = "ask_user";
+
+impl Host {
+    /// Whether this session's client can put a question to a person: it declared `elicitation`
+    /// (the only way `serve` reaches a person). Without it `ask_user` is not listed, not named in
+    /// the instructions, and a call is refused with the reason — a model is never promised a
+    /// person it cannot reach. Approvals still fail closed, saying why.
+    fn can_ask(&self, peer: &rmcp::Peer<RoleServer>) -> bool {
+        self.session(peer).client_has("elicitation")
+    }
+
+    /// The tools this session lists: the surface's, less those its client cannot use.
+    fn listed(&self, peer: &rmcp::Peer<RoleServer>) -> Vec<ToolInfo> {
+        let can_ask = self.can_ask(peer);
+        self.registry
+            .list(self.surface)
+            .into_iter()
+            .filter(|t| can_ask || t.name != ASK_USER)
+            .collect()
+    }
+}
+
 impl ServerHandler for Host {
     fn get_info(&self) -> ServerConfig {
         // `logging`: crashes and restarts reach the client as `notifications/message`
@@ -375,7 +408,7 @@ impl ServerHandler for Host {
                 "agent-tools",
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(instructions(&self.registry, self.surface))
+            .with_instructions(instructions(&self.registry, self.surface, true))
     }
 
     async fn initialize(
@@ -386,7 +419,10 @@ impl ServerHandler for Host {
         context.peer.set_peer_info(request.clone());
         self.session(&context.peer);
         crate::logging::add_client(context.peer.clone());
-        self.negotiate_initialize(&request)
+        let mut result = self.negotiate_initialize(&request)?;
+        let can_ask = request.capabilities.elicitation.is_some();
+        result.instructions = Some(instructions(&self.registry, self.surface, can_ask));
+        Ok(result)
     }
 
     #[allow(deprecated)]
@@ -402,9 +438,9 @@ impl ServerHandler for Host {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.registry.list(self.surface).iter().map(tool).collect();
+        let tools = self.listed(&context.peer).iter().map(tool).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -421,6 +457,16 @@ impl ServerHandler for Host {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == ASK_USER
+            && self.registry.contains(ASK_USER)
+            && !self.can_ask(&context.peer)
+        {
+            let out = ToolOutput::error(
+                "ask_user is not available to this client: it did not declare the MCP `elicitation` capability, so no person can be asked through it. Proceed under an assumption you state.",
+            )
+            .with_structured(json!({"outcome": "no_operator"}));
+            return Ok(call_result(&out).into());
+        }
         let progress = context.meta.get_progress_token();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         match self.run_call(&request.name, args, progress, &context).await {

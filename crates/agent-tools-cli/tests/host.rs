@@ -440,14 +440,29 @@ fn ask_timeout_under_serve_gives_timed_out() {
 
 #[cfg(feature = "ask")]
 #[test]
-fn ask_user_fails_closed_without_elicitation() {
+fn ask_user_is_not_offered_without_elicitation() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = Client::start(dir.path(), &[]);
-    c.rpc(
+    let init = c.rpc(
         1,
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
     );
+    // Not promised: neither in the instructions nor in the list.
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(!instructions.contains("ask_user"), "{instructions}");
+    let list = c.rpc(3, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"read") && !names.contains(&"ask_user"),
+        "{names:?}"
+    );
+    // A call anyway fails closed and says why.
     let resp = c.rpc(2, "tools/call", json!({"name": "ask_user", "arguments": {"question": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}}));
     assert_eq!(resp["result"]["isError"], true, "{resp}");
     assert_eq!(
@@ -460,6 +475,30 @@ fn ask_user_fails_closed_without_elicitation() {
             .unwrap()
             .contains("elicitation"),
         "{resp}"
+    );
+}
+
+/// A client that declares elicitation is offered ask_user, and the instructions name it.
+#[cfg(feature = "ask")]
+#[test]
+fn ask_user_is_offered_with_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Client::start(dir.path(), &[]);
+    let init = c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}}),
+    );
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(instructions.contains("ask_user"), "{instructions}");
+    let list = c.rpc(2, "tools/list", json!({}));
+    assert!(
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "ask_user"),
+        "{list}"
     );
 }
 

@@ -15,7 +15,7 @@ fn instructions_route_and_annotations_follow_effects() {
     let init = c.rpc(
         1,
         "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}),
     );
     let text = init["result"]["instructions"].as_str().unwrap();
     for route in [

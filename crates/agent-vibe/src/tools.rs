@@ -207,7 +207,7 @@ impl Tool for Spawn {
         true
     }
     fn description(&self) -> String {
-        "Delegate a self-contained task to a background worker (not work you must steer step by step). Returns its id at once; collect the result with vibe_wait.".into()
+        "Delegate a self-contained task to a background worker (not work you must steer step by step); workers edit this same checkout. Returns its id at once; collect the result with vibe_wait.".into()
     }
     async fn call(&self, args: SpawnArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.brief.trim().is_empty() {
