@@ -335,7 +335,7 @@ async fn rust_test(
         args: all,
         // As `cargo test` runs it.
         cwd: package.clone(),
-        target: format!("test {full} in {}", sup.shown(&artifact.executable)),
+        target: format!("test {full} in {} (cargo test)", sup.shown(&t.path)),
         built: Some(Built {
             command,
             executable: artifact.executable.clone(),

@@ -82,7 +82,7 @@ impl Fixture {
         let mut args = args;
         let op = args
             .as_object_mut()
-            .and_then(|o| o.remove("op"))
+            .and_then(|o| o.remove("operation").or_else(|| o.remove("op")))
             .unwrap_or(Value::Null);
         let op = op.as_str().unwrap_or("?").to_string();
         let shown = if args.as_object().is_some_and(|o| o.is_empty()) {

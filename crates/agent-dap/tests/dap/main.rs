@@ -9,3 +9,4 @@ mod line_endings;
 mod native;
 mod python;
 mod surface;
+mod test_launch;
