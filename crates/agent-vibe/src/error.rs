@@ -4,8 +4,8 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum VibeError {
-    /// No worker of that id in this run.
-    #[error("unknown worker id `{id}`; workers in this run: {known} (vibe_list shows them all)")]
+    /// No worker of that id in this conversation.
+    #[error("unknown worker id `{id}`; workers in this conversation: {known} (vibe_list shows them all)")]
     UnknownWorker {
         /// The id asked for.
         id: String,

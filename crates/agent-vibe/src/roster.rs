@@ -1,4 +1,4 @@
-//! The run's worker roster: every worker spawned in this run, its state and its last result.
+//! One conversation's worker roster: every worker it spawned, its state and its last result.
 //! Records are kept for the whole run.
 
 use crate::backend::{Heartbeat, VibeBackend, WorkerJob, WorkerTier};
@@ -170,7 +170,7 @@ impl Roster {
     fn unknown(state: &State, id: &str) -> VibeError {
         let ids: Vec<&str> = state.workers.values().map(|w| w.id.as_str()).collect();
         let known = match ids.len() {
-            0 => "none (no worker has been spawned in this run)".to_string(),
+            0 => "none (none was spawned in this conversation; vibe_spawn starts one)".to_string(),
             n if n > 20 => format!("{}, … and {} more", ids[n - 20..].join(", "), n - 20),
             _ => ids.join(", "),
         };

@@ -426,7 +426,7 @@ impl Tool for List {
         let views = self.0.of(&cx).list();
         if views.is_empty() {
             return Ok(
-                ToolOutput::text("no workers in this run yet; start one with vibe_spawn")
+                ToolOutput::text("no workers in this conversation yet; start one with vibe_spawn")
                     .with_structured(json!({"workers": []})),
             );
         }

@@ -1,0 +1,175 @@
+//! The model's first call works (issue 25): one row per call as a model writes it — from its
+//! habits, not from our schema — each through `agent-tools serve` over MCP stdio, against the
+//! real servers, adapters and interpreters. Every row either succeeds or fails with an error that
+//! names the one fix.
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
+
+mod common;
+
+use common::Client;
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// What a row expects of its call.
+enum Expect {
+    /// Succeeds, and its text holds every one of these.
+    Ok(&'static [&'static str]),
+    /// Fails, and its text names the fix (holds every one of these).
+    Fix(&'static [&'static str]),
+}
+
+/// One call as a model writes it.
+struct Row {
+    what: &'static str,
+    tool: &'static str,
+    args: Value,
+    expect: Expect,
+}
+
+fn row(what: &'static str, tool: &'static str, args: Value, expect: Expect) -> Row {
+    Row {
+        what,
+        tool,
+        args,
+        expect,
+    }
+}
+
+/// `tools/call` as id `id`; a question the host puts to this client (`elicitation/create`) is
+/// answered with `answer`. Returns (is_error, text).
+fn call(c: &mut Client, id: i64, tool: &str, args: &Value, answer: &Value) -> (bool, String) {
+    c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}}));
+    loop {
+        let mut line = String::new();
+        assert!(
+            c.stdout.read_line(&mut line).unwrap() > 0,
+            "serve closed stdout"
+        );
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "elicitation/create" {
+            let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": answer});
+            writeln!(c.stdin, "{reply}").unwrap();
+            continue;
+        }
+        if v["id"] == id && v.get("method").is_none() {
+            let r = &v["result"];
+            let text = r["content"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|c| c["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_else(|| v.to_string());
+            return (r["isError"].as_bool().unwrap_or(true), text);
+        }
+    }
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Run every row against one host; report every failing row at once.
+fn run_rows(c: &mut Client, rows: Vec<Row>, answer: &Value) {
+    let mut failed = Vec::new();
+    for (i, r) in rows.into_iter().enumerate() {
+        let (is_error, text) = call(c, 100 + i as i64, r.tool, &r.args, answer);
+        let (ok, wanted) = match r.expect {
+            Expect::Ok(w) => (!is_error, w),
+            Expect::Fix(w) => (is_error, w),
+        };
+        let missing: Vec<&&str> = wanted.iter().filter(|w| !text.contains(**w)).collect();
+        if !ok || !missing.is_empty() {
+            failed.push(format!(
+                "- {} ({} {}): is_error={is_error}, missing {missing:?}\n{text}",
+                r.what, r.tool, r.args
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "rows failed:\n{}", failed.join("\n\n"));
+}
+
+fn initialize(c: &mut Client, capabilities: Value) -> Value {
+    let init = c.rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "first-calls", "version": "0"}}),
+    );
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    init
+}
+
+/// The file, search and question tools, and the old names every tool still takes.
+#[test]
+fn everyday_first_calls_through_serve() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write(
+        r,
+        "src/app.py",
+        "# TODO: remove the fallback\nNAME = \"app\"\nNAME = \"app\"\n",
+    );
+    write(r, "src/lib.rs", "// TODO: document\npub fn f() {}\n");
+    write(r, "src/deep/mod.rs", "pub fn g() {}\n");
+    write(r, "notes.txt", "alpha  \nbeta\t\ngamma\n");
+    write(r, "quote.py", "msg = \"it's done\"\nprint(msg)\n");
+    let mut c = Client::start(r, &["--vibe"]);
+    initialize(&mut c, json!({"elicitation": {}}));
+    let answer = json!({"action": "accept", "content": {"choice": "sqlite"}});
+    let rows = vec![
+        row(
+            "ask_user with options as plain strings",
+            "ask_user",
+            json!({"question": "Which database?", "options": ["postgres", "sqlite"]}),
+            Expect::Ok(&["chosen: sqlite"]),
+        ),
+        row(
+            "resolve's old selector `action`",
+            "resolve",
+            json!({"edit_id": "edit_9", "action": "accept"}),
+            Expect::Fix(&["no edit is staged", "call ast_edit first"]),
+        ),
+        row(
+            "vibe_wait's old `timeout_seconds`",
+            "vibe_wait",
+            json!({"worker_id": "w1", "timeout_seconds": 1}),
+            Expect::Fix(&["w1", "vibe_spawn"]),
+        ),
+        row(
+            "lsp's `op` and `file`",
+            "lsp",
+            json!({"op": "status", "file": "src/app.py"}),
+            Expect::Ok(&[]),
+        ),
+        row(
+            "debug's `op`",
+            "debug",
+            json!({"op": "status"}),
+            Expect::Ok(&["no debug session"]),
+        ),
+    ];
+    run_rows(&mut c, rows, &answer);
+}
+
+/// A client that cannot elicit is not offered `ask_user`, and a call anyway names why.
+#[test]
+fn a_client_without_elicitation_is_not_promised_a_person() {
+    let root = tempfile::tempdir().unwrap();
+    let mut c = Client::start(root.path(), &[]);
+    let init = initialize(&mut c, json!({}));
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(!instructions.contains("ask_user"), "{instructions}");
+    let rows = vec![row(
+        "ask_user from a client without elicitation",
+        "ask_user",
+        json!({"question": "Which database?", "options": ["postgres", "sqlite"]}),
+        Expect::Fix(&["elicitation", "Proceed under an assumption"]),
+    )];
+    run_rows(&mut c, rows, &Value::Null);
+}
