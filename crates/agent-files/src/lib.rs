@@ -1,12 +1,15 @@
 //! # agent-files — the file tools a harness assumes
 //!
 //! Owns the generic file tools the spec takes for granted: `read`, `write`, `edit` and
-//! `apply_patch` (a strict unified-diff parser and applier), registered with [`attach`].
+//! `apply_patch` (a strict unified-diff parser and applier), and the search tools `grep` (text,
+//! on ripgrep's own crates) and `glob` (paths), registered with [`attach`].
 //!
 //! - Every path is confined to the run's root (`..`, absolute paths elsewhere and symlinks that
 //!   lead out are refused) through `agent_tier::workspace`, which also makes every write
 //!   all-or-nothing, symlink-proof and serialised per file with every other writer of the run.
 //! - `read` reads regular files only and at most what it returns; FIFOs and devices are refused.
+//!   `grep` and `glob` walk as ripgrep does (ignore files honoured, symlinks never followed) and
+//!   open regular files only, each searched in at most its first 64 MiB.
 //! - The file work runs off the async threads (`spawn_blocking`).
 //! - Each writing tool reports the files it changed as [`agent_tier::ToolOutput::changed_files`],
 //!   so wrappers (diagnostics on write) cover it without knowing its name.
@@ -15,16 +18,21 @@
 
 mod apply;
 mod envelope;
+mod glob;
+mod grep;
 mod hunks;
 mod patch;
 mod read;
 mod tools;
+mod walk;
 
 use agent_tier::{BoxError, ToolOutput};
 
-/// Register the four file tools.
+/// Register the file tools: `read`, `grep`, `glob` (read tier), `write`, `edit`, `apply_patch`.
 pub fn attach(registry: &agent_tier::Registry) {
     registry.register(read::ReadTool);
+    registry.register(grep::GrepTool);
+    registry.register(glob::GlobTool);
     registry.register(tools::WriteTool);
     registry.register(tools::EditTool);
     registry.register(apply::ApplyPatchTool);

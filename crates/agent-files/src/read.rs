@@ -24,6 +24,8 @@ const DEFAULT_LIMIT: u32 = 2000;
 const LINE_CAP: usize = 2000;
 /// Most bytes of the file one call scans, from its start: lines past it are out of reach.
 pub(crate) const SCAN_CAP: u64 = 64 * 1024 * 1024;
+/// The bytes of a file's start looked at to tell a binary file: one with a NUL byte there.
+pub(crate) const SNIFF: u64 = 8192;
 /// How many directory entries the refusal of a directory lists.
 const LISTING: usize = 50;
 
@@ -84,8 +86,8 @@ fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
         .map_err(|e| format!("`path` = `{}`: {e}", clip_path(&args.path)))?;
     let mut reader = BufReader::new(file);
     let mut head = Vec::new();
-    (&mut reader).take(8192).read_to_end(&mut head)?;
-    if head.contains(&0) {
+    (&mut reader).take(SNIFF).read_to_end(&mut head)?;
+    if is_binary(&head) {
         return Ok(ToolOutput::text(format!(
             "{} is a binary file ({size} bytes); not shown",
             clip_path(&args.path)
@@ -131,6 +133,12 @@ fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
         structured["stopped_at_byte"] = json!(SCAN_CAP);
     }
     Ok(ToolOutput::text(text).with_structured(structured))
+}
+
+/// Whether a file whose first [`SNIFF`] bytes are `head` is binary (`read` does not show it,
+/// `grep` does not search it).
+pub(crate) fn is_binary(head: &[u8]) -> bool {
+    head.contains(&0)
 }
 
 /// `n` bytes in MiB, for a note.

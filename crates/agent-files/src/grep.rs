@@ -1,0 +1,451 @@
+//! `grep`: text search with ripgrep's own crates (`grep-regex` compiles the pattern,
+//! `grep-searcher` finds the lines, `ignore` walks the tree), its lines numbered as `read`
+//! numbers them ([`agent_tier::lines`]: a line ends at `\n`, `\r\n` or a lone `\r`).
+//!
+//! ripgrep counts `\n` only, so the searcher is used to find the regions that match (its
+//! matcher in CRLF mode: `^`, `$` and `.` treat `\r` as a line's end), each region is split
+//! into lines by the shared definition and each line matched again, and a line's number comes
+//! from its byte offset. The context lines around a match are found the same way.
+//!
+//! Bounded like `read`: a file is opened only if it is a regular file (never a FIFO or device,
+//! never through a symlink), a file whose first 8 KiB hold a NUL byte is binary and skipped,
+//! and at most the first [`SCAN_CAP`] bytes of a file are searched (held whole while they are).
+
+use crate::read::{SCAN_CAP, SNIFF, is_binary};
+use crate::walk::{self, Pattern, Skipped};
+use agent_tier::display::{clip_path, escape};
+use agent_tier::lines;
+use agent_tier::workspace;
+use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::io::Read;
+use std::ops::Range;
+use std::path::Path;
+
+/// Matching lines shown when `limit` is not given.
+const DEFAULT_LIMIT: u32 = 100;
+/// The largest `limit` and `context`.
+const MAX_LIMIT: u32 = 2000;
+const MAX_CONTEXT: u32 = 50;
+/// Most bytes of result text; matches past it are counted, not shown.
+const BYTES_CAP: usize = 64 * 1024;
+/// Characters of one line shown; a longer line is shown around its first match.
+const LINE_SHOWN: usize = 300;
+
+pub(crate) struct GrepTool;
+
+/// Arguments of `grep`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GrepArgs {
+    /// Regex (Rust syntax), or plain text with `literal`.
+    #[serde(alias = "regex", alias = "query")]
+    pattern: String,
+    /// File or folder (default: the root).
+    #[serde(alias = "file", alias = "dir", alias = "directory")]
+    path: Option<String>,
+    /// Only files matching this glob: `*.py` (any depth), `src/**/*.rs`.
+    #[serde(alias = "include")]
+    glob: Option<String>,
+    /// `pattern` is plain text, not a regex.
+    #[serde(alias = "fixed_strings")]
+    literal: Option<bool>,
+    #[serde(alias = "-i", alias = "case_insensitive")]
+    ignore_case: Option<bool>,
+    /// Lines shown before and after each match (default 0).
+    #[serde(alias = "-C")]
+    context: Option<u32>,
+    /// Matching lines shown (default 100); all are counted.
+    #[serde(alias = "head_limit", alias = "max_results")]
+    limit: Option<u32>,
+}
+
+impl Tool for GrepTool {
+    type Args = GrepArgs;
+    fn name(&self) -> &str {
+        "grep"
+    }
+    fn hints(&self) -> Hints {
+        Hints::query()
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "Search file text, comments and strings included (ripgrep: .gitignore'd, hidden and binary files skipped). Returns `path:line: text` lines numbered as read numbers them (context lines `path-line- text`) and the counts of matches and files.".into()
+    }
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+    async fn call(&self, args: GrepArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
+        let root = cx.run().root.clone();
+        crate::off_thread(move || grep(&root, args)).await
+    }
+}
+
+fn grep(root: &Path, args: GrepArgs) -> Result<ToolOutput, BoxError> {
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot open the workspace root: {e}"))?;
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    let context = args.context.unwrap_or(0);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(format!("`limit` counts matching lines shown: give 1 to {MAX_LIMIT}").into());
+    }
+    if context > MAX_CONTEXT {
+        return Err(format!("`context` is at most {MAX_CONTEXT} lines").into());
+    }
+    if args.pattern.is_empty() {
+        return Err("`pattern` is empty; give the text or regex to find".into());
+    }
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(args.ignore_case.unwrap_or(false))
+        .fixed_strings(args.literal.unwrap_or(false))
+        .multi_line(true)
+        .crlf(true)
+        .build(&args.pattern)
+        .map_err(|e| {
+            format!(
+                "`pattern` is not a valid regex (for the text itself, set `literal`: true; a match never spans lines): {e}"
+            )
+        })?;
+    let given = args.path.as_deref().unwrap_or(".");
+    let given = if given.trim().is_empty() { "." } else { given };
+    let target = workspace::confine_existing(&root, "path", given)?;
+    let glob = args
+        .glob
+        .as_deref()
+        .map(|g| Pattern::new("glob", g, args.path.as_deref()))
+        .transpose()?;
+    let mut search = Search {
+        root: &root,
+        matcher,
+        searcher: SearcherBuilder::new()
+            .line_terminator(LineTerminator::crlf())
+            .binary_detection(BinaryDetection::none())
+            .bom_sniffing(false)
+            .line_number(false)
+            .build(),
+        context: context as usize,
+        limit: limit as usize,
+        text: String::new(),
+        printed_any: false,
+        total: 0,
+        shown: 0,
+        files: 0,
+        searched: 0,
+        binary: 0,
+        cut: 0,
+        unreadable: 0,
+        first_error: None,
+    };
+    let meta = target.symlink_metadata()?;
+    let skipped = if meta.is_dir() {
+        let from = match &glob {
+            Some(g) => walk::start(&target, g),
+            None => Some(target.clone()),
+        };
+        match from {
+            Some(from) => walk::files(&root, &from, &target, glob.as_ref(), |abs, _| {
+                search.file(abs);
+                true
+            }),
+            None => Skipped::default(),
+        }
+    } else {
+        // A file named by `path` is searched whatever the ignore files say, as ripgrep does.
+        let (file, size) = workspace::open_regular(&target)
+            .map_err(|e| format!("`path` = `{}`: {e}", clip_path(given)))?;
+        search.open_file(&target, file, size);
+        Skipped::default()
+    };
+    Ok(search.finish(&args.pattern, &skipped))
+}
+
+/// A search in progress: the counts, and the text shown so far.
+struct Search<'a> {
+    root: &'a Path,
+    matcher: RegexMatcher,
+    searcher: Searcher,
+    context: usize,
+    limit: usize,
+    text: String,
+    /// Some line was printed (a `--` separates groups when there is context).
+    printed_any: bool,
+    /// Matching lines found, and shown.
+    total: usize,
+    shown: usize,
+    /// Files with a match, searched, skipped as binary, searched in their first SCAN_CAP bytes.
+    files: usize,
+    searched: usize,
+    binary: usize,
+    cut: usize,
+    unreadable: usize,
+    first_error: Option<String>,
+}
+
+/// One matching line: its byte range (without the terminator) and where its first match starts
+/// in it.
+struct Hit {
+    span: Range<usize>,
+    at: usize,
+}
+
+/// The sink that re-splits each region the searcher found by the shared line definition.
+struct Hits<'m> {
+    matcher: &'m RegexMatcher,
+    found: Vec<Hit>,
+}
+
+impl Sink for Hits<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let base = usize::try_from(m.absolute_byte_offset()).unwrap_or(usize::MAX);
+        let bytes = m.bytes();
+        for span in lines::line_spans(bytes) {
+            if let Ok(Some(found)) = self.matcher.find(&bytes[span.clone()]) {
+                self.found.push(Hit {
+                    span: base + span.start..base + span.end,
+                    at: found.start(),
+                });
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl Search<'_> {
+    /// Search the regular file at `abs` (a FIFO or device put there since the walk is refused
+    /// by the open, which never blocks).
+    fn file(&mut self, abs: &Path) {
+        match workspace::open_regular(abs) {
+            Ok((file, size)) => self.open_file(abs, file, size),
+            Err(e) => self.unreadable(abs, &e),
+        }
+    }
+
+    fn unreadable(&mut self, abs: &Path, e: &std::io::Error) {
+        self.unreadable += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(format!("{}: {e}", escape(&self.rel(abs))));
+        }
+    }
+
+    fn rel(&self, abs: &Path) -> String {
+        abs.strip_prefix(self.root)
+            .unwrap_or(abs)
+            .display()
+            .to_string()
+    }
+
+    fn open_file(&mut self, abs: &Path, file: std::fs::File, size: u64) {
+        let mut bytes = Vec::new();
+        let mut reader = file.take(SCAN_CAP);
+        if let Err(e) = (&mut reader).take(SNIFF).read_to_end(&mut bytes) {
+            return self.unreadable(abs, &e);
+        }
+        if is_binary(&bytes) {
+            self.binary += 1;
+            return;
+        }
+        if let Err(e) = reader.read_to_end(&mut bytes) {
+            return self.unreadable(abs, &e);
+        }
+        if size > SCAN_CAP || bytes.len() as u64 >= SCAN_CAP {
+            self.cut += 1;
+        }
+        self.searched += 1;
+        let mut hits = Hits {
+            matcher: &self.matcher,
+            found: Vec::new(),
+        };
+        if let Err(e) = self.searcher.search_slice(&self.matcher, &bytes, &mut hits) {
+            return self.unreadable(abs, &e);
+        }
+        let found = hits.found;
+        if found.is_empty() {
+            return;
+        }
+        self.files += 1;
+        self.total += found.len();
+        if self.full() {
+            return;
+        }
+        let rel = escape(&self.rel(abs)).into_owned();
+        let mut cursor = lines::Cursor::new(&bytes);
+        let mut last_printed = 0usize;
+        for (i, hit) in found.iter().enumerate() {
+            if self.full() {
+                break;
+            }
+            let n = cursor.seek(hit.span.start).0 + 1;
+            // Context before: back to the line after the last one printed.
+            let mut before = Vec::new();
+            let mut start = hit.span.start;
+            while before.len() < self.context && n - before.len() > last_printed + 1 {
+                let Some(prev) = prev_line(&bytes, start) else {
+                    break;
+                };
+                start = prev.start;
+                before.push(prev);
+            }
+            let first = n - before.len();
+            if self.context > 0
+                && self.printed_any
+                && (last_printed == 0 || first > last_printed + 1)
+            {
+                self.text.push_str("--\n");
+            }
+            for (k, span) in before.iter().enumerate().rev() {
+                let line = n - k - 1;
+                self.line(&rel, '-', line, &bytes[span.clone()], None);
+            }
+            self.line(&rel, ':', n, &bytes[hit.span.clone()], Some(hit.at));
+            self.shown += 1;
+            last_printed = n;
+            // Context after: up to the next matching line, which is printed as a match.
+            let next_hit = found.get(i + 1).map(|h| h.span.start);
+            let mut end = hit.span.end;
+            for k in 1..=self.context {
+                let Some(next) = next_line(&bytes, end) else {
+                    break;
+                };
+                if next_hit.is_some_and(|h| next.start >= h) {
+                    break;
+                }
+                end = next.end;
+                self.line(&rel, '-', n + k, &bytes[next], None);
+                last_printed = n + k;
+            }
+        }
+    }
+
+    /// Whether no more lines are shown.
+    fn full(&self) -> bool {
+        self.shown >= self.limit || self.text.len() >= BYTES_CAP
+    }
+
+    /// One line of output: `path:N: text` for a match, `path-N- text` for context.
+    fn line(&mut self, rel: &str, sep: char, n: usize, line: &[u8], at: Option<usize>) {
+        self.printed_any = true;
+        self.text.push_str(rel);
+        self.text.push(sep);
+        self.text.push_str(&n.to_string());
+        self.text.push(sep);
+        self.text.push(' ');
+        self.text.push_str(&shown(line, at));
+        self.text.push('\n');
+    }
+
+    fn finish(self, pattern: &str, skipped: &Skipped) -> ToolOutput {
+        let mut notes = Vec::new();
+        if self.binary > 0 {
+            notes.push(format!("{} binary file(s) skipped", self.binary));
+        }
+        if self.cut > 0 {
+            notes.push(format!(
+                "{} file(s) over {} MiB searched in their first {} MiB only",
+                self.cut,
+                SCAN_CAP >> 20,
+                SCAN_CAP >> 20
+            ));
+        }
+        notes.extend(skipped.describe());
+        if self.unreadable > 0 {
+            notes.push(format!(
+                "{} file(s) unreadable (first: {})",
+                self.unreadable,
+                self.first_error.as_deref().unwrap_or("?")
+            ));
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", notes.join("; "))
+        };
+        let searched = self.searched;
+        let summary = if self.total == 0 {
+            format!(
+                "[no match for `{}` in {searched} file(s) searched{notes}; .gitignore'd and hidden files are not searched unless `path` names one]",
+                clip_path(pattern)
+            )
+        } else if self.shown == self.total {
+            format!(
+                "[{} matching line(s) in {} file(s); {searched} file(s) searched{notes}]",
+                self.total, self.files
+            )
+        } else {
+            format!(
+                "[{} of {} matching lines shown, in {} file(s); {searched} file(s) searched{notes}; narrow `path` or `glob`, or raise `limit`]",
+                self.shown, self.total, self.files
+            )
+        };
+        let structured = json!({
+            "matches": self.total,
+            "shown": self.shown,
+            "files": self.files,
+            "searched": searched,
+            "binary": self.binary,
+        });
+        ToolOutput::text(format!("{}{summary}", self.text)).with_structured(structured)
+    }
+}
+
+/// The line before the one starting at byte `start`, if any.
+fn prev_line(bytes: &[u8], start: usize) -> Option<Range<usize>> {
+    if start == 0 {
+        return None;
+    }
+    let term = if start >= 2 && bytes[start - 1] == b'\n' && bytes[start - 2] == b'\r' {
+        2
+    } else {
+        1
+    };
+    let end = start - term;
+    Some(lines::line_start(bytes, end)..end)
+}
+
+/// The line after the one ending (without its terminator) at byte `end`, if any: a final
+/// terminator starts no line.
+fn next_line(bytes: &[u8], end: usize) -> Option<Range<usize>> {
+    let term = lines::terminator_at(bytes, end);
+    let start = end + term;
+    if term == 0 || start >= bytes.len() {
+        return None;
+    }
+    let stop = lines::next_terminator(bytes, start).map_or(bytes.len(), |(at, _)| at);
+    Some(start..stop)
+}
+
+/// A line as shown: escaped, and a line over [`LINE_SHOWN`] characters cut to a window around
+/// byte `at` (its first match), saying how long it is.
+fn shown(line: &[u8], at: Option<usize>) -> String {
+    let text = String::from_utf8_lossy(line);
+    let total = text.chars().count();
+    if total <= LINE_SHOWN {
+        return escape(&text).into_owned();
+    }
+    let at_char = at.map_or(0, |b| {
+        String::from_utf8_lossy(&line[..b.min(line.len())])
+            .chars()
+            .count()
+    });
+    let from = if at_char + LINE_SHOWN / 2 < LINE_SHOWN {
+        0
+    } else {
+        (at_char - LINE_SHOWN / 3).min(total - LINE_SHOWN)
+    };
+    let kept: String = text.chars().skip(from).take(LINE_SHOWN).collect();
+    format!(
+        "{}{}{} [line cut: {total} characters, shown from character {}]",
+        if from > 0 { "…" } else { "" },
+        escape(&kept),
+        if from + LINE_SHOWN < total { "…" } else { "" },
+        from + 1
+    )
+}

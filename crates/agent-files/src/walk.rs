@@ -1,0 +1,207 @@
+//! The walk `grep` and `glob` share: the files under a folder of the root as ripgrep walks them
+//! (`.gitignore`, `.ignore` and `.git/info/exclude` honoured even outside a git checkout; hidden
+//! files and folders skipped unless the pattern names one; never `.git`), in path order.
+//!
+//! Only regular files are visited. A symlink is never followed, so none leads the walk out of the
+//! root; FIFOs, sockets and devices are never opened. Both are counted, as are folders that could
+//! not be read, so a result can say what it did not look at.
+
+use agent_tier::display::clip_path;
+use std::path::{Path, PathBuf};
+
+/// A file pattern: `*.py` (no `/`: a file name at any depth) or `src/**/*.rs` (a path relative to
+/// the folder searched; `*` stays within one folder, `**` crosses folders).
+pub(crate) struct Pattern {
+    matcher: globset::GlobMatcher,
+    by_name: bool,
+    /// The folders the pattern starts with, literally (`src` of `src/**/*.rs`).
+    prefix: PathBuf,
+    /// A component of the pattern starts with `.`: hidden files are searched.
+    hidden: bool,
+}
+
+impl Pattern {
+    /// The pattern `text` of argument `arg`, relative to `base` (the folder argument as given,
+    /// which the pattern may repeat: `path` `src`, `glob` `src/*.rs`).
+    pub(crate) fn new(arg: &str, text: &str, base: Option<&str>) -> Result<Pattern, String> {
+        let mut t = text.trim();
+        while let Some(rest) = t.strip_prefix("./") {
+            t = rest;
+        }
+        // A pattern with a `/` is a path even when what is left after `path` has none.
+        let by_name = !t.contains('/');
+        if let Some(base) = base.map(|b| b.trim().trim_start_matches("./").trim_end_matches('/'))
+            && !base.is_empty()
+            && base != "."
+            && let Some(rest) = t.strip_prefix(base).and_then(|r| r.strip_prefix('/'))
+        {
+            t = rest;
+        }
+        if t.is_empty() {
+            return Err(format!(
+                "`{arg}` is empty; give a pattern such as `*.py` or `src/**/*.rs`"
+            ));
+        }
+        if t.starts_with('/') || t.split('/').any(|c| c == "..") {
+            return Err(format!(
+                "`{arg}` = `{}` leaves the folder searched; give a pattern relative to it (`path` names the folder)",
+                clip_path(text)
+            ));
+        }
+        let matcher = globset::GlobBuilder::new(t)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| {
+                format!(
+                    "`{arg}` = `{}` is not a valid glob: {}",
+                    clip_path(text),
+                    e.kind()
+                )
+            })?
+            .compile_matcher();
+        let mut prefix = PathBuf::new();
+        if !by_name {
+            let components: Vec<&str> = t.split('/').collect();
+            for c in &components[..components.len() - 1] {
+                if c.is_empty() || c.contains(['*', '?', '[', '{', '\\']) {
+                    break;
+                }
+                prefix.push(c);
+            }
+        }
+        let hidden = t
+            .split('/')
+            .any(|c| c.starts_with('.') && c != "." && c != "..");
+        Ok(Pattern {
+            matcher,
+            by_name,
+            prefix,
+            hidden,
+        })
+    }
+
+    /// Whether the file at `rel` (relative to the folder searched) matches.
+    pub(crate) fn matches(&self, rel: &Path) -> bool {
+        if self.by_name {
+            rel.file_name().is_some_and(|n| self.matcher.is_match(n))
+        } else {
+            self.matcher.is_match(rel)
+        }
+    }
+}
+
+/// What a walk did not look at.
+#[derive(Default)]
+pub(crate) struct Skipped {
+    /// Symlinks (never followed).
+    pub symlinks: usize,
+    /// FIFOs, sockets and devices (never opened).
+    pub special: usize,
+    /// Entries that could not be read, and the first error.
+    pub unreadable: usize,
+    pub first_error: Option<String>,
+}
+
+impl Skipped {
+    /// `2 symlinks not followed, 1 FIFO/socket/device not opened`, or nothing.
+    pub(crate) fn describe(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if self.symlinks > 0 {
+            parts.push(format!("{} symlink(s) not followed", self.symlinks));
+        }
+        if self.special > 0 {
+            parts.push(format!(
+                "{} FIFO/socket/device file(s) not opened",
+                self.special
+            ));
+        }
+        if self.unreadable > 0 {
+            parts.push(format!(
+                "{} unreadable (first: {})",
+                self.unreadable,
+                self.first_error.as_deref().unwrap_or("?")
+            ));
+        }
+        parts
+    }
+}
+
+/// Visit every regular file under the folder `from` that the ignore files leave in, in path
+/// order, matched by its path relative to `base` (`from` or a folder above it; both canonical, inside
+/// the canonical `root`) that `pattern` matches, if one is given; `visit` returns `false` to
+/// stop. Hidden entries are visited when `hidden` is true (or the pattern names one). Symlinks
+/// and special files the pattern matches are counted.
+pub(crate) fn files(
+    root: &Path,
+    from: &Path,
+    base: &Path,
+    pattern: Option<&Pattern>,
+    mut visit: impl FnMut(&Path, &std::fs::Metadata) -> bool,
+) -> Skipped {
+    let mut skipped = Skipped::default();
+    let hidden = pattern.is_some_and(|p| p.hidden);
+    let mut builder = ignore::WalkBuilder::new(from);
+    builder
+        .hidden(!hidden)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .sort_by_file_name(|a, b| a.cmp(b));
+    for entry in builder.build() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                skipped.unreadable += 1;
+                if skipped.first_error.is_none() {
+                    skipped.first_error = Some(error_text(root, &e));
+                }
+                continue;
+            }
+        };
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(base).unwrap_or(entry.path());
+        if pattern.is_some_and(|p| !p.matches(rel)) {
+            continue;
+        }
+        if kind.is_symlink() {
+            skipped.symlinks += 1;
+            continue;
+        }
+        if !kind.is_file() {
+            skipped.special += 1;
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else {
+            skipped.unreadable += 1;
+            continue;
+        };
+        if !visit(entry.path(), &meta) {
+            break;
+        }
+    }
+    skipped
+}
+
+/// An error of the walk, with paths shown relative to the root.
+fn error_text(root: &Path, e: &ignore::Error) -> String {
+    let text = e.to_string();
+    let prefix = format!("{}/", root.display());
+    agent_tier::display::escape(&text.replace(&prefix, "")).into_owned()
+}
+
+/// The folder a pattern's walk starts from: `base` joined with the pattern's literal folders
+/// (`src` of `src/**/*.rs`); `None` when that is not a folder (then no file matches: a walk
+/// never enters a symlink, and a missing folder holds nothing).
+pub(crate) fn start(base: &Path, pattern: &Pattern) -> Option<PathBuf> {
+    let joined = base.join(&pattern.prefix);
+    joined
+        .symlink_metadata()
+        .is_ok_and(|m| m.is_dir())
+        .then_some(joined)
+}
