@@ -8,6 +8,11 @@
 //! - The model fills one flat object ([`DebugArgs`], `operation` naming the operation); it is parsed
 //!   once into a [`DebugCommand`] holding exactly that operation's arguments, and each command
 //!   runs in its own module under `ops`.
+//! - `launch` starts a program, a Python module (`python -m`, debugpy's `module`) or one test
+//!   (`ops::launch_test`): a `.py` file's test under `python -m pytest -s FILE::NAME`, a Go
+//!   package's in delve's test mode (`-test.run ^NAME$`), a Rust package's in the test binary
+//!   `cargo test --no-run` builds (found by `--list`), run as `NAME --exact --nocapture` under
+//!   lldb-dap; the result says what was built.
 //! - Which adapter can start is decided at call time, by the intersection of a root marker and a
 //!   binary (`adapters` says what is missing and how to install it); [`doctor`] reports the
 //!   same. Each adapter is one file implementing one trait: detection, how it is started, its
