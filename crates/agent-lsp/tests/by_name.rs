@@ -40,6 +40,18 @@ async fn pyright_addresses_symbols_by_name() {
         )
     );
 
+    // A module path: `lib.make_greeter`.
+    let out = fx
+        .lsp(json!({"operation": "definition", "symbol": "lib.make_greeter"}))
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text
+            .contains("lib.py:12:5: def make_greeter() -> Greeter:"),
+        "{}",
+        out.text
+    );
+
     // A file that only imports the name: the workspace declares it once.
     let out = fx
         .lsp(json!({"operation": "definition", "path": "main.py", "symbol": "make_greeter"}))
@@ -162,4 +174,94 @@ async fn pyright_addresses_symbols_by_name() {
     assert!(!out.is_error, "{}", out.text);
     assert!(fx.read("other.py").contains("def wave(self)"));
     assert!(fx.read("lib.py").contains("def greet(self, name: str)"));
+}
+
+/// Rust module paths (`extra::f`, `crate::extra::f`, `Greet::greet`) against real
+/// rust-analyzer; the trait method and its impl are two declarations of `greet`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_analyzer_resolves_module_paths() {
+    require("rust-analyzer");
+    require("cargo");
+    let fx = fixture("rust", config("rust", "rust-analyzer"));
+    check_all(
+        &fx,
+        &[
+            ok(
+                json!({"operation": "references", "symbol": "extra::f"}),
+                &[
+                    "resolved `extra::f` to src/extra.rs:1 function f (the only declaration in the workspace)",
+                    "src/extra.rs:1:8: pub fn f() -> i32 {",
+                ],
+            ),
+            ok(
+                json!({"operation": "definition", "symbol": "crate::extra::f"}),
+                &["resolved `crate::extra::f` to src/extra.rs:1 function f"],
+            ),
+            ok(
+                json!({"operation": "hover", "path": "src/lib.rs", "symbol": "Greeter"}),
+                &[
+                    "resolved `Greeter` to src/lib.rs:6 struct Greeter (the only declaration in `src/lib.rs`)",
+                    "A greeter.",
+                ],
+            ),
+            err(
+                json!({"operation": "references", "symbol": "greet"}),
+                &[
+                    "`greet` names 2 declarations in the workspace (rust-analyzer)",
+                    "- src/lib.rs:13 function greet (in Greet)",
+                    "- src/lib.rs:17 function greet (in Greeter)",
+                    r#"{"operation": "references", "path": "src/lib.rs", "line": 13, "symbol": "greet"}"#,
+                ],
+            ),
+            ok(
+                json!({"operation": "references", "symbol": "Greet::greet"}),
+                &[
+                    "resolved `Greet::greet` to src/lib.rs:13 function greet",
+                    "src/lib.rs:17:8: fn greet(&self) -> String {",
+                    "src/lib.rs:29:28: format!(\"{label}{}\", g.greet())",
+                ],
+            ),
+        ],
+    )
+    .await;
+}
+
+/// Go `pkg.Func` (the package clause's name) and `Type.Method` against real gopls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gopls_resolves_package_paths() {
+    require("gopls");
+    require("go");
+    let fx = fixture("go", config("go", "gopls"));
+    check_all(
+        &fx,
+        &[
+            ok(
+                json!({"operation": "references", "symbol": "main.MakeGreeter"}),
+                &[
+                    "resolved `main.MakeGreeter` to lib.go:19 function MakeGreeter (the only declaration in the workspace)",
+                    "main.go:13:9: return MakeGreeter()",
+                ],
+            ),
+            ok(
+                json!({"operation": "definition", "symbol": "Greeter.Greet"}),
+                &["lib.go:14:18: func (g Greeter) Greet() string {"],
+            ),
+            ok(
+                json!({"operation": "hover", "path": "lib.go", "symbol": "Greeter.Greet"}),
+                &[
+                    "(the only declaration in `lib.go`)",
+                    "Greet returns a greeting.",
+                ],
+            ),
+            err(
+                json!({"operation": "references", "symbol": "Greet"}),
+                &[
+                    "`Greet` names 3 declarations in the workspace (gopls)",
+                    "- lib.go:9 interface Greet",
+                    "- lib.go:14 method Greeter.Greet",
+                ],
+            ),
+        ],
+    )
+    .await;
 }

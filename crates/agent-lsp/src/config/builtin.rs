@@ -168,6 +168,12 @@ pub fn builtin_servers() -> Vec<ServerSpec> {
                     "diagnosticMode": "openFilesOnly"
                 }}, "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly"}}})
             }
+            // Workspace symbols list functions and methods too, not only types (its default):
+            // a name alone is looked up there (`lsp` without `line`).
+            "rust-analyzer" => {
+                s.init_options =
+                    json!({"workspace": {"symbol": {"search": {"kind": "all_symbols"}}}});
+            }
             "typescript-language-server" => {
                 s.init_options = json!({"preferences": {
                     "includeCompletionsForModuleExports": false,

@@ -137,6 +137,10 @@ impl State {
                 d.name
             )
         };
+        let mut found = found;
+        found
+            .decls
+            .sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
         let [d] = found.decls.as_slice() else {
             let n = found.decls.len();
             let mut text = vec![format!(
@@ -222,6 +226,7 @@ impl State {
                 line: d.line,
                 symbol: last.to_string(),
                 occurrence,
+                exact: occurrence.is_some(),
             },
         })
     }

@@ -10,6 +10,9 @@ pub(super) struct At {
     pub line: u32,
     pub symbol: String,
     pub occurrence: Option<u32>,
+    /// The position is a declaration's, found by name: how the symbol was picked on the line
+    /// needs no note.
+    pub exact: bool,
 }
 
 /// A symbol given by name alone (no `line`): resolved to its one declaration in `file`, or
@@ -134,6 +137,7 @@ impl Command {
                 line,
                 symbol,
                 occurrence: a.occurrence,
+                exact: false,
             }))
         };
         Ok(match op {

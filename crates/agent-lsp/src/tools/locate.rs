@@ -104,13 +104,23 @@ fn bare(reported: &str) -> &str {
 }
 
 /// The module names a file's top-level declarations may be qualified with: its stem (`lib` of
-/// `lib.py`) and its folder (a Go package, a Rust `mod.rs`, a Python `__init__.py`).
+/// `lib.py`), its folder (a Rust `mod.rs`, a Python `__init__.py`) and a Go file's package.
 fn modules(path: &Path) -> Vec<String> {
-    [path.file_stem(), path.parent().and_then(Path::file_name)]
+    let mut names: Vec<String> = [path.file_stem(), path.parent().and_then(Path::file_name)]
         .into_iter()
         .flatten()
         .map(|s| s.to_string_lossy().into_owned())
-        .collect()
+        .collect();
+    if path.extension().is_some_and(|e| e == "go")
+        && let Ok(text) = crate::text::read_text(path)
+        && let Some(package) = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("package "))
+            .and_then(|rest| rest.split_whitespace().next())
+    {
+        names.push(package.to_string());
+    }
+    names
 }
 
 /// Whether the qualifier `q` names the end of the container chain `chain` (dot-separated,
@@ -118,7 +128,7 @@ fn modules(path: &Path) -> Vec<String> {
 fn qualifies(chain: &str, q: &str, path: Option<&Path>) -> bool {
     let q = q.replace("::", ".");
     let q = q.strip_prefix("crate.").unwrap_or(&q);
-    let chain = chain.replace("::", ".");
+    let chain = chain.replace("::", ".").replace('/', ".");
     let ends = |s: &str| !s.is_empty() && (s == q || s.ends_with(&format!(".{q}")));
     ends(&chain)
         || path.is_some_and(|p| {
@@ -141,12 +151,16 @@ fn matches(item: &Value, qualifier: Option<&str>, last: &str, path: Option<&Path
         return false;
     }
     let Some(q) = qualifier else { return true };
+    // A container that is an import path (gopls: `example.com/fixture`) is the module itself.
     let container = item
         .get("containerName")
         .and_then(Value::as_str)
+        .filter(|c| !c.contains('/'))
         .unwrap_or("");
     let h = head(reported);
-    let prefix = h[..h.len() - last.len()]
+    let prefix = h
+        .strip_suffix(last)
+        .unwrap_or("")
         .trim_end_matches(['.', ':'])
         .trim_matches(['(', ')', '*', '&']);
     qualifies(container, q, path) || qualifies(prefix, q, None)
@@ -181,9 +195,21 @@ fn in_document(
             let start = it
                 .pointer("/selectionRange/start")
                 .or_else(|| range.and_then(|r| r.get("start")));
+            // A reported name may carry its own qualifier (gopls: `(Greeter).Greet`).
+            let h = head(name);
+            let own = h
+                .strip_suffix(last)
+                .unwrap_or("")
+                .trim_end_matches(['.', ':'])
+                .trim_matches(['(', ')', '*', '&']);
+            let chain_own = match (container.as_str(), own) {
+                (c, "") => c.to_string(),
+                ("", o) => o.to_string(),
+                (c, o) => format!("{c}.{o}"),
+            };
             if bare(name) == last
                 && kinds.keeps(kind)
-                && qualifier.is_none_or(|q| qualifies(&container, q, Some(path)))
+                && qualifier.is_none_or(|q| qualifies(&chain_own, q, Some(path)))
                 && let Some(line) = line_of(start.and_then(|s| s.get("line")))
             {
                 let character = start

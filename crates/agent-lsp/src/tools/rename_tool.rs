@@ -34,6 +34,7 @@ impl State {
                     line,
                     symbol: a.symbol.clone(),
                     occurrence: a.occurrence,
+                    exact: false,
                 },
                 None,
             ),

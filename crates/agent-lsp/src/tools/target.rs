@@ -99,7 +99,7 @@ impl State {
                 r.ident
             ));
         }
-        let note = (!notes.is_empty()).then(|| format!("note: {}", notes.join("; ")));
+        let note = (!notes.is_empty() && !at.exact).then(|| format!("note: {}", notes.join("; ")));
         let symbol = r.ident.as_str();
         Ok(Target {
             path,
