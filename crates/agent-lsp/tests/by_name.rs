@@ -59,6 +59,10 @@ async fn pyright_addresses_symbols_by_name() {
     let text = fx.red(&out.text);
     assert!(!out.is_error, "{text}");
     assert!(
+        text.starts_with("resolved `make_greeter` to lib.py:12 function make_greeter (the only declaration in the workspace; `main.py` declares none)\n"),
+        "{text}"
+    );
+    assert!(
         text.contains("lib.py:12:5: def make_greeter() -> Greeter:"),
         "{text}"
     );
