@@ -173,3 +173,107 @@ fn a_client_without_elicitation_is_not_promised_a_person() {
     )];
     run_rows(&mut c, rows, &Value::Null);
 }
+
+/// "Why does this test fail? Step through it." — a test under the debugger as a model asks for
+/// it: a breakpoint in the test, then `launch` with the test's name and its file; pytest under
+/// debugpy, a Go test under delve's test mode, a Rust test binary under lldb-dap.
+#[test]
+fn a_test_is_stepped_into_under_the_debugger() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write(r, "pyproject.toml", "[project]\nname = \"demo\"\n");
+    write(
+        r,
+        "tests/test_calc.py",
+        "def add(a, b):\n    return a + b\n\n\ndef test_add():\n    got = add(2, 3)\n    assert got == 6\n",
+    );
+    let venv = std::env::var_os("AGENT_TOOLS_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv"));
+    std::os::unix::fs::symlink(&venv, r.join(".venv")).unwrap();
+    write(r, "calc/go.mod", "module example.com/calc\n\ngo 1.21\n");
+    write(
+        r,
+        "calc/calc.go",
+        "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+    );
+    write(
+        r,
+        "calc/calc_test.go",
+        "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tgot := Add(2, 3)\n\tif got != 6 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+    );
+    write(
+        r,
+        "demo/Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    write(
+        r,
+        "demo/src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        let got = super::add(2, 3);\n        assert_eq!(got, 6);\n    }\n}\n",
+    );
+    let target = tempfile::tempdir().unwrap();
+    let target_dir = target.path().to_str().unwrap();
+    let mut c = Client::start(r, &[]);
+    initialize(&mut c, json!({}));
+    let rows = vec![
+        row(
+            "a breakpoint in a pytest test (old names `op`, `file`)",
+            "debug",
+            json!({"op": "breakpoints", "file": "tests/test_calc.py", "lines": [7]}),
+            Expect::Ok(&["tests/test_calc.py (lines 7)"]),
+        ),
+        row(
+            "the pytest test under debugpy",
+            "debug",
+            json!({"operation": "launch", "test": "test_add", "program": "tests/test_calc.py"}),
+            Expect::Ok(&[
+                "stopped (breakpoint) at test_add (tests/test_calc.py:7)",
+                "got",
+            ]),
+        ),
+        row(
+            "end it",
+            "debug",
+            json!({"operation": "terminate"}),
+            Expect::Ok(&[]),
+        ),
+        row(
+            "a breakpoint in a Go test",
+            "debug",
+            json!({"operation": "breakpoints", "path": "calc/calc_test.go", "lines": [7]}),
+            Expect::Ok(&["calc/calc_test.go (lines 7)"]),
+        ),
+        row(
+            "the Go test under delve's test mode",
+            "debug",
+            json!({"operation": "launch", "test": "TestAdd", "program": "calc"}),
+            Expect::Ok(&["calc/calc_test.go:7"]),
+        ),
+        row(
+            "end it",
+            "debug",
+            json!({"operation": "terminate"}),
+            Expect::Ok(&[]),
+        ),
+        row(
+            "a breakpoint in a Rust test",
+            "debug",
+            json!({"operation": "breakpoints", "path": "demo/src/lib.rs", "lines": [10]}),
+            Expect::Ok(&["demo/src/lib.rs (lines 10)"]),
+        ),
+        row(
+            "the Rust test binary under lldb-dap",
+            "debug",
+            json!({"operation": "launch", "test": "adds", "program": "demo", "env": {"CARGO_TARGET_DIR": target_dir}}),
+            Expect::Ok(&["demo/src/lib.rs:10", "built by"]),
+        ),
+        row(
+            "end it",
+            "debug",
+            json!({"operation": "terminate"}),
+            Expect::Ok(&[]),
+        ),
+    ];
+    run_rows(&mut c, rows, &Value::Null);
+}
