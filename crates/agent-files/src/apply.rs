@@ -2,7 +2,7 @@
 //! all-or-nothing.
 
 use crate::envelope::{self, Chunk, Op};
-use crate::patch::{self, Hunk};
+use crate::patch::{self, Hunk, Tolerated};
 use crate::tools::{changed, read_for_change};
 use agent_tier::workspace::{self, FileChange};
 use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
@@ -30,7 +30,7 @@ impl Tool for ApplyPatchTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context must match exactly; a chunk matching several places is refused. Line endings are kept. New diagnostics may follow: information, the change was made.".into()
+        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context is matched exactly, else ignoring trailing whitespace, else with curly quotes and dashes as ASCII (the result notes it); a chunk matching several places is refused. Line endings are kept. New diagnostics may follow: information, the change was made.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()
@@ -115,6 +115,8 @@ fn sections(text: &str) -> Result<(Vec<Section>, Vec<String>), String> {
 struct Plan<'a> {
     root: &'a Path,
     changes: Vec<FileChange>,
+    /// A note for every file some of whose hunks matched only under a tolerance.
+    notes: Vec<String>,
 }
 
 impl Plan<'_> {
@@ -185,13 +187,14 @@ impl Plan<'_> {
             }
             None => String::new(),
         };
-        let result = match &s.body {
+        let (result, tolerated) = match &s.body {
             Body::Unified(hunks) => patch::apply(&base, hunks),
             Body::Envelope(chunks) => envelope::apply(&base, chunks),
-            Body::Whole(content) => Ok(content.clone()),
-            Body::Delete => Ok(base),
+            Body::Whole(content) => Ok((content.clone(), Tolerated::default())),
+            Body::Delete => Ok((base, Tolerated::default())),
         }
         .map_err(|e| format!("{new}: {e}; nothing was written"))?;
+        self.notes.extend(tolerated.notes(new));
         self.changes[i].new = Some(result.into_bytes());
         Ok(())
     }
@@ -210,6 +213,7 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
     let mut plan = Plan {
         root,
         changes: Vec::new(),
+        notes: Vec::new(),
     };
     for s in sections {
         plan.section(s).map_err(noted)?;
@@ -230,7 +234,7 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
         .map(|p| workspace::display_path(root, p))
         .collect();
     let mut summary = format!("patched {} file(s): {}", list.len(), list.join(", "));
-    for note in &notes {
+    for note in notes.iter().chain(&plan.notes) {
         summary.push('\n');
         summary.push_str(note);
     }

@@ -7,9 +7,10 @@
 //! Chunks apply in order, each searched from where the previous one ended. A chunk whose context
 //! and `-` lines are not found is an error that quotes them; a chunk they match at more than one
 //! place (with no `@@` line to tell them apart) is refused with the line numbers — a write never
-//! acts on a guess.
+//! acts on a guess. Lines are matched exactly first, then under each [`Tolerance`] in turn; a
+//! chunk matched under one must match one place, anchor or not.
 
-use crate::patch::{Lines, body, replacement, split};
+use crate::patch::{Lines, Tolerance, Tolerated, ambiguous, body, replacement, split};
 
 /// One chunk of an update.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,42 +167,44 @@ pub fn parse(text: &str) -> Result<Vec<Op>, String> {
     Ok(ops)
 }
 
-/// Where `want` occurs in `lines` at or after `from`: exact matches, or if none, matches that
-/// ignore trailing whitespace.
-fn find(lines: &[String], want: &[&str], from: usize) -> Vec<usize> {
-    let fits = |at: usize, loose: bool| {
+/// Where `want` occurs in `lines` at or after `from` (ending the file, with `at_eof`), at the
+/// first tolerance that finds it anywhere.
+fn find(lines: &[String], want: &[&str], from: usize, at_eof: bool) -> (Vec<usize>, Tolerance) {
+    let fits = |at: usize, level: Tolerance| {
         lines[at..at + want.len()]
             .iter()
             .zip(want)
-            .all(|(have, want)| {
-                let have = body(have);
-                if loose {
-                    have.trim_end() == want.trim_end()
-                } else {
-                    have == *want
-                }
-            })
+            .all(|(have, want)| level.same(body(have), want))
     };
     let last = lines.len().saturating_sub(want.len());
-    for loose in [false, true] {
+    for level in [
+        Tolerance::Exact,
+        Tolerance::TrailingWhitespace,
+        Tolerance::Punctuation,
+    ] {
         let found: Vec<usize> = (from..=last)
-            .filter(|&at| at + want.len() <= lines.len() && fits(at, loose))
+            .filter(|&at| {
+                at + want.len() <= lines.len()
+                    && (!at_eof || at + want.len() == lines.len())
+                    && fits(at, level)
+            })
             .collect();
         if !found.is_empty() {
-            return found;
+            return (found, level);
         }
     }
-    Vec::new()
+    (Vec::new(), Tolerance::Exact)
 }
 
-/// Apply an update's chunks to `old`.
-pub fn apply(old: &str, chunks: &[Chunk]) -> Result<String, String> {
+/// Apply an update's chunks to `old`; with the chunks that needed a tolerance.
+pub fn apply(old: &str, chunks: &[Chunk]) -> Result<(String, Tolerated), String> {
     let Lines { lines, eol } = split(old);
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut tolerated = Tolerated::default();
     let mut cursor = 0usize;
     for (n, c) in chunks.iter().enumerate() {
         if let Some(anchor) = &c.anchor {
-            let at = find(&out, &[anchor.as_str()], cursor);
+            let (at, _) = find(&out, &[anchor.as_str()], cursor, false);
             let Some(&at) = at.first() else {
                 return Err(format!(
                     "chunk {}: its `@@ {anchor}` line is not in the file (after line {cursor})",
@@ -223,10 +226,17 @@ pub fn apply(old: &str, chunks: &[Chunk]) -> Result<String, String> {
                 out.len()
             }
         } else {
-            let mut found = find(&out, &before, cursor);
-            if c.at_eof {
-                found.retain(|&at| at + before.len() == out.len());
+            let (found, level) = find(&out, &before, cursor, c.at_eof);
+            if level != Tolerance::Exact && found.len() > 1 {
+                return Err(ambiguous(
+                    &format!("chunk {}", n + 1),
+                    level,
+                    &found,
+                    &out,
+                    |at| format!("line {}", at + 1),
+                ));
             }
+            tolerated.add(level);
             match found.as_slice() {
                 [] => {
                     return Err(format!(
@@ -263,7 +273,7 @@ pub fn apply(old: &str, chunks: &[Chunk]) -> Result<String, String> {
             line.push_str(eol);
         }
     }
-    Ok(out.concat())
+    Ok((out.concat(), tolerated))
 }
 
 #[cfg(test)]
@@ -308,7 +318,7 @@ mod tests {
             at_eof: false,
         };
         assert_eq!(
-            apply(old, &[chunk(Some("def g():"))]).unwrap(),
+            apply(old, &[chunk(Some("def g():"))]).unwrap().0,
             "def f():\n    return 1\n\ndef g():\n    return 2\n"
         );
         let err = apply(old, &[chunk(None)]).unwrap_err();
@@ -328,7 +338,9 @@ mod tests {
             lines: vec![(' ', "a".into()), ('-', "b".into()), ('+', "B".into())],
             at_eof: true,
         };
-        assert_eq!(apply(old, &[c]).unwrap(), "a  \r\nB\r\n");
+        let (text, tolerated) = apply(old, &[c]).unwrap();
+        assert_eq!(text, "a  \r\nB\r\n");
+        assert_eq!(tolerated.trailing_whitespace, 1);
     }
 
     #[test]

@@ -1,12 +1,134 @@
 //! The unified-diff applier of `apply_patch` (the parser, with its recount, is [`crate::hunks`]).
 //!
-//! - Context and deleted lines must match exactly (a hunk may sit at another line than its header
-//!   says, as with `patch`'s offset search, but never with fuzz).
+//! - Context and deleted lines are matched exactly first (a hunk may sit at another line than its
+//!   header says, as with `patch`'s offset search, but never with fuzz); a hunk with no exact
+//!   match anywhere is matched ignoring trailing whitespace, then with typographic punctuation
+//!   normalised ([`Tolerance`]) — only where it then matches one place, and the caller is told.
+//!   Context lines keep the file's own text.
 //! - A file's line endings are kept: lines are compared without their terminator, and added lines
 //!   take the file's own (`\r\n` in a CRLF file).
 //! - A deletion (`+++ /dev/null`) is verified: its `-` lines must be the whole file.
 
 pub use crate::hunks::{Hunk, parse};
+use agent_tier::display::escape;
+
+/// How closely a hunk's context and `-` lines had to match the file's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tolerance {
+    Exact,
+    /// Ignoring whitespace at the end of a line.
+    TrailingWhitespace,
+    /// Ignoring trailing whitespace, with curly quotes, dashes, odd spaces and `…` read as their
+    /// ASCII forms (what a model's or a word processor's typography changes).
+    Punctuation,
+}
+
+impl Tolerance {
+    /// The levels past exact, in the order they are tried.
+    pub const LOOSER: [Tolerance; 2] = [Tolerance::TrailingWhitespace, Tolerance::Punctuation];
+
+    /// Whether the file's line `have` (without terminator) matches the patch's line `want`.
+    pub fn same(self, have: &str, want: &str) -> bool {
+        match self {
+            Tolerance::Exact => have == want,
+            Tolerance::TrailingWhitespace => have.trim_end() == want.trim_end(),
+            Tolerance::Punctuation => plain(have.trim_end()).eq(plain(want.trim_end())),
+        }
+    }
+
+    /// `ignoring trailing whitespace`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Tolerance::Exact => "exactly",
+            Tolerance::TrailingWhitespace => "only after ignoring trailing whitespace",
+            Tolerance::Punctuation => {
+                "only after normalising typographic punctuation (curly quotes, dashes, non-breaking spaces, ellipses) and trailing whitespace"
+            }
+        }
+    }
+}
+
+/// `text`'s characters with typographic punctuation as ASCII: ‘’‚‛′ → `'`, “”„‟″ → `"`, the
+/// dashes and minus → `-`, non-breaking and other fixed-width spaces → ` `, `…` → `...`.
+fn plain(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars().flat_map(|c| {
+        let (c, n) = match c {
+            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' | '\u{2032}' | '\u{2035}' => {
+                ('\'', 1)
+            }
+            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' | '\u{2036}' => ('"', 1),
+            '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{fe58}' | '\u{fe63}' | '\u{ff0d}' => ('-', 1),
+            '\u{00a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => (' ', 1),
+            '\u{2026}' => ('.', 3),
+            c => (c, 1),
+        };
+        std::iter::repeat_n(c, n)
+    })
+}
+
+/// How many hunks of one file matched only under each tolerance.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Tolerated {
+    pub trailing_whitespace: usize,
+    pub punctuation: usize,
+}
+
+impl Tolerated {
+    pub(crate) fn add(&mut self, t: Tolerance) {
+        match t {
+            Tolerance::Exact => {}
+            Tolerance::TrailingWhitespace => self.trailing_whitespace += 1,
+            Tolerance::Punctuation => self.punctuation += 1,
+        }
+    }
+
+    /// `note: a.py: 2 hunk(s) matched only after ignoring trailing whitespace`, one per level used.
+    pub fn notes(&self, file: &str) -> Vec<String> {
+        [
+            (self.trailing_whitespace, Tolerance::TrailingWhitespace),
+            (self.punctuation, Tolerance::Punctuation),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, t)| {
+            format!(
+                "note: {}: {n} hunk(s) matched {} (the file's own context lines were kept)",
+                escape(file),
+                t.describe()
+            )
+        })
+        .collect()
+    }
+}
+
+/// The refusal of a hunk or chunk whose context and `-` lines match several places under a
+/// tolerance: each place's line (numbered by `line_of`) and its first line as the file has it.
+pub(crate) fn ambiguous(
+    what: &str,
+    level: Tolerance,
+    places: &[usize],
+    out: &[String],
+    line_of: impl Fn(usize) -> String,
+) -> String {
+    const SHOWN: usize = 5;
+    let mut list: Vec<String> = places
+        .iter()
+        .take(SHOWN)
+        .map(|&at| {
+            let first: String = body(&out[at]).chars().take(120).collect();
+            format!("{}: `{}`", line_of(at), escape(&first))
+        })
+        .collect();
+    if places.len() > SHOWN {
+        list.push(format!("… ({} more)", places.len() - SHOWN));
+    }
+    format!(
+        "{what}: its context and `-` lines match {} places {}, so it was not applied ({}); add context lines so that it matches one place",
+        places.len(),
+        level.describe(),
+        list.join("; ")
+    )
+}
 
 /// A file split into lines, each with its own terminator kept.
 pub(crate) struct Lines<'a> {
@@ -30,10 +152,14 @@ pub(crate) fn body(line: &str) -> &str {
     l.strip_suffix('\r').unwrap_or(l)
 }
 
-/// Apply hunks to `old`, failing (and changing nothing) when any hunk's context does not match.
-pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
+/// Apply hunks to `old`, failing (and changing nothing) when any hunk's context does not match
+/// or matches several places under a tolerance; with the hunks that needed one.
+pub fn apply(old: &str, hunks: &[Hunk]) -> Result<(String, Tolerated), String> {
     let Lines { lines, eol } = split(old);
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    // Each line's number in `old` (`None`: added by an earlier hunk), for messages.
+    let mut origin: Vec<Option<usize>> = (1..=out.len()).map(Some).collect();
+    let mut tolerated = Tolerated::default();
     let mut offset: isize = 0;
     let last = hunks.len().saturating_sub(1);
     for (n, h) in hunks.iter().enumerate() {
@@ -51,21 +177,48 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
             h.old_start.saturating_sub(1)
         };
         let want = (first as isize + offset).max(0) as usize;
-        let fits = |at: usize| {
+        let fits = |at: usize, level: Tolerance| {
             at + before.len() <= out.len()
                 && out[at..at + before.len()]
                     .iter()
-                    .map(|l| body(l))
-                    .eq(before.iter().copied())
+                    .zip(&before)
+                    .all(|(have, want)| level.same(body(have), want))
         };
-        let at = if before.is_empty() {
+        let mut at = if before.is_empty() {
             Some(want.min(out.len()))
         } else {
             (0..=out.len())
                 .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
                 .flatten()
-                .find(|&at| fits(at))
+                .find(|&at| fits(at, Tolerance::Exact))
         };
+        if at.is_none() {
+            for level in Tolerance::LOOSER {
+                let places: Vec<usize> = (0..=out.len().saturating_sub(before.len()))
+                    .filter(|&at| fits(at, level))
+                    .collect();
+                match places.as_slice() {
+                    [] => continue,
+                    [one] => {
+                        at = Some(*one);
+                        tolerated.add(level);
+                    }
+                    many => {
+                        return Err(ambiguous(
+                            &format!("hunk {} (at line {})", n + 1, h.old_start),
+                            level,
+                            many,
+                            &out,
+                            |i| match origin[i] {
+                                Some(l) => format!("line {l}"),
+                                None => "a line an earlier hunk added".into(),
+                            },
+                        ));
+                    }
+                }
+                break;
+            }
+        }
         let Some(at) = at else {
             // Say what was looked for, so the model can correct the patch in one step (bounded:
             // the first lines of a long hunk are enough to see the mismatch).
@@ -99,6 +252,19 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
             };
         }
         let (removed, added) = (before.len(), after.len());
+        let mut old_i = at;
+        let mut kept_origin = Vec::with_capacity(added);
+        for (k, _) in &h.lines {
+            match k {
+                ' ' => {
+                    kept_origin.push(origin[old_i]);
+                    old_i += 1;
+                }
+                '-' => old_i += 1,
+                _ => kept_origin.push(None),
+            }
+        }
+        origin.splice(at..at + removed, kept_origin);
         out.splice(at..at + removed, after);
         offset += added as isize - removed as isize + (at as isize - want as isize);
     }
@@ -109,7 +275,7 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<String, String> {
             line.push_str(eol);
         }
     }
-    Ok(out.concat())
+    Ok((out.concat(), tolerated))
 }
 
 /// The lines that replace a hunk or chunk matched at `at`: kept context lines keep their own text
@@ -140,7 +306,7 @@ pub fn verify_deletion(old: &str, hunks: &[Hunk]) -> Result<(), String> {
     if hunks.iter().any(|h| h.lines.iter().any(|(k, _)| *k != '-')) {
         return Err("a deletion (`+++ /dev/null`) may contain only `-` lines".into());
     }
-    let left = apply(old, hunks)?;
+    let (left, _) = apply(old, hunks)?;
     if left.is_empty() {
         Ok(())
     } else {

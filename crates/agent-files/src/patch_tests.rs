@@ -10,7 +10,7 @@ fn one(p: &str) -> FilePatch {
 #[test]
 fn applies_a_simple_patch() {
     let f = one("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
-    assert_eq!(apply("a\nb\nc\n", &f.hunks).unwrap(), "a\nB\nc\n");
+    assert_eq!(apply("a\nb\nc\n", &f.hunks).unwrap().0, "a\nB\nc\n");
 }
 
 #[test]
@@ -24,7 +24,7 @@ fn refuses_mismatched_context() {
 fn new_file_from_dev_null() {
     let f = one("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n");
     assert_eq!(f.old_path, None);
-    assert_eq!(apply("", &f.hunks).unwrap(), "hello\nworld\n");
+    assert_eq!(apply("", &f.hunks).unwrap().0, "hello\nworld\n");
 }
 
 /// A deleted line that starts with `-- ` (an SQL comment) is `--- …` in the diff: the header's
@@ -42,7 +42,7 @@ fn counts_delimit_hunks() {
         vec![('-', "-- note".into()), ('+', "++ b/other".into())]
     );
     assert_eq!(
-        apply("-- note\nselect 1;\n", &f.hunks).unwrap(),
+        apply("-- note\nselect 1;\n", &f.hunks).unwrap().0,
         "++ b/other\nselect 1;\n"
     );
 }
@@ -58,7 +58,7 @@ fn an_under_counted_hunk_is_recounted_whole() {
         h.recount.as_ref().unwrap().describe(),
         "header said -1,2 +1,2, body has -1,3 +1,3; recounted"
     );
-    assert_eq!(apply("a\nb\nc\nd\n", &f.hunks).unwrap(), "A\nB\nC\nd\n");
+    assert_eq!(apply("a\nb\nc\nd\n", &f.hunks).unwrap().0, "A\nB\nC\nd\n");
 }
 
 /// A header that over-counts is recounted too, and does not swallow the next file's header.
@@ -78,7 +78,7 @@ fn an_over_counted_hunk_stops_at_the_next_file() {
     assert_eq!(files[1].hunks[0].recount, None);
     // Over-counted up to the end of the input.
     let f = one("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n");
-    assert_eq!(apply("a\nb\n", &f.hunks).unwrap(), "a\nB\n");
+    assert_eq!(apply("a\nb\n", &f.hunks).unwrap().0, "a\nB\n");
 }
 
 /// A line that would be a hunk line but follows a complete hunk after other text is refused,
@@ -98,28 +98,28 @@ fn a_stray_hunk_line_is_refused() {
 fn empty_lines_are_context_inside_a_hunk_only() {
     let f = one("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+B\n\n\n");
     assert_eq!(f.hunks[0].recount, None);
-    assert_eq!(apply("a\n\nb\n", &f.hunks).unwrap(), "a\n\nB\n");
+    assert_eq!(apply("a\n\nb\n", &f.hunks).unwrap().0, "a\n\nB\n");
 }
 
 /// `-l,0` hunks (`diff -U0` insertions) go after line `l`.
 #[test]
 fn a_pure_insertion_goes_after_its_start_line() {
     let f = one("--- a/f\n+++ b/f\n@@ -2,0 +3,2 @@\n+x\n+y\n");
-    assert_eq!(apply("a\nb\nc\n", &f.hunks).unwrap(), "a\nb\nx\ny\nc\n");
+    assert_eq!(apply("a\nb\nc\n", &f.hunks).unwrap().0, "a\nb\nx\ny\nc\n");
     let f = one("--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n");
-    assert_eq!(apply("a\n", &f.hunks).unwrap(), "x\na\n");
+    assert_eq!(apply("a\n", &f.hunks).unwrap().0, "x\na\n");
 }
 
 #[test]
 fn crlf_files_stay_crlf() {
     let f = one("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n");
     assert_eq!(
-        apply("a\r\nb\r\nc\r\n", &f.hunks).unwrap(),
+        apply("a\r\nb\r\nc\r\n", &f.hunks).unwrap().0,
         "a\r\nB\r\nB2\r\nc\r\n"
     );
     // A CRLF patch against a CRLF file.
     let f = one("--- a/f.txt\r\n+++ b/f.txt\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+B\r\n");
-    assert_eq!(apply("a\r\nb\r\n", &f.hunks).unwrap(), "a\r\nB\r\n");
+    assert_eq!(apply("a\r\nb\r\n", &f.hunks).unwrap().0, "a\r\nB\r\n");
 }
 
 #[test]
@@ -127,9 +127,9 @@ fn no_newline_markers_are_kept() {
     let f = one(
         "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
     );
-    assert_eq!(apply("a\nb", &f.hunks).unwrap(), "a\nc");
+    assert_eq!(apply("a\nb", &f.hunks).unwrap().0, "a\nc");
     let f = one("--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n-a\n\\ No newline at end of file\n+a\n+b\n");
-    assert_eq!(apply("a", &f.hunks).unwrap(), "a\nb\n");
+    assert_eq!(apply("a", &f.hunks).unwrap().0, "a\nb\n");
 }
 
 #[test]

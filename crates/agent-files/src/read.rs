@@ -36,7 +36,7 @@ pub(crate) struct ReadTool;
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReadArgs {
     /// Workspace-relative file.
-    #[serde(alias = "file")]
+    #[serde(alias = "file", alias = "file_path")]
     path: String,
     /// First line, 1-based (default 1).
     #[schemars(range(min = 1))]

@@ -48,6 +48,7 @@ pub(crate) struct WriteTool;
 #[serde(deny_unknown_fields)]
 pub(crate) struct WriteArgs {
     /// Workspace-relative file.
+    #[serde(alias = "file", alias = "file_path")]
     path: String,
     /// The whole new content.
     content: String,
@@ -112,11 +113,14 @@ pub(crate) struct EditTool;
 #[serde(deny_unknown_fields)]
 pub(crate) struct EditArgs {
     /// Workspace-relative file.
+    #[serde(alias = "file", alias = "file_path")]
     path: String,
-    /// Exact text, occurring once in the file.
+    /// Exact text, occurring once in the file (or every occurrence, with `replace_all`).
     old_string: String,
     /// Replacement text.
     new_string: String,
+    /// Replace every occurrence (default: `old_string` must be unique).
+    replace_all: Option<bool>,
 }
 
 impl Tool for EditTool {
@@ -128,7 +132,7 @@ impl Tool for EditTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Replace one exact text that occurs once in a file (several places or files: apply_patch). New diagnostics may follow: information, the change was made.".into()
+        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all` (several places or files: apply_patch). New diagnostics may follow: information, the change was made.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()
@@ -145,6 +149,7 @@ impl Tool for EditTool {
         if args.old_string.is_empty() {
             return Err("`old_string` is empty; give the exact text to replace".into());
         }
+        let all = args.replace_all.unwrap_or(false);
         let count = text.matches(&args.old_string).count();
         match count {
             0 => {
@@ -155,26 +160,37 @@ impl Tool for EditTool {
                 .into());
             }
             1 => {}
+            _ if all => {}
             n => {
                 return Err(format!(
-                    "`old_string` occurs {n} times in {}; include more surrounding text so that it is unique; nothing was written",
+                    "`old_string` occurs {n} times in {}; include more surrounding text so that it is unique, or set `replace_all`: true to replace all {n}; nothing was written",
                     clip_path(&args.path)
                 )
                 .into());
             }
         }
-        let new_text = text.replacen(&args.old_string, &args.new_string, 1);
+        let new_text = if all {
+            text.replace(&args.old_string, &args.new_string)
+        } else {
+            text.replacen(&args.old_string, &args.new_string, 1)
+        };
         let change = [FileChange {
             path: path.clone(),
             expected: Some(bytes),
             new: Some(new_text.into_bytes()),
         }];
         workspace::apply_all(root, &change)?;
-        Ok(
-            ToolOutput::text(format!("edited {}", workspace::display_path(root, &path)))
-                .with_structured(changed(root, &[&path]))
-                .with_file_changes(root, &change),
-        )
+        let shown = workspace::display_path(root, &path);
+        let summary = if all {
+            format!("edited {shown} ({count} replacement(s))")
+        } else {
+            format!("edited {shown}")
+        };
+        let mut structured = changed(root, &[&path]);
+        structured["replacements"] = json!(count);
+        Ok(ToolOutput::text(summary)
+            .with_structured(structured)
+            .with_file_changes(root, &change))
         }).await
     }
 }
