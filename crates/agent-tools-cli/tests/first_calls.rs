@@ -277,3 +277,71 @@ fn a_test_is_stepped_into_under_the_debugger() {
     ];
     run_rows(&mut c, rows, &Value::Null);
 }
+
+/// "Where is `make_greeter` used?" — a model knows a name, not a line: references, definition
+/// and a rename by name alone (pyright), `Class.method`, and an ambiguous name refused with the
+/// candidates and the exact next call.
+#[test]
+fn names_without_lines() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write(r, "pyproject.toml", "[project]\nname = \"demo\"\n");
+    write(
+        r,
+        "lib.py",
+        "class Greeter:\n    def greet(self) -> str:\n        return \"hi\"\n\n\nclass Other:\n    def greet(self) -> str:\n        return \"other\"\n\n\ndef make_greeter() -> Greeter:\n    return Greeter()\n",
+    );
+    write(
+        r,
+        "main.py",
+        "from lib import make_greeter\n\n\ndef main() -> str:\n    return make_greeter().greet()\n",
+    );
+    let mut c = Client::start(r, &[]);
+    initialize(&mut c, json!({}));
+    let rows = vec![
+        row(
+            "references by name alone",
+            "lsp",
+            json!({"operation": "references", "symbol": "make_greeter"}),
+            Expect::Ok(&["resolved `make_greeter` to lib.py:11", "main.py:5:"]),
+        ),
+        row(
+            "definition by name from the file that imports it",
+            "lsp",
+            json!({"operation": "definition", "path": "main.py", "symbol": "make_greeter"}),
+            Expect::Ok(&["lib.py:11:5: def make_greeter() -> Greeter:"]),
+        ),
+        row(
+            "a method by Class.method",
+            "lsp",
+            json!({"operation": "hover", "symbol": "Greeter.greet"}),
+            Expect::Ok(&["resolved `Greeter.greet` to lib.py:2"]),
+        ),
+        row(
+            "an ambiguous name names the candidates and the next call",
+            "lsp",
+            json!({"operation": "references", "symbol": "greet"}),
+            Expect::Fix(&["lib.py:2", "lib.py:7", "\"line\""]),
+        ),
+        row(
+            "an ambiguous rename writes nothing",
+            "lsp_rename",
+            json!({"symbol": "greet", "new_name": "hello"}),
+            Expect::Fix(&["lib.py:2", "lib.py:7"]),
+        ),
+        row(
+            "a rename by name alone",
+            "lsp_rename",
+            json!({"symbol": "make_greeter", "new_name": "new_greeter"}),
+            Expect::Ok(&["main.py", "lib.py"]),
+        ),
+    ];
+    run_rows(&mut c, rows, &Value::Null);
+    let main = std::fs::read_to_string(r.join("main.py")).unwrap();
+    assert!(main.contains("from lib import new_greeter"), "{main}");
+    let lib = std::fs::read_to_string(r.join("lib.py")).unwrap();
+    assert!(
+        lib.contains("def greet(self)"),
+        "the ambiguous rename wrote: {lib}"
+    );
+}
