@@ -19,15 +19,15 @@ const MAX_LIMIT: u32 = 2000;
 
 pub(crate) struct GlobTool;
 
-/// The order of the list.
+// The order of the list: newest modification first (the default), or by path. (No doc
+// comments: the tool's description says it, and every word of a schema is read on every
+// request.)
 #[derive(Deserialize, JsonSchema, Clone, Copy, Default, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Order {
-    /// Newest modification first (the default).
     #[default]
     #[serde(alias = "mtime", alias = "modified", alias = "time")]
     Newest,
-    /// By path.
     #[serde(alias = "name")]
     Path,
 }
@@ -36,14 +36,14 @@ pub(crate) enum Order {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GlobArgs {
-    /// `src/**/*.rs` (relative to `path`), or `*.py` (a name at any depth).
+    /// `src/**/*.rs`, or `*.py` (any depth).
     #[serde(alias = "glob")]
     pattern: String,
-    /// Folder to look in (default: the root).
+    /// Folder (default: the root).
     #[serde(alias = "dir", alias = "directory")]
     path: Option<String>,
     sort: Option<Order>,
-    /// Paths listed (default 100); all are counted.
+    /// Default 100.
     #[serde(alias = "head_limit", alias = "max_results")]
     limit: Option<u32>,
 }
@@ -60,7 +60,7 @@ impl Tool for GlobTool {
         Tier::Read
     }
     fn description(&self) -> String {
-        "Find files by path pattern (.gitignore'd and hidden files skipped). Returns matching paths, one a line, newest first or by path, and how many more there are.".into()
+        "Find files by path pattern (.gitignore'd and hidden files skipped). Returns paths newest first (or `sort`: `path`), capped, saying how many more.".into()
     }
     fn parallel_safe(&self) -> bool {
         true

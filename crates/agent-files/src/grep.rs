@@ -43,24 +43,23 @@ pub(crate) struct GrepTool;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GrepArgs {
-    /// Regex (Rust syntax), or plain text with `literal`.
+    /// Regex, or plain text with `literal`.
     #[serde(alias = "regex", alias = "query")]
     pattern: String,
     /// File or folder (default: the root).
     #[serde(alias = "file", alias = "dir", alias = "directory")]
     path: Option<String>,
-    /// Only files matching this glob: `*.py` (any depth), `src/**/*.rs`.
+    /// Only matching files: `*.py`, `src/**/*.rs`.
     #[serde(alias = "include")]
     glob: Option<String>,
-    /// `pattern` is plain text, not a regex.
     #[serde(alias = "fixed_strings")]
     literal: Option<bool>,
     #[serde(alias = "-i", alias = "case_insensitive")]
     ignore_case: Option<bool>,
-    /// Lines shown before and after each match (default 0).
+    /// Lines around each match.
     #[serde(alias = "-C")]
     context: Option<u32>,
-    /// Matching lines shown (default 100); all are counted.
+    /// Matching lines shown (default 100).
     #[serde(alias = "head_limit", alias = "max_results")]
     limit: Option<u32>,
 }
@@ -77,7 +76,7 @@ impl Tool for GrepTool {
         Tier::Read
     }
     fn description(&self) -> String {
-        "Search file text, comments and strings included (ripgrep: .gitignore'd, hidden and binary files skipped). Returns `path:line: text` lines numbered as read numbers them (context lines `path-line- text`) and the counts of matches and files.".into()
+        "Search file text, comments and strings included (ripgrep; .gitignore'd, hidden and binary files skipped). Returns `path:line: text` lines numbered as read numbers them (context: `path-line- text`), with counts.".into()
     }
     fn parallel_safe(&self) -> bool {
         true

@@ -115,11 +115,10 @@ pub(crate) struct EditArgs {
     /// Workspace-relative file.
     #[serde(alias = "file", alias = "file_path")]
     path: String,
-    /// Exact text, occurring once in the file (or every occurrence, with `replace_all`).
+    /// Exact text, unique unless `replace_all`.
     old_string: String,
     /// Replacement text.
     new_string: String,
-    /// Replace every occurrence (default: `old_string` must be unique).
     replace_all: Option<bool>,
 }
 

@@ -9,7 +9,7 @@
 //!
 //! | feature   | crate            | tools |
 //! |-----------|------------------|-------|
-//! | `files`   | [`agent-files`](https://docs.rs/agent-files)   | `read`, `write`, `edit`, `apply_patch` |
+//! | `files`   | [`agent-files`](https://docs.rs/agent-files)   | `read`, `grep`, `glob`, `write`, `edit`, `apply_patch` |
 //! | `lsp`     | [`agent-lsp`](https://docs.rs/agent-lsp)     | `lsp`, `lsp_rename`, diagnostics on write |
 //! | `astgrep` | [`agent-astgrep`](https://docs.rs/agent-astgrep) | `ast_grep`, `ast_edit`, `resolve` |
 //! | `dap`     | [`agent-dap`](https://docs.rs/agent-dap)     | `debug` |
