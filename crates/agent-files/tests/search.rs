@@ -315,3 +315,30 @@ async fn glob_lists_by_pattern_newest_first_or_by_path_and_caps() {
     );
     insta::assert_snapshot!("glob_refusals", text);
 }
+
+/// A 10 GiB sparse file (text, then a hole): searched in its first 64 MiB only, and the result
+/// says so; the call neither reads the hole to its end nor holds more than the cap.
+#[tokio::test]
+async fn grep_searches_a_huge_file_in_its_first_64_mib_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=2000).map(|i| format!("line {i}\n")).collect();
+    let path = dir.path().join("sparse.log");
+    std::fs::write(&path, &text).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(10 << 30)
+        .unwrap();
+    let r = registry(dir.path());
+    let out = call(
+        &r,
+        "grep",
+        json!({"pattern": "^line 1999$", "path": "sparse.log"}),
+    )
+    .await;
+    assert_eq!(
+        out.text,
+        "sparse.log:1999: line 1999\n[1 matching line(s) in 1 file(s); 1 file(s) searched; 1 file(s) over 64 MiB searched in their first 64 MiB only]"
+    );
+}
