@@ -142,6 +142,36 @@ fn everyday_first_calls_through_serve() {
             Expect::Fix(&["w1", "vibe_spawn"]),
         ),
         row(
+            "grep for a TODO in comments",
+            "grep",
+            json!({"pattern": "TODO"}),
+            Expect::Ok(&["src/app.py:1:", "src/lib.rs:1:"]),
+        ),
+        row(
+            "glob for src/**/*.rs",
+            "glob",
+            json!({"pattern": "src/**/*.rs"}),
+            Expect::Ok(&["src/lib.rs", "src/deep/mod.rs"]),
+        ),
+        row(
+            "edit with replace_all",
+            "edit",
+            json!({"path": "src/app.py", "old_string": "\"app\"", "new_string": "\"web\"", "replace_all": true}),
+            Expect::Ok(&["2"]),
+        ),
+        row(
+            "a patch whose context lost its trailing whitespace",
+            "apply_patch",
+            json!({"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n"}),
+            Expect::Ok(&["trailing whitespace"]),
+        ),
+        row(
+            "a patch with typographic quotes",
+            "apply_patch",
+            json!({"patch": "--- a/quote.py\n+++ b/quote.py\n@@ -1,2 +1,2 @@\n-msg = \"it\u{2019}s done\"\n+msg = \"it's finished\"\n print(msg)\n"}),
+            Expect::Ok(&["quote.py"]),
+        ),
+        row(
             "lsp's `op` and `file`",
             "lsp",
             json!({"op": "status", "file": "src/app.py"}),
@@ -155,6 +185,12 @@ fn everyday_first_calls_through_serve() {
         ),
     ];
     run_rows(&mut c, rows, &answer);
+    let app = std::fs::read_to_string(r.join("src/app.py")).unwrap();
+    assert_eq!(app.matches("\"web\"").count(), 2, "{app}");
+    let notes = std::fs::read_to_string(r.join("notes.txt")).unwrap();
+    assert_eq!(notes, "alpha  \nBETA\ngamma\n");
+    let quote = std::fs::read_to_string(r.join("quote.py")).unwrap();
+    assert_eq!(quote, "msg = \"it's finished\"\nprint(msg)\n");
 }
 
 /// A client that cannot elicit is not offered `ask_user`, and a call anyway names why.
