@@ -15,6 +15,7 @@
 //! holds more than its capacity, however many searches run at once.
 
 use crate::lang::Lang;
+use crate::tokens::TokenIndex;
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
 use std::collections::{BTreeMap, HashMap};
@@ -83,18 +84,33 @@ impl Inner {
     }
 }
 
-/// Parsed trees of this run, at most `capacity` (estimated) bytes.
+/// Parsed trees of this run, at most `capacity` (estimated) bytes, and the run's token index
+/// (`tokens`), which decides which files a search reads and which trees are worth keeping.
 pub struct ParseCache {
     capacity: u64,
     inner: Mutex<Inner>,
+    /// None when caching is off (`capacity` 0): every search is a first search.
+    index: Option<Arc<TokenIndex>>,
 }
 
 impl ParseCache {
+    #[cfg(test)]
     pub fn new(capacity: u64) -> Self {
+        ParseCache::with_index(capacity, Arc::new(TokenIndex::default()))
+    }
+
+    /// A cache whose searches use (and fill) `index`; with `capacity` 0 they use neither.
+    pub fn with_index(capacity: u64, index: Arc<TokenIndex>) -> Self {
         ParseCache {
             capacity,
             inner: Mutex::new(Inner::default()),
+            index: (capacity > 0).then_some(index),
         }
+    }
+
+    /// The token index searches use, when caching is on.
+    pub fn index(&self) -> Option<&TokenIndex> {
+        self.index.as_deref()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -115,6 +131,14 @@ impl ParseCache {
             reaches,
             scanned: AtomicU64::new(0),
         }
+    }
+
+    /// Forget the hits and misses so far.
+    #[cfg(test)]
+    pub fn reset_counts(&self) {
+        let mut inner = self.lock();
+        inner.hits = 0;
+        inner.misses = 0;
     }
 
     /// (hits, misses) so far.
@@ -280,6 +304,10 @@ mod tests {
         let cache = ParseCache::new(config.cache_bytes);
         let scope = engine::scope(dir.path(), None, Some("python")).unwrap();
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
+        // The run's first search keeps no tree: it only notes what it read and parsed.
+        engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
+        assert_eq!((cache.counts(), cache.used().1), ((0, 5), 0));
+        cache.reset_counts();
         let first = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (0, 5));
         let second = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
@@ -320,6 +348,8 @@ mod tests {
         let config = AstGrepConfig::default();
         let scope = engine::scope(dir.path(), None, Some("python")).unwrap();
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
+        // Trees are kept from a file's second parse.
+        engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         let r = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(r.matches.len(), 4);
         let (used, held, peak) = cache.used();
@@ -343,6 +373,10 @@ mod tests {
         let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
         let a = engine::scope(dir.path(), Some("a"), Some("python")).unwrap();
         let b = engine::scope(dir.path(), Some("b"), Some("python")).unwrap();
+        // Trees are kept from a file's second parse: the first search of each notes its files.
+        engine::search(&a, &compiled, &config, &cache, &budget(), usize::MAX);
+        engine::search(&b, &compiled, &config, &cache, &budget(), usize::MAX);
+        cache.reset_counts();
         engine::search(&a, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (0, 4));
         // Plain LRU would have evicted each tree before the walk came back to it.
@@ -380,6 +414,11 @@ mod tests {
         let a = engine::scope(dir.path(), Some("a"), Some("python")).unwrap();
         let c = engine::scope(dir.path(), Some("c"), Some("python")).unwrap();
         let glob = engine::scope(dir.path(), Some("[ab]/*.py"), Some("python")).unwrap();
+        // Trees are kept from a file's second parse: a first search notes every file.
+        let all = engine::scope(dir.path(), None, Some("python")).unwrap();
+        engine::search(&all, &compiled, &config, &cache, &budget(), usize::MAX);
+        assert_eq!(cache.used().1, 0);
+        cache.reset_counts();
         engine::search(&c, &compiled, &config, &cache, &budget(), usize::MAX);
         engine::search(&a, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (0, 3));
@@ -422,6 +461,9 @@ mod tests {
                 assert_eq!(r.matches.len(), 2, "{:?}", scope.lang);
             }
         };
+        // Trees are kept from a file's second parse: the first search notes every file.
+        search_all();
+        cache.reset_counts();
         search_all();
         assert_eq!(cache.counts(), (0, 4));
         // The second language's walk let its last tree go rather than evict the first's, so

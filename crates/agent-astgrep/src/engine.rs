@@ -10,6 +10,7 @@ use crate::limits::Kept;
 use crate::pattern::Compiled;
 use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
+use crate::tokens::{self, Known};
 use agent_tier::lines;
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
@@ -177,6 +178,8 @@ fn walk<T: Send>(
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
+    let wanted = tokens::wanted(&compiled.literals);
+    let index = cache.index();
     let cached = cache.visit(|path: &Path, lang: Lang| scope.reaches(path, lang));
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
@@ -187,6 +190,21 @@ fn walk<T: Send>(
             return;
         }
         let mtime = meta.as_ref().and_then(|m| m.modified().ok());
+        // What the run's token index knows of the file as it is now: an indexed file whose
+        // tokens lack a literal is ruled out unread.
+        let known = match (index, len, mtime) {
+            (Some(index), Some(len), Some(mtime)) => index.known(path, len, mtime, &wanted),
+            _ => Known::New,
+        };
+        let (indexed, parsed_before) = match known {
+            Known::Indexed { admits: false, .. } => {
+                counters.prefiltered.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            Known::Indexed { parsed, .. } => (true, parsed),
+            Known::Seen { parsed } => (false, parsed),
+            Known::New => (false, false),
+        };
         let handle = |ast: &AstGrep<StrDoc<Lang>>| {
             if let Some(t) = f(path, ast) {
                 results
@@ -198,7 +216,7 @@ fn walk<T: Send>(
         if let (Some(len), Some(mtime)) = (len, mtime)
             && let Some(ast) = cached.get(path, compiled.lang, len, mtime)
         {
-            if prefilter.may_match(ast.get_text().as_bytes()) {
+            if indexed || prefilter.may_match(ast.get_text().as_bytes()) {
                 handle(&ast);
             } else {
                 counters.prefiltered.fetch_add(1, Ordering::Relaxed);
@@ -221,11 +239,30 @@ fn walk<T: Send>(
             counters.skip(&counters.binary, path, "binary");
             return;
         }
-        if !prefilter.may_match(&bytes) {
+        let read_len = bytes.len() as u64;
+        // Only a file read whole at the size its mtime belongs to is noted or cached.
+        let whole = match (len, mtime) {
+            (Some(len), Some(mtime)) if len == read_len => Some((len, mtime)),
+            _ => None,
+        };
+        // The second read of a file in the run indexes it (the first only notes it).
+        let new_tokens = match (index, whole, known) {
+            (Some(_), Some(_), Known::Seen { .. }) => {
+                std::str::from_utf8(&bytes).ok().map(tokens::tokens)
+            }
+            _ => None,
+        };
+        let admits = match &new_tokens {
+            Some(t) => tokens::holds_all(t, &wanted),
+            None => indexed || prefilter.may_match(&bytes),
+        };
+        if !admits {
             counters.prefiltered.fetch_add(1, Ordering::Relaxed);
+            if let (Some(index), Some((len, mtime))) = (index, whole) {
+                index.note(path, len, mtime, new_tokens, false);
+            }
             return;
         }
-        let read_len = bytes.len() as u64;
         let Ok(text) = String::from_utf8(bytes) else {
             counters.skip(&counters.not_utf8, path, "not UTF-8");
             return;
@@ -237,11 +274,13 @@ fn walk<T: Send>(
         drop(text);
         let ast = std::sync::Arc::new(ast);
         handle(&ast);
-        // Only a file read whole at the size its mtime belongs to is cached.
-        if let (Some(len), Some(mtime)) = (len, mtime)
-            && len == read_len
-        {
-            cached.put(path, compiled.lang, len, mtime, ast);
+        if let (Some(index), Some((len, mtime))) = (index, whole) {
+            index.note(path, len, mtime, new_tokens, true);
+            // A tree is worth keeping from its second parse in the run: a search that is not
+            // repeated keeps nothing.
+            if parsed_before {
+                cached.put(path, compiled.lang, len, mtime, ast);
+            }
         }
     };
 

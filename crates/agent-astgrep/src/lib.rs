@@ -29,8 +29,12 @@
 //! - `stats`: what a walk did (searched, ruled out by the prefilter, skipped and why), which
 //!   every result reports.
 //! - `cache`: the run's parse cache (path, size, mtime → parsed tree; strictly bounded, least
-//!   recently used out, never a tree the running search can still reach), so a later search
-//!   over unchanged files neither reads nor parses them again.
+//!   recently used out, never a tree the running search can still reach; a tree is kept from
+//!   its file's second parse), so a later search over unchanged files neither reads nor parses
+//!   them again.
+//! - `tokens`: the run's token index (path, size, mtime → the hashes of the file's word tokens,
+//!   filled from a file's second read), the literal prefilter that rules files out unread;
+//!   shared with the witness.
 //! - `limits`: what untrusted input may cost (issue 23): a pattern's nesting depth (matching
 //!   recurses once per level of the pattern; walks over source trees never recurse), the size of
 //!   a result's text, and the bounded keeping of the matches a result shows (the rest counted).
@@ -38,8 +42,8 @@
 //!   overrides escaped, lines and captures clipped saying how much was left out.
 //! - `resolve`: the `resolve` tool, which writes or drops a staged edit.
 //! - `witness`: the run's identifier witness (provided to the registry at attach): where a
-//!   name occurs as an identifier token, from per-file name sets kept by size and mtime; the
-//!   language-server family checks its cross-file answers against it.
+//!   name occurs as an identifier token, parsing only the files whose tokens (the token index)
+//!   hold it; the language-server family checks its cross-file answers against it.
 //! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
 
 mod cache;
@@ -54,6 +58,7 @@ mod resolve;
 mod scopes;
 mod shown;
 mod stats;
+mod tokens;
 mod witness;
 
 pub use error::AstGrepError;
@@ -87,12 +92,14 @@ pub struct AstGrepConfig {
     /// Lines of unified diff shown in an `ast_edit` proposal. Default 200.
     pub max_diff_lines: usize,
     /// The run's parse cache keeps parsed files up to about this many bytes (source and tree,
-    /// 32 bytes per byte of source, measured), never more, so later searches over the same
-    /// unchanged files skip reading and parsing them; 0 turns it off. Least recently used out,
-    /// but a search never evicts a tree it could still reach (its language, directory and
-    /// glob): a tree that finds no other room is let go. Default 1 GiB (about 32 MiB of
-    /// source: Django's 16.6 MiB of Python or typescript's 14.4 MiB `lib/*.js` whole; see
-    /// docs/decisions.md for why not 256 MiB).
+    /// 32 bytes per byte of source, measured), never more; 0 turns caching off (no trees, no
+    /// token index: every search is a first search). Searches use the run's token index
+    /// first (a file whose word tokens lack a pattern's literal is not read), so trees matter
+    /// for patterns that must parse every file. A tree is kept from its file's second parse in
+    /// the run (a search that is not repeated keeps nothing), least recently used out, but a
+    /// search never evicts a tree it could still reach (its language, directory and glob): a
+    /// tree that finds no other room is let go. Default 256 MiB (about 8 MiB of source; see
+    /// docs/decisions.md).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
@@ -107,16 +114,18 @@ impl Default for AstGrepConfig {
             max_match_lines: 5,
             max_diff_lines: 200,
             time_limit_secs: 120,
-            cache_bytes: 1024 * 1024 * 1024,
+            cache_bytes: 256 * 1024 * 1024,
         }
     }
 }
 
 /// Attach the parser resource to this run and register `ast_grep`, `ast_edit` and `resolve`.
 pub fn attach(registry: &Registry, config: AstGrepConfig) {
+    // One token index for the run: `ast_grep`'s prefilter and the identifier witness.
+    let index = Arc::new(tokens::TokenIndex::default());
     let shared = Arc::new(Shared {
         root: registry.run().root.clone(),
-        cache: cache::ParseCache::new(config.cache_bytes),
+        cache: cache::ParseCache::with_index(config.cache_bytes, index.clone()),
         config,
         edits: Rooms::attach(registry),
         next_edit: AtomicU64::new(0),
@@ -124,7 +133,10 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
     registry.register(AstGrepTool(shared.clone()));
     registry.register(AstEditTool(shared.clone()));
     registry.register(resolve::ResolveTool(shared));
-    registry.provide_witness(Arc::new(witness::Witness::new(registry.run().root.clone())));
+    registry.provide_witness(Arc::new(witness::Witness::new(
+        registry.run().root.clone(),
+        index,
+    )));
 }
 
 pub(crate) struct Shared {

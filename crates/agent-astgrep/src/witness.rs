@@ -1,44 +1,38 @@
 //! The run's identifier witness ([`agent_tier::witness::IdentifierWitness`]): where a name occurs
 //! as an identifier token, from the same grammars `ast_grep` parses with.
 //!
-//! Per file it keeps only the set of identifier names (as 64-bit hashes, sorted), with the size
-//! and mtime it was read at: a few bytes per distinct name, not trees. A query walks the
-//! language family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git` skipped,
-//! symlinks not followed), indexes the files that are new or changed (in parallel), and parses
-//! again only the files whose set holds the name, to give each occurrence's position. An
+//! Which files may hold a name comes from the run's token index (`tokens`, shared with
+//! `ast_grep`'s prefilter): per file the sorted hashes of its word tokens, with the size and
+//! mtime it was read at — a few bytes per distinct word, not trees. A query walks the language
+//! family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git` skipped, symlinks
+//! not followed), indexes the files that are new or changed (in parallel, a lexical scan), and
+//! parses only the files whose tokens hold the name, to give each occurrence's position. An
 //! identifier token is a named leaf whose kind is an identifier kind of the grammar
 //! (`identifier`, `type_identifier`, `field_identifier`, `property_identifier`, …): never a
-//! string or a comment (an f-string's `{name}` is code, and counts).
+//! string or a comment (an f-string's `{name}` is code, and counts); a file whose tokens hold
+//! the name only in a comment is parsed and yields nothing.
 //!
-//! Owns: the index and its bound. Never: decides which occurrence is which symbol (that is the
-//! language server's answer, asked by the family that uses the witness).
+//! Owns: the walk per language family and the answers. Never: decides which occurrence is
+//! which symbol (that is the language server's answer, asked by the family that uses the
+//! witness).
 
 use crate::lang::Lang;
+use crate::tokens::{self, TokenIndex};
 use agent_tier::witness::{IdentifierWitness, Occurrence, Sightings};
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-/// The most names the index keeps over all files (8 bytes each): past it, new files are
-/// looked at for each query instead of kept, and the answer stays complete.
-const MAX_NAMES: usize = 16 << 20;
 /// A file bigger than this is not indexed (and is counted as skipped).
 const MAX_FILE_BYTES: u64 = 16 << 20;
 
-struct Entry {
-    len: u64,
-    mtime: SystemTime,
-    names: Box<[u64]>,
-}
-
-/// The identifier index of one workspace root.
+/// The identifier witness of one workspace root.
 pub struct Witness {
     root: PathBuf,
-    files: Mutex<HashMap<PathBuf, Entry>>,
-    /// Paths the run changed since they were indexed.
-    dirty: Mutex<HashSet<PathBuf>>,
+    /// The run's token index (past its bound, new files are looked at for each query instead
+    /// of kept, and the answer stays complete).
+    index: Arc<TokenIndex>,
     /// The last walk per language family: every directory it entered with its mtime, and the
     /// files it found. While no directory's mtime moved (a file created, removed or renamed
     /// moves its directory's), the file list stands and only the files are looked at again.
@@ -67,9 +61,7 @@ fn mtime_of(p: &Path) -> Option<SystemTime> {
 }
 
 fn name_hash(name: &[u8]) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    name.hash(&mut h);
-    h.finish()
+    tokens::token_hash(name)
 }
 
 /// The grammars whose files one language server serves together.
@@ -137,18 +129,6 @@ fn read_text(path: &Path) -> Option<String> {
     String::from_utf8(read.bytes).ok()
 }
 
-/// The sorted, deduplicated name hashes of a file.
-fn names_of(text: &str, lang: Lang) -> Option<Box<[u64]>> {
-    let spans = identifier_spans(text, lang)?;
-    let mut names: Vec<u64> = spans
-        .iter()
-        .map(|&(a, b)| name_hash(&text.as_bytes()[a..b]))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    Some(names.into_boxed_slice())
-}
-
 /// One file of the family, as the walk found it.
 struct Found {
     path: PathBuf,
@@ -158,11 +138,10 @@ struct Found {
 }
 
 impl Witness {
-    pub fn new(root: PathBuf) -> Self {
+    pub fn new(root: PathBuf, index: Arc<TokenIndex>) -> Self {
         Witness {
             root: root.canonicalize().unwrap_or(root),
-            files: Mutex::new(HashMap::new()),
-            dirty: Mutex::new(HashSet::new()),
+            index,
             walks: Mutex::new(HashMap::new()),
             answers: Mutex::new(Vec::new()),
         }
@@ -245,27 +224,25 @@ impl Witness {
         out
     }
 
-    /// Whether the index holds `f` as it is now.
-    fn fresh(&self, f: &Found, files: &HashMap<PathBuf, Entry>, dirty: &HashSet<PathBuf>) -> bool {
-        !dirty.contains(&f.path)
-            && files
-                .get(&f.path)
-                .is_some_and(|e| Some(e.mtime) == f.mtime && e.len == f.len)
-    }
-
-    /// Index every stale file (in parallel); returns the files that could not be read or parsed,
-    /// and, for files the bound kept out of the index, their name sets for this query only.
+    /// The tokens of every file (indexing the stale ones in parallel); returns the files that
+    /// could not be read, and the tokens of every other file (held by the index, or for this
+    /// query only when the index would not keep them).
     fn refresh(&self, found: &[Found]) -> (HashSet<PathBuf>, HashMap<PathBuf, Box<[u64]>>) {
-        let stale: Vec<&Found> = {
-            let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-            let dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
-            found
-                .iter()
-                .filter(|f| !self.fresh(f, &files, &dirty))
-                .collect()
-        };
+        let mut known = HashMap::new();
+        let mut stale = Vec::new();
+        for f in found {
+            match f
+                .mtime
+                .and_then(|m| self.index.tokens_of(&f.path, f.len, m))
+            {
+                Some(t) => {
+                    known.insert(f.path.clone(), t);
+                }
+                None => stale.push(f),
+            }
+        }
         let skipped = Mutex::new(HashSet::new());
-        let transient = Mutex::new(HashMap::new());
+        let fresh = Mutex::new(known);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -276,44 +253,34 @@ impl Witness {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(f) = stale.get(i) else { break };
-                        let names = (f.len <= MAX_FILE_BYTES)
+                        let text = (f.len <= MAX_FILE_BYTES)
                             .then(|| read_text(&f.path))
-                            .flatten()
-                            .and_then(|t| names_of(&t, f.lang).map(|n| (t.len() as u64, n)));
-                        let Some((len, names)) = names else {
+                            .flatten();
+                        let Some(text) = text else {
                             skipped
                                 .lock()
                                 .unwrap_or_else(|e| e.into_inner())
                                 .insert(f.path.clone());
                             continue;
                         };
-                        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-                        let held: usize = files.values().map(|e| e.names.len()).sum();
-                        match f.mtime {
-                            Some(mtime) if len == f.len && held + names.len() <= MAX_NAMES => {
-                                files.insert(f.path.clone(), Entry { len, mtime, names });
-                            }
-                            _ => {
-                                files.remove(&f.path);
-                                transient
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner())
-                                    .insert(f.path.clone(), names);
-                            }
+                        let toks = tokens::tokens(&text);
+                        if let Some(mtime) = f.mtime
+                            && text.len() as u64 == f.len
+                        {
+                            self.index
+                                .note(&f.path, f.len, mtime, Some(toks.clone()), false);
                         }
+                        fresh
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(f.path.clone(), toks);
                     }
                 });
             }
         });
-        {
-            let mut dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
-            for f in &stale {
-                dirty.remove(&f.path);
-            }
-        }
         (
             skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
-            transient.into_inner().unwrap_or_else(|e| e.into_inner()),
+            fresh.into_inner().unwrap_or_else(|e| e.into_inner()),
         )
     }
 }
@@ -335,27 +302,21 @@ impl IdentifierWitness for Witness {
             ));
         }
         let found = self.walk(langs);
-        let (skipped, transient) = self.refresh(&found);
+        let (skipped, toks) = self.refresh(&found);
         let want = name_hash(name.as_bytes());
-        let holders: Vec<&Found> = {
-            let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-            found
-                .iter()
-                .filter(|f| {
-                    files
-                        .get(&f.path)
-                        .map(|e| &e.names)
-                        .or_else(|| transient.get(&f.path))
-                        .is_some_and(|n| n.binary_search(&want).is_ok())
-                })
-                .collect()
-        };
+        let holders: Vec<&Found> = found
+            .iter()
+            .filter(|f| {
+                toks.get(&f.path)
+                    .is_some_and(|n| n.binary_search(&want).is_ok())
+            })
+            .collect();
         let key = (langs.to_vec(), name.to_string());
         let held: Vec<(PathBuf, u64, Option<SystemTime>)> = holders
             .iter()
             .map(|f| (f.path.clone(), f.len, f.mtime))
             .collect();
-        let unchanged = skipped.is_empty() && transient.is_empty();
+        let unchanged = skipped.is_empty();
         if unchanged {
             let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(a) = answers.iter().find(|a| a.key == key && a.holders == held)
@@ -391,9 +352,7 @@ impl IdentifierWitness for Witness {
     }
 
     fn changed(&self, paths: &[PathBuf]) {
-        let mut dirty = self.dirty.lock().unwrap_or_else(|e| e.into_inner());
-        dirty.extend(paths.iter().cloned());
-        drop(dirty);
+        self.index.changed(paths);
         // A file the run rewrote may keep its size and mtime tick: answers that came from it
         // are not reused, and a created or removed file means a new walk.
         let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
@@ -492,7 +451,7 @@ mod tests {
             "from a import fetch\nprint(fetch(1), f\"{fetch}\")\nobj.fetch = 2\n",
         );
         write(&root, "c.js", "fetch(1)\n");
-        let w = Witness::new(root.clone());
+        let w = Witness::new(root.clone(), Default::default());
         assert_eq!(
             sites(&w, &a, "fetch"),
             vec![
@@ -515,7 +474,11 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let js = write(&root, "c.js", "x = 1;\rfetch(1);\r\n\r  fetch(2);\n");
         assert_eq!(
-            sites(&Witness::new(root.clone()), &js, "fetch"),
+            sites(
+                &Witness::new(root.clone(), Default::default()),
+                &js,
+                "fetch"
+            ),
             vec![("c.js".into(), 1, 0), ("c.js".into(), 3, 2)]
         );
     }
@@ -525,7 +488,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let a = write(&root, "a.py", "def old():\n    pass\n");
-        let w = Witness::new(root.clone());
+        let w = Witness::new(root.clone(), Default::default());
         assert_eq!(sites(&w, &a, "old").len(), 1);
         // A new file, and the same size with another name (mtime may not move): the run says
         // it changed it.
@@ -548,7 +511,7 @@ mod tests {
             "pub struct Greeter { name: String }\nfn f(g: Greeter) -> String { println!(\"{}\", g.name); g.name }\n",
         );
         assert_eq!(
-            sites(&Witness::new(root.clone()), &rs, "name").len(),
+            sites(&Witness::new(root.clone(), Default::default()), &rs, "name").len(),
             3,
             "field declaration, macro argument, field access"
         );
@@ -562,7 +525,15 @@ mod tests {
             "b.tsx",
             "import { Shape } from './a';\nlet t: Shape;\n",
         );
-        assert_eq!(sites(&Witness::new(root.clone()), &ts, "Shape").len(), 4);
+        assert_eq!(
+            sites(
+                &Witness::new(root.clone(), Default::default()),
+                &ts,
+                "Shape"
+            )
+            .len(),
+            4
+        );
         // Not UTF-8, a FIFO, deeply nested: skipped or searched, never a hang or a crash.
         std::fs::write(root.join("bad.py"), b"x = '\xff'\n").unwrap();
         let fifo = root.join("pipe.py");
@@ -575,7 +546,7 @@ mod tests {
         );
         let deep = format!("x = {}1{}\n", "[".repeat(50_000), "]".repeat(50_000));
         let py = write(&root, "deep.py", &deep);
-        let s = Witness::new(root.clone())
+        let s = Witness::new(root.clone(), Default::default())
             .occurrences(&py, "x", 10)
             .unwrap();
         assert_eq!(s.occurrences.len(), 1);

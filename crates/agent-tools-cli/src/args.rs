@@ -210,7 +210,8 @@ struct RunArgs {
     #[arg(long, value_name = "SECS")]
     ask_timeout: Option<u64>,
     /// Memory for ast_grep's parse cache of this run, in MiB: parsed trees (about 32 bytes per
-    /// byte of source) kept so later searches skip re-parsing (default 1024; 0: off)
+    /// byte of source) kept so later searches skip re-parsing (default 256, `call` 0; 0: no
+    /// trees and no token index)
     #[arg(long, value_name = "MIB")]
     astgrep_cache_mib: Option<u64>,
 }
@@ -364,10 +365,14 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                 })?,
                 None => Value::Object(Default::default()),
             };
+            let common = run_common(run);
             Command::Call {
                 common: Common {
                     json,
-                    ..run_common(run)
+                    // A one-shot call never searches again: it keeps no parse cache unless
+                    // asked to (issue 26).
+                    astgrep_cache_bytes: common.astgrep_cache_bytes.or(Some(0)),
+                    ..common
                 },
                 tool,
                 args,
@@ -494,6 +499,7 @@ mod tests {
     fn astgrep_cache_is_mebibytes_and_zero_turns_it_off() {
         let cache = |args: &[&str]| match parsed(args) {
             Command::Serve(c) | Command::Repl(c) => c.host().astgrep_cache_bytes,
+            Command::Call { common, .. } => common.host().astgrep_cache_bytes,
             other => panic!("{other:?}"),
         };
         assert_eq!(cache(&["serve"]), None);
@@ -502,6 +508,12 @@ mod tests {
             Some(64 << 20)
         );
         assert_eq!(cache(&["repl", "--astgrep-cache-mib", "0"]), Some(0));
+        // A one-shot call keeps none unless asked to (issue 26).
+        assert_eq!(cache(&["call", "ast_grep"]), Some(0));
+        assert_eq!(
+            cache(&["call", "ast_grep", "--astgrep-cache-mib", "8"]),
+            Some(8 << 20)
+        );
     }
 
     #[test]

@@ -1,0 +1,434 @@
+//! The run's token index (issue 26): per file, the sorted 64-bit hashes of its word tokens,
+//! with the size and mtime it was read at. `ast_grep` asks it whether a file can hold a
+//! pattern's literals before reading the file; the identifier witness asks it which files may
+//! hold a name before parsing them. Built once, for both.
+//!
+//! A word token is a maximal run of word characters (`_` and what `char::is_alphanumeric`
+//! takes), found by a lexical scan, never a parse: it costs a pass over the bytes already read,
+//! and a few bytes per distinct word. It must hold every text a pattern's literal can be
+//! matched against: a literal is a word (`pattern::collect`), matched against a node whose
+//! text is that word. Where a node's text is not a whole run, the lexer started or stopped
+//! inside one: it starts inside a run after an escape (`"\nabc"`: a string fragment `abc`) or
+//! when error recovery skipped characters (tree-sitter's C# grammar lexed `wrap` out of
+//! `unwrap`), and it stops inside one where a number ends (`10px`, `1if`) or where a grammar
+//! lexes a keyword without reading the whole word (Swift's `break` out of `breakpoint`). So
+//! every run yields itself, its suffixes and its prefixes (up to [`MAX_SUFFIX`] bytes; a
+//! longer literal never rules a file out), and a run that starts with a digit also yields its
+//! pieces between digit/non-digit boundaries (`1u32`: `u`). A text that both starts and stops
+//! inside a run otherwise (error recovery that skips into a word, then lexes a keyword prefix
+//! of the rest) is not held: `examples/bench` counts such nodes over its corpora. A hash that
+//! collides only lets a file through to be parsed, never keeps a match out.
+//!
+//! What the index admits: a file is indexed on the second read of it in the run (the first
+//! search pays nothing for the second: it only notes what it read and parsed), and its tree
+//! goes to the parse cache on its second parse. A file modified in the last few seconds is
+//! never indexed (its mtime may not yet tell a later write apart), and the run's own writes
+//! take their files out (`changed`).
+//!
+//! Owns: the per-file entries and their bound. Never: parses, or decides a match.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+/// The most token hashes the index keeps over all files (8 bytes each, 64 MiB): past it, new
+/// files are not indexed, and are read again by each search (answers stay complete).
+pub const MAX_TOKENS: usize = 8 << 20;
+
+/// A file modified more recently than this is not indexed.
+const RACY: Duration = Duration::from_secs(2);
+
+/// Suffixes of a run longer than this are not kept; a longer literal does not rule files out.
+pub const MAX_SUFFIX: usize = 64;
+
+/// More pieces than this in a run that starts with a digit: only its prefixes and suffixes.
+const MAX_PIECES: usize = 8;
+
+/// A 64-bit hash of a token's bytes: a multiply-rotate over 8-byte words, then a final mix.
+pub fn token_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    h ^= h >> 32;
+    h = h.wrapping_mul(K);
+    h ^ (h >> 29)
+}
+
+/// The length in bytes of the word character at `i`, or 0 when it is not one.
+fn word_char(text: &str, i: usize) -> usize {
+    let b = text.as_bytes()[i];
+    if b < 0x80 {
+        usize::from(b.is_ascii_alphanumeric() || b == b'_')
+    } else {
+        text[i..]
+            .chars()
+            .next()
+            .filter(|c| c.is_alphanumeric())
+            .map_or(0, char::len_utf8)
+    }
+}
+
+/// The sorted, deduplicated hashes of `text`'s word tokens (see the module's documentation).
+pub fn tokens(text: &str) -> Box<[u64]> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 8);
+    // A whole run is a token (the witness is asked for names such as `x`); its pieces from
+    // two bytes on (a literal is never shorter).
+    let mut push = |a: usize, b: usize, whole: bool| {
+        if b >= a + 2 || (whole && b > a) {
+            out.push(token_hash(&bytes[a..b]));
+        }
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let n = word_char(text, i);
+        if n == 0 {
+            // Not a word character: skip it whole (a UTF-8 sequence is skipped byte by byte;
+            // its continuation bytes are never word starts on their own).
+            i += 1;
+            while i < bytes.len() && bytes[i] & 0xC0 == 0x80 {
+                i += 1;
+            }
+            continue;
+        }
+        let start = i;
+        i += n;
+        loop {
+            if i >= bytes.len() {
+                break;
+            }
+            let n = word_char(text, i);
+            if n == 0 {
+                break;
+            }
+            i += n;
+        }
+        let end = i;
+        // The run, its suffixes and its prefixes (up to `MAX_SUFFIX` bytes long).
+        for (at, c) in text[start..end].char_indices() {
+            let k = start + at;
+            if k == start || end - k <= MAX_SUFFIX {
+                push(k, end, k == start);
+            }
+            let k = k + c.len_utf8();
+            if k < end && k - start <= MAX_SUFFIX {
+                push(start, k, false);
+            }
+        }
+        if bytes[start].is_ascii_digit() {
+            // Boundaries where a digit meets a non-digit: where a number token may end.
+            let mut cuts = vec![start];
+            for k in start + 1..end {
+                if bytes[k].is_ascii_digit() != bytes[k - 1].is_ascii_digit()
+                    && text.is_char_boundary(k)
+                {
+                    cuts.push(k);
+                }
+            }
+            cuts.push(end);
+            let pieces = cuts.len() - 1;
+            for a in 0..cuts.len() {
+                for b in a + 1..cuts.len() - 1 {
+                    if pieces <= MAX_PIECES || a == 0 {
+                        push(cuts[a], cuts[b], false);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.into_boxed_slice()
+}
+
+/// The hashes a file's tokens must hold for a pattern with these literals to match in it (a
+/// literal longer than [`MAX_SUFFIX`] is not asked for).
+pub fn wanted(literals: &[String]) -> Vec<u64> {
+    literals
+        .iter()
+        .filter(|l| l.len() <= MAX_SUFFIX)
+        .map(|l| token_hash(l.as_bytes()))
+        .collect()
+}
+
+/// Whether sorted `tokens` hold every hash of `wanted`.
+pub fn holds_all(tokens: &[u64], wanted: &[u64]) -> bool {
+    wanted.iter().all(|w| tokens.binary_search(w).is_ok())
+}
+
+struct Entry {
+    len: u64,
+    mtime: SystemTime,
+    tokens: Option<Box<[u64]>>,
+    /// Whether a search parsed the file as it is.
+    parsed: bool,
+}
+
+/// What the index knows of a file as it is now (its size and mtime).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// Nothing: no search of this run read it as it is.
+    New,
+    /// A search read it (and parsed it, when `parsed`), but it is not indexed yet.
+    Seen { parsed: bool },
+    /// Indexed: whether its tokens hold every wanted literal, and whether a search parsed it.
+    Indexed { admits: bool, parsed: bool },
+}
+
+#[derive(Default)]
+struct Inner {
+    files: HashMap<PathBuf, Entry>,
+    /// Token hashes held over all files.
+    held: usize,
+}
+
+/// The token index of one run: see the module's documentation.
+pub struct TokenIndex {
+    inner: Mutex<Inner>,
+    max_tokens: usize,
+}
+
+impl Default for TokenIndex {
+    fn default() -> Self {
+        TokenIndex::new(MAX_TOKENS)
+    }
+}
+
+impl TokenIndex {
+    pub fn new(max_tokens: usize) -> Self {
+        TokenIndex {
+            inner: Mutex::new(Inner::default()),
+            max_tokens,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // Nothing below panics while holding the lock.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What is known of `path` at `len` and `mtime`, its tokens checked against `wanted`.
+    pub fn known(&self, path: &Path, len: u64, mtime: SystemTime, wanted: &[u64]) -> Known {
+        let inner = self.lock();
+        match inner.files.get(path) {
+            Some(e) if e.len == len && e.mtime == mtime => match &e.tokens {
+                Some(t) => Known::Indexed {
+                    admits: holds_all(t, wanted),
+                    parsed: e.parsed,
+                },
+                None => Known::Seen { parsed: e.parsed },
+            },
+            _ => Known::New,
+        }
+    }
+
+    /// The tokens of `path` when it is indexed at `len` and `mtime`.
+    pub fn tokens_of(&self, path: &Path, len: u64, mtime: SystemTime) -> Option<Box<[u64]>> {
+        let inner = self.lock();
+        let e = inner.files.get(path)?;
+        (e.len == len && e.mtime == mtime)
+            .then(|| e.tokens.clone())
+            .flatten()
+    }
+
+    /// Note that a search read `path` at `len` and `mtime` (and parsed it, when `parsed`),
+    /// with its tokens when it computed them. Tokens are kept unless the file is too recent or
+    /// the index is full; returns whether they were.
+    pub fn note(
+        &self,
+        path: &Path,
+        len: u64,
+        mtime: SystemTime,
+        tokens: Option<Box<[u64]>>,
+        parsed: bool,
+    ) -> bool {
+        let recent = SystemTime::now()
+            .duration_since(mtime)
+            .map_or(true, |age| age < RACY);
+        let mut inner = self.lock();
+        let (old_tokens, was_parsed) = match inner.files.get(path) {
+            Some(e) if e.len == len && e.mtime == mtime => {
+                (e.tokens.as_ref().map_or(0, |t| t.len()), e.parsed)
+            }
+            Some(e) => (e.tokens.as_ref().map_or(0, |t| t.len()), false),
+            None => (0, false),
+        };
+        let held = inner.held - old_tokens;
+        let tokens = tokens.filter(|t| !recent && held + t.len() <= self.max_tokens);
+        let kept = tokens.is_some();
+        let keep_old = !kept
+            && inner
+                .files
+                .get(path)
+                .is_some_and(|e| e.len == len && e.mtime == mtime && e.tokens.is_some());
+        if keep_old {
+            if let Some(e) = inner.files.get_mut(path) {
+                e.parsed |= parsed;
+            }
+            return true;
+        }
+        inner.held = held + tokens.as_ref().map_or(0, |t| t.len());
+        inner.files.insert(
+            path.to_path_buf(),
+            Entry {
+                len,
+                mtime,
+                tokens,
+                parsed: parsed || was_parsed,
+            },
+        );
+        kept
+    }
+
+    /// The run changed these files: what was known of them is dropped (a rewrite may keep its
+    /// size and mtime tick).
+    pub fn changed(&self, paths: &[PathBuf]) {
+        let mut inner = self.lock();
+        for p in paths {
+            if let Some(e) = inner.files.remove(p) {
+                inner.held -= e.tokens.map_or(0, |t| t.len());
+            }
+        }
+    }
+
+    /// (files known, files indexed, token hashes held).
+    #[cfg(test)]
+    pub fn size(&self) -> (usize, usize, usize) {
+        let inner = self.lock();
+        let indexed = inner.files.values().filter(|e| e.tokens.is_some()).count();
+        (inner.files.len(), indexed, inner.held)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod tests {
+    use super::*;
+    use crate::lang::Lang;
+
+    fn has(text: &str, word: &str) -> bool {
+        tokens(text)
+            .binary_search(&token_hash(word.as_bytes()))
+            .is_ok()
+    }
+
+    #[test]
+    fn words_and_the_pieces_a_tokenizer_may_split_them_into() {
+        let text = "def print_all(x): sprint(x) # 10px 1if 0x1F \"\\nabc\" é_ok naïve—dash";
+        for w in [
+            "def",
+            "print_all",
+            "sprint",
+            "10px",
+            "px",
+            "10",
+            "if",
+            "x1F",
+            "nabc",
+            "abc",
+            "é_ok",
+            "naïve",
+            "dash",
+            "int",
+            "all",
+        ] {
+            assert!(has(text, w), "{w}");
+        }
+        for w in ["pri_all", "naïve—dash", "sprint_", "ab", "rint_"] {
+            assert!(!has(text, w), "{w}");
+        }
+    }
+
+    /// Every node of a parse whose text is a word is a token: the property the prefilter
+    /// relies on, over the test corpora of every language.
+    #[test]
+    fn every_word_node_of_the_test_corpora_is_a_token() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            // Each file as the language it holds cases of (`general`, `web` and `data` hold
+            // several; parsed as another language, a file is mostly error recovery).
+            for lang in Lang::from_id(&stem) {
+                let mut parser = tree_sitter::Parser::new();
+                parser.set_language(&lang.ts_language()).unwrap();
+                let tree = parser.parse(&text, None).unwrap();
+                let toks = tokens(&text);
+                let mut cursor = tree.walk();
+                'walk: loop {
+                    let node = cursor.node();
+                    let t = &text[node.byte_range()];
+                    if t.len() >= 2 && t.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        assert!(
+                            toks.binary_search(&token_hash(t.as_bytes())).is_ok(),
+                            "{lang:?} node {} `{t}` is not a token",
+                            node.kind()
+                        );
+                        checked += 1;
+                    }
+                    if cursor.goto_first_child() {
+                        continue;
+                    }
+                    loop {
+                        if cursor.goto_next_sibling() {
+                            break;
+                        }
+                        if !cursor.goto_parent() {
+                            break 'walk;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn a_file_is_known_by_size_and_mtime_and_forgotten_when_the_run_changes_it() {
+        let index = TokenIndex::new(100);
+        let p = Path::new("/x/a.py");
+        let old = SystemTime::now() - Duration::from_secs(100);
+        assert_eq!(index.known(p, 5, old, &[]), Known::New);
+        assert!(!index.note(p, 5, old, None, false));
+        assert_eq!(index.known(p, 5, old, &[]), Known::Seen { parsed: false });
+        assert!(index.note(p, 5, old, Some(tokens("print(x)")), true));
+        let want = [token_hash(b"print")];
+        assert_eq!(
+            index.known(p, 5, old, &want),
+            Known::Indexed {
+                admits: true,
+                parsed: true
+            }
+        );
+        assert_eq!(
+            index.known(p, 5, old, &[token_hash(b"len")]),
+            Known::Indexed {
+                admits: false,
+                parsed: true
+            }
+        );
+        assert_eq!(index.known(p, 6, old, &want), Known::New);
+        // Too recent to index; and the bound.
+        let q = Path::new("/x/b.py");
+        assert!(!index.note(q, 5, SystemTime::now(), Some(tokens("a bb")), false));
+        let big: String = (0..200).map(|i| format!("w{i} ")).collect();
+        assert!(!index.note(Path::new("/x/c.py"), 5, old, Some(tokens(&big)), false));
+        index.changed(&[p.to_path_buf()]);
+        assert_eq!(index.known(p, 5, old, &want), Known::New);
+        assert!(index.size().2 <= 100);
+    }
+}
