@@ -30,9 +30,10 @@ pub const REQUEST_CANCELLED: i64 = -32800;
 pub const SETTLE: Duration = Duration::from_millis(300);
 
 /// How long an unversioned publish must stand before it counts as the answer for the synced
-/// content (typescript-language-server publishes unversioned, in up to three stages debounced
-/// by 50 ms). A versioned publish is the answer at once; work-done progress is waited for in
-/// both cases.
+/// content, for a server that neither versions its publishes nor offers pull diagnostics nor a
+/// synchronous way to ask (typescript-language-server publishes unversioned, in stages, but its
+/// tsserver is asked directly: `client/diagnostics.rs`). A versioned publish is the answer at
+/// once; work-done progress is waited for in both cases.
 pub const PUBLISH_SETTLE: Duration = Duration::from_millis(150);
 
 /// Diagnostics for one version of a document.

@@ -48,6 +48,28 @@ async fn typescript_language_server() {
         "undefinedThingXyz",
     )
     .await;
+    // A semantic error (no syntax error: the first, syntactic stage of the publishes says
+    // nothing) is in the answer, and its fix reports none (issue 26).
+    const HEAD: &str = "The write succeeded. The language server reports these new problems";
+    let out = fx
+        .write("src/typed.ts", "export const t: number = 1;\n")
+        .await;
+    assert!(!out.text.contains(HEAD), "{}", out.text);
+    let out = fx
+        .write("src/typed.ts", "export const t: number = \"one\";\n")
+        .await;
+    let text = fx.red(&out.text);
+    assert!(
+        text.contains(HEAD)
+            && text.contains(
+                "src/typed.ts:1:14: error[2322]: Type 'string' is not assignable to type 'number'."
+            ),
+        "{text}"
+    );
+    let out = fx
+        .write("src/typed.ts", "export const t: number = 2;\n")
+        .await;
+    assert!(!out.text.contains(HEAD), "{}", out.text);
     check_rename(
         &fx,
         json!({"file": "src/main.ts", "line": 4, "symbol": "makeGreeter", "new_name": "buildGreeter"}),

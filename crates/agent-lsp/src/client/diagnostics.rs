@@ -23,6 +23,18 @@ impl Server {
     /// then (bounded) until the server is quiet again.
     pub async fn fresh_diagnostics(&self, path: &Path, synced: Synced, timeout: Duration) -> Fresh {
         let deadline = Instant::now() + timeout;
+        // typescript-language-server publishes without a version and with no end signal; its
+        // tsserver is asked directly instead, which answers for the content synced before.
+        if self.offers_tsserver_requests()
+            && let Some(items) = self.tsserver_diagnostics(path, deadline).await
+        {
+            return Fresh {
+                items,
+                complete: true,
+                pulled: true,
+                busy: Self::working(&lock(&self.shared)),
+            };
+        }
         let mut tried_pull = false;
         loop {
             if !tried_pull && self.supports("diagnosticProvider", "textDocument/diagnostic") {
@@ -93,6 +105,42 @@ impl Server {
         }
     }
 
+    /// Whether the server passes requests through to tsserver (typescript-language-server's
+    /// `typescript.tsserverRequest` command).
+    fn offers_tsserver_requests(&self) -> bool {
+        self.caps()
+            .pointer("/executeCommandProvider/commands")
+            .and_then(Value::as_array)
+            .is_some_and(|c| c.iter().any(|c| c == TSSERVER_REQUEST))
+    }
+
+    /// The file's syntactic and semantic diagnostics, asked of tsserver synchronously through
+    /// typescript-language-server (`workspace/executeCommand` `typescript.tsserverRequest`
+    /// with `syntacticDiagnosticsSync`, then `semanticDiagnosticsSync`): tsserver handles
+    /// requests in order, so the answer is for the content synced before, and complete when
+    /// it comes. As LSP diagnostics; `None` when either request fails.
+    async fn tsserver_diagnostics(&self, path: &Path, deadline: Instant) -> Option<Vec<Value>> {
+        let uri = path_to_uri(path);
+        let mut items = Vec::new();
+        for request in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
+            let params = json!({
+                "command": TSSERVER_REQUEST,
+                "arguments": [request, {"file": uri}],
+            });
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let v = self
+                .request_with("workspace/executeCommand", params, remaining)
+                .await
+                .ok()?;
+            if v.get("success") != Some(&Value::Bool(true)) {
+                return None;
+            }
+            let body = v.get("body")?.as_array()?;
+            items.extend(body.iter().filter_map(tsserver_to_lsp));
+        }
+        Some(items)
+    }
+
     /// `textDocument/diagnostic`, retried on ContentModified; `None` when it fails.
     async fn pull(&self, path: &Path, deadline: Instant) -> Option<Vec<Value>> {
         let params = json!({"textDocument": {"uri": path_to_uri(path)}});
@@ -150,5 +198,59 @@ impl Server {
             }
         }
         items
+    }
+}
+
+/// typescript-language-server's command that passes a request through to tsserver.
+const TSSERVER_REQUEST: &str = "typescript.tsserverRequest";
+
+/// A tsserver diagnostic (`start`/`end` as 1-based `line` and `offset`, `text`, `code`,
+/// `category`) as an LSP diagnostic, as typescript-language-server would publish it.
+fn tsserver_to_lsp(d: &Value) -> Option<Value> {
+    let pos = |p: &Value| -> Option<Value> {
+        let line = p.get("line")?.as_u64()?.checked_sub(1)?;
+        let character = p.get("offset")?.as_u64()?.checked_sub(1)?;
+        Some(json!({"line": line, "character": character}))
+    };
+    let severity = match d.get("category").and_then(Value::as_str) {
+        Some("error") => 1,
+        Some("warning") => 2,
+        Some("suggestion") => 4,
+        _ => 3,
+    };
+    let mut out = json!({
+        "range": {"start": pos(d.get("start")?)?, "end": pos(d.get("end")?)?},
+        "severity": severity,
+        "message": d.get("text")?.as_str()?,
+        "source": d.get("source").and_then(Value::as_str).unwrap_or("typescript"),
+    });
+    if let Some(code) = d.get("code") {
+        out["code"] = code.clone();
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tsserver_diagnostic_is_an_lsp_diagnostic() {
+        let d = json!({
+            "start": {"line": 2, "offset": 14}, "end": {"line": 2, "offset": 15},
+            "text": "Type 'string' is not assignable to type 'number'.",
+            "code": 2322, "category": "error"
+        });
+        assert_eq!(
+            tsserver_to_lsp(&d),
+            Some(json!({
+                "range": {"start": {"line": 1, "character": 13}, "end": {"line": 1, "character": 14}},
+                "severity": 1,
+                "message": "Type 'string' is not assignable to type 'number'.",
+                "source": "typescript",
+                "code": 2322
+            }))
+        );
+        assert_eq!(tsserver_to_lsp(&json!({"text": "no position"})), None);
     }
 }
