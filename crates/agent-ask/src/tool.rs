@@ -19,8 +19,8 @@ pub struct AskUserArgs {
     /// Why you ask; what the answer decides.
     #[serde(default)]
     pub context: Option<String>,
-    /// Choices (unique labels): strings, or `{label, description}`; without them the answer is
-    /// typed.
+    /// Choices: unique short labels, or `{label, description}` (what choosing it means); without
+    /// them the answer is typed.
     #[serde(default)]
     pub options: Vec<AskOption>,
     /// Also accept a typed answer.
@@ -35,11 +35,31 @@ pub struct AskUserArgs {
 // it means. (A comment, not a doc comment: the field's description says it, once, in the
 // schema.)
 #[allow(missing_docs)]
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum AskOption {
     Label(String),
     Described(CardOption),
+}
+
+/// A string, or `{label, description}`: the field's description says what each is, once.
+impl JsonSchema for AskOption {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AskOption".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "object",
+                    "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+                    "required": ["label"]
+                }
+            ]
+        })
+    }
 }
 
 impl From<AskOption> for CardOption {
@@ -242,13 +262,13 @@ impl Tool for AskUser {
     fn description(&self) -> String {
         let errors = match self.timeout {
             Some(t) => format!(
-                "timed_out (no answer within {}) or no_operator are errors",
+                "timed_out ({}) or no_operator are errors",
                 human_duration(t)
             ),
             None => "no_operator is an error".into(),
         };
         format!(
-            "Get a decision only a person can make (not what code or tools can tell you). The only way to ask: a question in a chat message ends the turn. Shown as a numbered card; waits for the answer. Result `outcome`: answered; skipped or declined (success: proceed on an assumption you state, do not ask again; asked again in this conversation, returns at once); {errors}: proceed the same way."
+            "Get a decision only a person can make (not what code or tools can tell you); a question in a chat message would end the turn. Waits for the answer. `outcome`: answered; skipped or declined (proceed on an assumption you state; asking again returns at once); {errors}: proceed the same way."
         )
     }
 

@@ -43,10 +43,9 @@ impl Tool for ResolveTool {
     }
 
     fn description(&self) -> String {
-        "Write or drop a change ast_edit staged. `accept` writes every file atomically, all or \
-         nothing: if any changed since staging, or one write fails, none changes. `discard` drops \
-         it."
-        .to_string()
+        "Write or drop a change ast_edit staged. `accept` writes every file or none (none if \
+         any changed since staging); `discard` drops it."
+            .to_string()
     }
 
     fn resource_key(&self) -> String {

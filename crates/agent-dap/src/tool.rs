@@ -60,8 +60,8 @@ impl Tool for DebugTool {
     fn description(&self) -> String {
         let cfg = &self.config;
         format!(
-            "Debugger (DAP), one session per conversation ({} max). `operation`: adapters \
-             (usable here); breakpoints (REPLACES the file's or function set; allowed before launch); \
+            "Debugger (DAP), one session per conversation ({} max). `operation`: adapters; \
+             breakpoints (REPLACES the file's or function set; allowed before launch); \
              launch `program`, Python `module` or a `test` (pytest, go test, cargo test), or attach \
              to 127.0.0.1:`port`; continue, pause, step_* \
              wait up to {} for a stop (else running: see status) and return \
@@ -69,8 +69,8 @@ impl Tool for DebugTool {
              {STOP_FRAMES} frames, top frame's locals. Deeper: threads; stack ({MAX_FRAMES} \
              frames); scopes; variables ({MAX_CHILDREN} children, \
              values cut at {MAX_VALUE} chars); evaluate (default: top frame). Ids last until \
-             the program moves. output: new stdout/stderr. terminate ends adapter and debuggee \
-             (an attached one runs on).",
+             the program moves. output: new stdout/stderr. terminate ends adapter and \
+             debuggee.",
             spoken(cfg.ttl),
             spoken(cfg.run_wait),
         )

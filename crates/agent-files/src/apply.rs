@@ -30,7 +30,7 @@ impl Tool for ApplyPatchTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context matched exactly, else ignoring trailing whitespace or typographic quotes/dashes (noted); a chunk matching several places is refused. Line endings are kept. New diagnostics may follow: information, the change was made.".into()
+        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context matched exactly, else ignoring trailing whitespace or typographic quotes/dashes (noted); a chunk matching several places is refused.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()

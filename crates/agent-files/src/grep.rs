@@ -76,7 +76,7 @@ impl Tool for GrepTool {
         Tier::Read
     }
     fn description(&self) -> String {
-        "Search file text, comments and strings included (ripgrep; .gitignore'd, hidden and binary files skipped). Returns `path:line: text` lines numbered as read numbers them (context: `path-line- text`), with counts.".into()
+        "Search file text, comments and strings included (.gitignore'd, hidden and binary files skipped). Returns `path:line: text` lines numbered as read numbers them (context: `path-line- text`), with counts.".into()
     }
     fn parallel_safe(&self) -> bool {
         true

@@ -58,7 +58,7 @@ impl Tool for ReadTool {
         Tier::Read
     }
     fn description(&self) -> String {
-        "Look at a text file (to find code: ast_grep or lsp). Lines come numbered `N| text`, 1-based as lsp, debug and ast_grep count them; `offset` and `limit` count lines. At most 2000 lines or 256 KiB a call; the end says how many lines remain and the `offset` to continue from.".into()
+        "Look at a text file. Lines come numbered `N| text`, 1-based as lsp, debug and ast_grep count them; `offset` and `limit` count lines. At most 2000 lines or 256 KiB a call; the end says how many lines remain and the `offset` to continue from.".into()
     }
     fn parallel_safe(&self) -> bool {
         true

@@ -70,7 +70,7 @@ impl Tool for WriteTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Write a whole file, creating it and its directories if needed (to change part of it: edit or apply_patch). Atomic; keeps the file's mode. New diagnostics may follow: information, the file was written.".into()
+        "Write a whole file, creating it and its directories if needed. Atomic; keeps the file's mode.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()
@@ -131,7 +131,7 @@ impl Tool for EditTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all` (several places or files: apply_patch). New diagnostics may follow: information, the change was made.".into()
+        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all`.".into()
     }
     fn resource_key(&self) -> String {
         "files".into()

@@ -180,13 +180,13 @@ struct EvalTool {
 }
 
 /// The description; `{budget}` is the inactivity budget.
-const DESCRIPTION: &str = "Compute, inspect data, try code or run shell commands (`!cmd`) in a persistent Python or JavaScript interpreter (to step through a program: debug). State persists across calls; `reset` starts clean. Python: the project's (.venv, venv, else python3); JavaScript: node (top-level declarations persist, await works).
+const DESCRIPTION: &str = "Run Python (the project's .venv or venv, else python3) or JavaScript (node) in a persistent interpreter; shell commands too (`!cmd`). State persists across calls (JavaScript: top-level declarations too, and await works); `reset` starts clean.
 
-- The last expression is echoed; stdout and stderr come in order, long output capped with a note.
-- display(x) shows a value: DataFrames as tables, matplotlib figures as PNG.
-- Magics without IPython: %pip install (into this interpreter), %cd, %env, %time(it), %%bash, !cmd, x = !cmd.
-- tool(name, args) calls one of your tools (not eval) and returns its text; errors raise; JavaScript: await it.
-- input() and stdin fail at once.
+- The last expression is echoed; stdout and stderr in order, long output capped.
+- display(x): DataFrames as tables, matplotlib figures as PNG.
+- %pip install, %cd, %env, %time(it), %%bash, !cmd, x = !cmd.
+- tool(name, args) calls your other tools and returns the text; errors raise (JavaScript: await it).
+- stdin fails at once.
 - Silent for {budget}: interrupted, then killed; print progress in long loops (a pending tool() pauses the clock).";
 
 /// An empty description is an error (the cell needs a label); one outside 5–10 words runs, with

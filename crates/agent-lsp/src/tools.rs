@@ -291,8 +291,7 @@ impl Tool for LspTool {
     }
 
     fn description(&self) -> String {
-        "Ask the language server what code means: declarations, uses, types, errors (to find code \
-by shape: ast_grep). At a position (`line` + `symbol`, or `symbol` alone when that name is \
+        "Ask the language server what code means: declarations, uses, types, errors. At a position (`line` + `symbol`, or `symbol` alone when that name is \
 declared once): definition, type_definition, implementation, references (max 50), hover \
 (signature, docs), code_actions (lists fixes; cannot apply them). symbols: `query` searches the \
 workspace (100), `path` lists its own (200), as `kind name — path:line:col`. diagnostics of \
@@ -338,11 +337,9 @@ impl Tool for RenameTool {
     }
 
     fn description(&self) -> String {
-        "Rename a symbol everywhere, through the language server (to rewrite a code pattern: \
-ast_edit). `symbol` alone (no `line`) must name one declaration; anything ambiguous is refused \
+        "Rename a symbol everywhere (to rewrite a code pattern: ast_edit). `symbol` alone (no `line`) must name one declaration; anything ambiguous is refused \
 with the candidates. All files change or none do; \
-the server's references then check the result, and a rename they contradict is rolled back. \
-Lists each file's edit count and what was verified."
+the server's references then check the result, and a rename they contradict is rolled back."
             .to_string()
     }
 

@@ -6,7 +6,11 @@
 //! - `oneOf` of constants becomes a plain `enum`, the variants' descriptions folded into the
 //!   field's description;
 //! - `["T", "null"]` unions and `anyOf [T, null]` become `T` (optional is said by `required`);
-//! - `$schema`, `title`, `format` and `default: null` are dropped.
+//! - `$schema`, `title`, `format`, `default: null` and `default: false` are dropped;
+//! - `additionalProperties: false` is dropped: a tool takes the old names of its arguments as
+//!   aliases (named in the field's description), and a client that validates against the schema
+//!   must let them through. The registry still refuses an unknown argument, naming the valid
+//!   ones (the argument types deny unknown fields).
 
 use serde_json::{Map, Value};
 
@@ -71,6 +75,13 @@ fn object(mut o: Map<String, Value>, defs: &Value, depth: usize) -> Value {
     }
     if o.get("default") == Some(&Value::Null) {
         o.remove("default");
+    }
+    // An optional flag is off unless given: `default: false` says nothing.
+    if o.get("default") == Some(&Value::Bool(false)) {
+        o.remove("default");
+    }
+    if o.get("additionalProperties") == Some(&Value::Bool(false)) {
+        o.remove("additionalProperties");
     }
     // ["T", "null"] → "T".
     if let Some(Value::Array(types)) = o.get("type") {

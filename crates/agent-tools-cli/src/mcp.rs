@@ -145,15 +145,16 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
         "Tools for one run in {} ({surface} surface). Paths are relative to it; lines are 1-based.",
         registry.run().root.display()
     )];
-    let routes: [(&[&str], &str); 8] = [
+    let routes: [(&[&str], &str); 9] = [
         (&["read"], "Look at a file: read."),
+        (&["grep"], "Find text (comments, strings, any file): grep; files by name: glob."),
         (
             &["ast_grep"],
-            "Find code by shape: ast_grep; by meaning (definition, references, hover, types): lsp with line + symbol.",
+            "Find code by shape: ast_grep; by meaning (definitions, references, types): lsp.",
         ),
         (
             &["edit", "apply_patch"],
-            "Change text: edit (one exact replacement), apply_patch (several places or files, all or nothing), write (whole file).",
+            "Change text: edit, apply_patch (several places or files), write (whole file).",
         ),
         (
             &["lsp_rename"],
@@ -166,7 +167,7 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
         (&["debug"], "Step through a program: debug."),
         (
             &["ask_user"],
-            "Need a person's decision: ask_user is the only way; never ask in a chat message.",
+            "Need a person's decision: ask_user, never a chat message.",
         ),
         (
             &["vibe_spawn"],
@@ -180,7 +181,7 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
     }
     if have.contains("lsp") && have.contains("write") {
         lines.push(
-            "Diagnostics appended to a write are information: the change was made; each is reported once per conversation."
+            "Diagnostics after a write are information (the change was made), each reported once."
                 .into(),
         );
     }

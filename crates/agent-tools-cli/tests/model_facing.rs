@@ -21,10 +21,10 @@ fn instructions_route_and_annotations_follow_effects() {
     for route in [
         "Look at a file: read",
         "ast_grep",
-        "lsp with line + symbol",
+        "by meaning (definitions, references, types): lsp",
         "apply_patch",
-        "ask_user is the only way",
-        "Diagnostics appended to a write are information",
+        "ask_user, never a chat message",
+        "Diagnostics after a write are information",
     ] {
         assert!(text.contains(route), "{route} missing from:\n{text}");
     }

@@ -274,7 +274,7 @@ impl Tool for Send {
         true
     }
     fn description(&self) -> String {
-        "Add a message to a worker's brief and rerun it from that brief: not a conversation (a current run is stopped). Returns at once; collect with vibe_wait.".into()
+        "Append a message to a worker's brief and rerun it (a current run is stopped). Returns at once; collect with vibe_wait.".into()
     }
     async fn call(&self, args: SendArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         if args.message.trim().is_empty() {
@@ -418,7 +418,7 @@ impl Tool for List {
     }
     fn description(&self) -> String {
         format!(
-            "This run's workers: id, label, tier, state (running, done, failed, timed_out, killed), elapsed time, last output (stalled after {} silent), start of the last result (vibe_wait gives it whole).",
+            "This conversation's workers: id, label, tier, state (running, done, failed, timed_out, killed), elapsed time, last output (stalled after {} silent), start of the last result (vibe_wait gives it whole).",
             human_elapsed(self.1.stall_after.as_secs_f64())
         )
     }
