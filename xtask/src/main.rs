@@ -486,7 +486,11 @@ fn readme_instructions(root: &Path, text: &str, check: bool) -> Result<()> {
         bail!("README.md has no `{}` … `{END}` block", BEGIN.trim_end());
     };
     let block = format!("```text\n{text}\n```\n");
-    let new = format!("{}{block}{}", &readme[..start + BEGIN.len()], &readme[end..]);
+    let new = format!(
+        "{}{block}{}",
+        &readme[..start + BEGIN.len()],
+        &readme[end..]
+    );
     if check {
         if new != readme {
             bail!("README.md's instructions are stale: run `cargo xtask codegen`");

@@ -131,7 +131,8 @@ impl Tool for EditTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all`.".into()
+        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all`."
+            .into()
     }
     fn resource_key(&self) -> String {
         "files".into()

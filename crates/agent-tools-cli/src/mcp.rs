@@ -147,7 +147,10 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
     )];
     let routes: [(&[&str], &str); 9] = [
         (&["read"], "Look at a file: read."),
-        (&["grep"], "Find text (comments, strings, any file): grep; files by name: glob."),
+        (
+            &["grep"],
+            "Find text (comments, strings, any file): grep; files by name: glob.",
+        ),
         (
             &["ast_grep"],
             "Find code by shape: ast_grep; by meaning (definitions, references, types): lsp.",

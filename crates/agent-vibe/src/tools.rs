@@ -425,10 +425,10 @@ impl Tool for List {
     async fn call(&self, _args: ListArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let views = self.0.of(&cx).list();
         if views.is_empty() {
-            return Ok(
-                ToolOutput::text("no workers in this conversation yet; start one with vibe_spawn")
-                    .with_structured(json!({"workers": []})),
-            );
+            return Ok(ToolOutput::text(
+                "no workers in this conversation yet; start one with vibe_spawn",
+            )
+            .with_structured(json!({"workers": []})));
         }
         let cap = self.1.list_result_chars;
         let mut text = String::new();
