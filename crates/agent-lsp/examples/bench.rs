@@ -309,6 +309,62 @@ async fn bench(server: &str) {
         ms(o.saturating_sub(p)),
         o.as_secs_f64() / p.as_secs_f64()
     );
+    if server != "typescript-language-server" {
+        return;
+    }
+    // typescript-language-server's complete answer for the content (issue 26): didChange,
+    // didSave, then tsserver's syntactic and semantic diagnostics asked synchronously, as the
+    // wrapper now asks them.
+    let (mut ours, mut peer) = (Vec::new(), Vec::new());
+    for i in 0..10 {
+        let content = if i % 2 == 0 { fx.bad } else { fx.good };
+        let t = Instant::now();
+        let out = reg
+            .call(
+                "write",
+                json!({"path": fx.write_file, "content": content}),
+                Surface::Full,
+            )
+            .await;
+        ours.push(t.elapsed());
+        assert!(!out.is_error, "{}", out.text);
+        let version = i + 12;
+        let t = Instant::now();
+        raw.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": wuri, "version": version}, "contentChanges": [{"text": content}]}),
+        )
+        .await;
+        raw.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": wuri}}),
+        )
+        .await;
+        let mut found = 0;
+        for request in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
+            let r = raw
+                .request(
+                    "workspace/executeCommand",
+                    json!({"command": "typescript.tsserverRequest", "arguments": [request, {"file": wuri}]}),
+                )
+                .await;
+            found += r["result"]["body"].as_array().map_or(0, Vec::len);
+        }
+        assert_eq!(
+            found > 0,
+            content == fx.bad,
+            "tsserver's answer for {content:?}"
+        );
+        peer.push(t.elapsed());
+    }
+    let (o, p) = (median(ours), median(peer));
+    println!(
+        "| diagnostics on write | {} | {} (tsserver's sync answer) | {} | {:.2}x |",
+        ms(o),
+        ms(p),
+        ms(o.saturating_sub(p)),
+        o.as_secs_f64() / p.as_secs_f64()
+    );
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
