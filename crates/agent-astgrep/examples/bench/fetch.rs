@@ -68,6 +68,12 @@ pub(crate) fn untar(
 }
 
 pub(crate) async fn fetch_django(cache: &Path) -> Result<PathBuf, String> {
+    // `cargo xtask setup`'s copy, when there is one.
+    if let Ok(dir) = first_subdir(&workspace().join(".tools/corpora"))
+        && dir.join("django").is_dir()
+    {
+        return Ok(dir);
+    }
     let dest = cache.join("django");
     if dest.join(".done").exists() {
         return first_subdir(&dest);
@@ -114,6 +120,11 @@ pub(crate) async fn fetch_django(cache: &Path) -> Result<PathBuf, String> {
 }
 
 pub(crate) async fn fetch_typescript(cache: &Path) -> Result<PathBuf, String> {
+    // The typescript package `cargo xtask setup` installed, when there is one.
+    let local = workspace().join(".tools/node/node_modules/typescript");
+    if local.join("lib").is_dir() {
+        return Ok(local);
+    }
     let dest = cache.join("typescript");
     if dest.join(".done").exists() {
         return Ok(dest.join("package"));
@@ -150,7 +161,16 @@ pub(crate) fn cargo_registry() -> Result<PathBuf, String> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
         .ok_or("neither CARGO_HOME nor HOME is set")?;
-    first_subdir(&home.join("registry/src"))
+    // crates.io's sources (another registry's folder, such as a local one, may sort first).
+    let src = home.join("registry/src");
+    let index = std::fs::read_dir(&src)
+        .map_err(|e| format!("{}: {e}", src.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("index.crates.io-"))
+        });
+    index.map_or_else(|| first_subdir(&src), Ok)
 }
 
 pub(crate) fn first_subdir(dir: &Path) -> Result<PathBuf, String> {
