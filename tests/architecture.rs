@@ -669,3 +669,203 @@ fn the_cycle_check_sees_imports_and_cycles() {
     );
     assert!(cycle(&g(&[("a", "b"), ("b", "c"), ("c", "a")])).is_some());
 }
+
+// ---- every file is a room ---------------------------------------------------------------------
+
+/// A crate's source files as module paths (`ops/render.rs` → `ops::render`, `ops/mod.rs` →
+/// `ops`, `lib.rs` → ``), unit-test files aside.
+fn file_modules(src: &Path) -> BTreeMap<String, PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(src, &mut files);
+    files
+        .into_iter()
+        .filter(|f| !f.to_string_lossy().ends_with("_tests.rs"))
+        .map(|f| {
+            let rel = f.strip_prefix(src).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                parts.pop();
+            }
+            (parts.join("::"), f)
+        })
+        .collect()
+}
+
+/// The module paths `code` (of the file whose module is `me`) names through `crate::`,
+/// `super::` or `self::`, resolved to the longest known module (`crate::ops::stop::snapshot` →
+/// `ops::stop`).
+fn file_imports(
+    code: &str,
+    me: &str,
+    known: &BTreeMap<String, PathBuf>,
+    is_dir: bool,
+) -> BTreeSet<String> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    // Whitespace goes, except one space between two words (`use super` stays two words, so
+    // `super::` is not read as part of `usesuper::`).
+    let text: String = code
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut flat = String::new();
+    let mut pending_space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space && ident(c) && flat.chars().last().is_some_and(ident) {
+            flat.push(' ');
+        }
+        pending_space = false;
+        flat.push(c);
+    }
+    let mine: Vec<&str> = me.split("::").filter(|s| !s.is_empty()).collect();
+    // `super::` from a `mod.rs` (a directory module) is its parent; from `x.rs`, x's parent.
+    let parent: Vec<&str> = mine[..mine.len().saturating_sub(1)].to_vec();
+    let self_base: Vec<&str> = if is_dir { mine.clone() } else { mine.clone() };
+    let mut out = BTreeSet::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", parent.clone()),
+        ("self::", self_base),
+    ] {
+        for (i, _) in flat.match_indices(prefix) {
+            if i > 0 && flat[..i].chars().last().is_some_and(ident) {
+                continue; // `xsuper::` is another name
+            }
+            let rest = &flat[i + prefix.len()..];
+            let paths: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => {
+                    let inner = group.split('}').next().unwrap_or_default();
+                    inner.split(',').map(str::to_string).collect()
+                }
+                None => vec![rest.to_string()],
+            };
+            for p in paths {
+                let segs: Vec<String> = p
+                    .split("::")
+                    .map(|s| s.chars().take_while(|c| ident(*c)).collect::<String>())
+                    .take_while(|s| !s.is_empty())
+                    .collect();
+                let mut full: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+                full.extend(segs);
+                // the longest prefix that is a module file
+                for n in (1..=full.len()).rev() {
+                    let m = full[..n].join("::");
+                    if known.contains_key(&m) {
+                        out.insert(m);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No two files of a crate import each other, directly or around a loop: every file is a room
+/// (a module and the modules nested in it aside — a parent and its children are one module
+/// tree). Rendering that sends requests, or a helper that calls back into its caller, fails here.
+#[test]
+fn no_file_imports_one_that_imports_it_back() {
+    let meta = metadata();
+    let mut checked = 0;
+    let nested = |a: &str, b: &str| {
+        a.is_empty()
+            || b.is_empty()
+            || a.starts_with(&format!("{b}::"))
+            || b.starts_with(&format!("{a}::"))
+    };
+    let mut found = Vec::new();
+    for pkg in meta["packages"].as_array().unwrap() {
+        let manifest = PathBuf::from(pkg["manifest_path"].as_str().unwrap());
+        if !manifest.to_string_lossy().contains("/crates/") {
+            continue;
+        }
+        let src = manifest.parent().unwrap().join("src");
+        let known = file_modules(&src);
+        let graph: BTreeMap<String, BTreeSet<String>> = known
+            .iter()
+            .map(|(m, f)| {
+                let text = std::fs::read_to_string(f).unwrap();
+                let code = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
+                let is_dir = f.ends_with("mod.rs");
+                let deps = file_imports(code, m, &known, is_dir)
+                    .into_iter()
+                    .filter(|d| !nested(m, d))
+                    .collect();
+                (m.clone(), deps)
+            })
+            .collect();
+        if let Some(c) = cycle(&graph) {
+            found.push(format!(
+                "{}: {}",
+                pkg["name"].as_str().unwrap(),
+                c.join(" → ")
+            ));
+        }
+        checked += 1;
+    }
+    assert!(
+        found.is_empty(),
+        "files import each other:\n{}",
+        found.join("\n")
+    );
+    assert!(checked >= 10, "only {checked} crates checked");
+}
+
+#[test]
+fn the_file_check_sees_super_crate_and_self_paths() {
+    let known: BTreeMap<String, PathBuf> = ["ops", "ops::render", "ops::stop", "state"]
+        .map(|m| (m.to_string(), PathBuf::new()))
+        .into();
+    assert_eq!(
+        file_imports(
+            "use super::stop::snapshot;\nuse crate::{state::lock, ops::render::tail};\n// crate::nope",
+            "ops::render",
+            &known,
+            false
+        ),
+        ["ops::render", "ops::stop", "state"]
+            .map(String::from)
+            .into()
+    );
+    // The cycle this check was written for: rendering that took a stop snapshot (which sends
+    // requests), while the snapshot renders through it.
+    let render = file_imports(
+        "super::stop::snapshot(sup, s).await",
+        "ops::render",
+        &known,
+        false,
+    );
+    let stop = file_imports(
+        "use super::render::{truncate, tail};",
+        "ops::stop",
+        &known,
+        false,
+    );
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("ops::render".to_string(), render),
+        ("ops::stop".to_string(), stop),
+    ]
+    .into();
+    assert!(cycle(&graph).is_some());
+}

@@ -381,6 +381,8 @@ fn lint(root: &Path) -> Result<()> {
         ]))?;
     }
     run(cargo(root).args(["check", "-q", "-p", "agent-tools", "--no-default-features"]))?;
+    // The layering and room invariants of docs/ARCHITECTURE.md.
+    run(cargo(root).args(["test", "-q", "-p", "xtask", "--test", "architecture"]))?;
     publishing(root)?;
     codegen(root, true)
 }

@@ -2,6 +2,7 @@
 //! stopping at the breakpoints. What a test launch runs is worked out in `launch_test`.
 
 use super::launch_test;
+use super::plan::Plan;
 use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, LaunchSpec};
@@ -11,7 +12,6 @@ use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use agent_tier::workspace::{confine, confine_existing};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// What the model asked to launch.
 pub(super) struct Request<'a> {
@@ -21,23 +21,6 @@ pub(super) struct Request<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub adapter: Option<AdapterId>,
     pub exceptions: Exceptions,
-}
-
-/// What the adapter is told to run, once the target is worked out.
-pub(super) struct Plan {
-    /// What the adapter launches ([`LaunchSpec::program`]).
-    pub program: PathBuf,
-    /// A Python module run instead of `program`.
-    pub module: Option<String>,
-    /// `program` is a Go package whose tests run.
-    pub test: bool,
-    pub args: Vec<String>,
-    /// The working directory when the model names none.
-    pub cwd: PathBuf,
-    /// What is debugged, as the result names it.
-    pub target: String,
-    /// What the launch built first (a Rust test binary), said in the result.
-    pub built: Option<launch_test::Built>,
 }
 
 pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput, DapError> {

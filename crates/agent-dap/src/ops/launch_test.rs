@@ -3,8 +3,8 @@
 //! `-test.run ^NAME$`; a Rust package (or one of its files) is built by `cargo test --no-run`,
 //! and the test binary holding the test runs `NAME --exact --nocapture` under lldb-dap.
 
-use super::launch::Plan;
 use super::limits::{BUILD_TIMEOUT, LIST_TIMEOUT};
+use super::plan::{Built, Plan};
 use crate::DapError;
 use crate::adapters::AdapterId;
 use crate::args::Op;
@@ -22,15 +22,6 @@ pub(super) struct TestTarget {
     /// Absolute, inside the workspace.
     pub path: PathBuf,
     pub name: String,
-}
-
-/// A test binary the launch built.
-pub(crate) struct Built {
-    /// The command, as the result shows it.
-    pub command: String,
-    pub executable: PathBuf,
-    /// Which target of which package (`lib demo`, `test api`).
-    pub target: String,
 }
 
 fn invalid(arg: &'static str, detail: impl Into<String>) -> DapError {

@@ -12,6 +12,7 @@ mod launch_test;
 pub(crate) mod limits;
 mod motion;
 mod output;
+mod plan;
 mod render;
 mod scopes;
 mod stack;

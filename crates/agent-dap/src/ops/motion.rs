@@ -2,7 +2,7 @@
 //! most `run_wait`) for it to stop or exit.
 
 use super::inspect::pick_thread;
-use super::render::after_move;
+use super::stop::after_move;
 use crate::DapError;
 use crate::args::Motion;
 use crate::state::Run;

@@ -1,15 +1,13 @@
-//! How results read: where the debuggee went after it moved, breakpoints as the adapter
-//! verified them, one variable, a capped value.
+//! How results read: breakpoints as the adapter verified them, one variable, a capped value,
+//! an output tail. Rendering only: nothing here sends a request.
 
-use super::limits::{EXIT_TAIL, MAX_OUTPUT, MAX_VALUE};
+use super::limits::MAX_VALUE;
 use crate::session::Session;
-use crate::state::{Run, State, human, lock};
 use crate::supervisor::Supervisor;
 use agent_tier::lines;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Duration;
 
 pub(super) fn truncate(s: &str, max: usize) -> String {
     let count = s.chars().count();
@@ -178,64 +176,4 @@ pub(super) fn variable_row_capped(s: &Session, v: &Value, max: usize) -> (String
         line,
         json!({"name": name, "type": ty, "value": value, "reference": r}),
     )
-}
-
-/// Where the debuggee is after it moved: stopped (with the location), exited (with the new
-/// output), or still running after `waited`.
-pub(super) async fn after_move(
-    sup: &Supervisor,
-    s: &Session,
-    state: &State,
-    waited: Duration,
-) -> (String, Value) {
-    if state.closed.is_some() && !state.terminated && state.run != Run::Exited {
-        let tail = s.stderr_tail();
-        return (
-            format!(
-                "the debug adapter exited unexpectedly; the session is over{}",
-                if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("; its stderr ends with: {tail}")
-                }
-            ),
-            json!({"state": "adapter gone"}),
-        );
-    }
-    match &state.run {
-        Run::Stopped {
-            thread_id,
-            reason,
-            description,
-        } => super::stop::snapshot(sup, s, *thread_id, reason, description.as_deref()).await,
-        Run::Exited => {
-            // Output events can trail the exit by a moment.
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            let code = s.state().exit_code.or(state.exit_code);
-            let out = {
-                let o = lock(&s.shared.output);
-                let from = o.read_cursor.max(o.end().saturating_sub(MAX_OUTPUT));
-                o.read(from, MAX_OUTPUT).0
-            };
-            let mut text = match code {
-                Some(c) => format!("the program exited with code {c}"),
-                None => "the program terminated".to_string(),
-            };
-            if !out.is_empty() {
-                let _ = write!(
-                    text,
-                    "; new output (also in `output`):\n{}",
-                    tail(&out, EXIT_TAIL)
-                );
-            }
-            (text, json!({"state": "exited", "exit_code": code}))
-        }
-        Run::Running | Run::Starting => (
-            format!(
-                "still running after {}; call `status` to see where it stops, or `pause`",
-                human(waited)
-            ),
-            json!({"state": "running"}),
-        ),
-    }
 }

@@ -1,8 +1,9 @@
 //! Starting a session, for `launch` and `attach`: reach the adapter, run the DAP start-up
 //! sequence with the kept breakpoints, wait for the first stop, and say where it is.
 
-use super::launch_test::Built;
-use super::render::{after_move, breakpoint_lines, function_lines};
+use super::plan::Built;
+use super::render::{breakpoint_lines, function_lines};
+use super::stop::after_move;
 use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
 use crate::args::Exceptions;

@@ -1,17 +1,22 @@
 //! The stop snapshot: what a model needs to see of a stop in one answer — why it stopped (an
 //! exception with its message), `file:line` with the source around it, the top frames, and the
 //! top frame's locals. `stack`, `scopes` and `variables` go deeper from the ids it hands out.
+//! Also where the debuggee went after it moved ([`after_move`]): that stop, its exit, or that it
+//! still runs.
 
 use super::inspect::{first_thread, frame_text, frames, listed};
-use super::limits::{MAX_FRAMES, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
-use super::render::{truncate, variable_row_capped};
+use super::limits::{
+    EXIT_TAIL, MAX_FRAMES, MAX_OUTPUT, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE,
+};
+use super::render::{tail, truncate, variable_row_capped};
 use crate::DapError;
 use crate::session::Session;
-use crate::state::lock;
+use crate::state::{Run, State, human, lock};
 use crate::supervisor::Supervisor;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
 
 /// Characters of one source line shown.
 const SOURCE_LINE: usize = 200;
@@ -276,4 +281,64 @@ fn source_around(path: &Path, line: usize) -> Option<Vec<(usize, String)>> {
         .map(|(n, l)| (n, truncate(l.trim_end(), SOURCE_LINE)))
         .collect();
     listing.iter().any(|(n, _)| *n == line).then_some(listing)
+}
+
+/// Where the debuggee is after it moved: stopped (with the location), exited (with the new
+/// output), or still running after `waited`.
+pub(super) async fn after_move(
+    sup: &Supervisor,
+    s: &Session,
+    state: &State,
+    waited: Duration,
+) -> (String, Value) {
+    if state.closed.is_some() && !state.terminated && state.run != Run::Exited {
+        let tail = s.stderr_tail();
+        return (
+            format!(
+                "the debug adapter exited unexpectedly; the session is over{}",
+                if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its stderr ends with: {tail}")
+                }
+            ),
+            json!({"state": "adapter gone"}),
+        );
+    }
+    match &state.run {
+        Run::Stopped {
+            thread_id,
+            reason,
+            description,
+        } => snapshot(sup, s, *thread_id, reason, description.as_deref()).await,
+        Run::Exited => {
+            // Output events can trail the exit by a moment.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let code = s.state().exit_code.or(state.exit_code);
+            let out = {
+                let o = lock(&s.shared.output);
+                let from = o.read_cursor.max(o.end().saturating_sub(MAX_OUTPUT));
+                o.read(from, MAX_OUTPUT).0
+            };
+            let mut text = match code {
+                Some(c) => format!("the program exited with code {c}"),
+                None => "the program terminated".to_string(),
+            };
+            if !out.is_empty() {
+                let _ = write!(
+                    text,
+                    "; new output (also in `output`):\n{}",
+                    tail(&out, EXIT_TAIL)
+                );
+            }
+            (text, json!({"state": "exited", "exit_code": code}))
+        }
+        Run::Running | Run::Starting => (
+            format!(
+                "still running after {}; call `status` to see where it stops, or `pause`",
+                human(waited)
+            ),
+            json!({"state": "running"}),
+        ),
+    }
 }
