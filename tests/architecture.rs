@@ -226,6 +226,7 @@ fn crate_sources(krate: &str) -> Vec<(PathBuf, String)> {
                 walk(&p, out);
             } else if p.extension().is_some_and(|x| x == "rs")
                 && !p.to_string_lossy().ends_with("_tests.rs")
+                && !p.ends_with("tests.rs")
             {
                 let text = std::fs::read_to_string(&p).unwrap();
                 let cut = text.find("#[cfg(test)]").unwrap_or(text.len());
@@ -610,7 +611,7 @@ fn no_module_imports_one_that_imports_it_back() {
                     // Unit tests aside (a `#[cfg(test)]` tail, a `_tests.rs` file): a test may
                     // drive a neighbour without the code depending on it.
                     for f in module_files(&src, m) {
-                        if f.to_string_lossy().ends_with("_tests.rs") {
+                        if f.to_string_lossy().ends_with("_tests.rs") || f.ends_with("tests.rs") {
                             continue;
                         }
                         let text = std::fs::read_to_string(&f).unwrap();
@@ -689,7 +690,7 @@ fn file_modules(src: &Path) -> BTreeMap<String, PathBuf> {
     walk(src, &mut files);
     files
         .into_iter()
-        .filter(|f| !f.to_string_lossy().ends_with("_tests.rs"))
+        .filter(|f| !f.to_string_lossy().ends_with("_tests.rs") && !f.ends_with("tests.rs"))
         .map(|f| {
             let rel = f.strip_prefix(src).unwrap().with_extension("");
             let mut parts: Vec<String> = rel

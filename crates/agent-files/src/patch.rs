@@ -318,5 +318,4 @@ pub fn verify_deletion(old: &str, hunks: &[Hunk]) -> Result<(), String> {
 }
 
 #[cfg(test)]
-#[path = "patch_tests.rs"]
 mod tests;

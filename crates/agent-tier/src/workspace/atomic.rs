@@ -442,5 +442,4 @@ pub fn lock_files<'a>(paths: impl IntoIterator<Item = &'a Path>) -> FileLocks {
 }
 
 #[cfg(test)]
-#[path = "atomic_tests.rs"]
 mod tests;

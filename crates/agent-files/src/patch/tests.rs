@@ -1,3 +1,5 @@
+//! Unit tests of the unified-diff parser and applier: recounted hunks, `/dev/null`, context drift.
+
 use super::*;
 use crate::hunks::FilePatch;
 
