@@ -504,5 +504,4 @@ impl Resolved {
 }
 
 #[cfg(test)]
-#[path = "config_tests.rs"]
 mod tests;
