@@ -593,5 +593,4 @@ impl LanguageExt for Lang {
 }
 
 #[cfg(test)]
-#[path = "lang_tests.rs"]
 mod tests;
