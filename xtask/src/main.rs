@@ -619,7 +619,16 @@ fn bench(root: &Path, which: &str) -> Result<()> {
                 );
             }
             println!("== bench {family} ==");
-            run(cargo(root).args(["run", "-q", "--release", "-p", &krate, "--example", "bench"]))?;
+            let example = format!("{family}-bench");
+            run(cargo(root).args([
+                "run",
+                "-q",
+                "--release",
+                "-p",
+                &krate,
+                "--example",
+                &example,
+            ]))?;
             if family == "lsp" {
                 // The identifier witness on Django and a warm `references` with it (the facade
                 // composes the lsp and astgrep families; issue 22).

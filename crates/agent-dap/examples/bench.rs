@@ -1,4 +1,4 @@
-//! `cargo run --release -p agent-dap --example bench` — one step's round trip (step_over until
+//! `cargo run --release -p agent-dap --example dap-bench` — one step's round trip (step_over until
 //! the debuggee has stopped again) through the `debug` tool, against a raw DAP client driving
 //! the same adapter (debugpy) in the same run.
 //!

@@ -1,4 +1,4 @@
-//! `cargo run --release -p agent-kernel --example bench`
+//! `cargo run --release -p agent-kernel --example kernel-bench`
 //!
 //! Measures, in one run, the `eval` tool against `jupyter_client` + `ipykernel` (the peer) and a
 //! bare `python -c pass`, all with the same interpreter (the test venv: `$AGENT_TOOLS_VENV`, else

@@ -1,4 +1,4 @@
-//! `cargo run --release -p agent-lsp --example bench [-- SERVER...]`
+//! `cargo run --release -p agent-lsp --example lsp-bench [-- SERVER...]`
 //!
 //! For each server (default: pyright, gopls, rust-analyzer, clangd, typescript-language-server),
 //! in the same run and on the same fixture:

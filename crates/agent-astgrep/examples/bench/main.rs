@@ -14,7 +14,7 @@
 //! them all. ast-grep's whole output is read, and a line of it that is not a match is counted
 //! and shown, and makes its row not "same". Nothing here asserts on time.
 //!
-//! Run: `cargo run --release -p agent-astgrep --example bench` (or `cargo xtask bench astgrep`);
+//! Run: `cargo run --release -p agent-astgrep --example astgrep-bench` (or `cargo xtask bench astgrep`);
 //! `ASTGREP_BENCH_LANGS=rust` (or `python,javascript`) measures only those corpora.
 
 #![allow(clippy::unwrap_used)] // a bench: a failed unwrap is a failed run, with its message
