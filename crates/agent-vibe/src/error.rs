@@ -5,7 +5,9 @@
 #[non_exhaustive]
 pub enum VibeError {
     /// No worker of that id in this conversation.
-    #[error("unknown worker id `{id}`; workers in this conversation: {known} (vibe_list shows them all)")]
+    #[error(
+        "unknown worker id `{id}`; workers in this conversation: {known} (vibe_list shows them all)"
+    )]
     UnknownWorker {
         /// The id asked for.
         id: String,
