@@ -4,7 +4,7 @@
 //! output. A frame longer than [`MAX_FRAME`] is skipped (with a note) instead of buffered whole;
 //! the drivers never send one that long (they cut values, tracebacks and displays first).
 
-use serde_json::Value;
+use crate::protocol::{self, Decoded, DriverFrame, FrameError};
 
 /// The longest frame the host buffers.
 pub(crate) const MAX_FRAME: usize = 16 * 1024 * 1024;
@@ -20,7 +20,11 @@ fn bridge_id(body: &[u8]) -> Option<u64> {
 #[derive(Debug)]
 pub(crate) enum Event {
     /// A frame from the driver.
-    Frame(Value),
+    Frame(DriverFrame),
+    /// A frame that is JSON but not a frame of the protocol (shown, never acted on).
+    Malformed(FrameError),
+    /// A `tool()` bridge call too long to read: its caller is answered with an error.
+    OversizedBridge { id: u64, bytes: usize },
     /// Bytes on stdout that are not a frame (a cell that wrote to the real descriptor).
     Raw(String),
     /// Bytes on the process's stderr (fatal errors, warnings, anything the driver did not catch).
@@ -81,12 +85,7 @@ impl FrameParser {
                         let n = note.len();
                         out.push((Event::Raw(note), n));
                         if let Some(id) = self.skipping_bridge.take() {
-                            out.push((
-                                Event::Frame(serde_json::json!(
-                                    {"t": "oversized_bridge", "id": id, "bytes": total}
-                                )),
-                                0,
-                            ));
+                            out.push((Event::OversizedBridge { id, bytes: total }, 0));
                         }
                     }
                     None => {
@@ -110,13 +109,14 @@ impl FrameParser {
                         {
                             shed_bytes += body.len();
                         } else {
-                            match serde_json::from_slice::<Value>(body) {
-                                Ok(v) => out.push((Event::Frame(v), body.len())),
-                                Err(_) => out.push((
-                                    Event::Raw(String::from_utf8_lossy(body).into_owned()),
-                                    body.len(),
-                                )),
-                            }
+                            let event = match protocol::decode(body) {
+                                Decoded::Frame(f) => Event::Frame(f),
+                                Decoded::Bad(e) => Event::Malformed(e),
+                                Decoded::NotJson => {
+                                    Event::Raw(String::from_utf8_lossy(body).into_owned())
+                                }
+                            };
+                            out.push((event, body.len()));
                         }
                         pos += nl + 1;
                     }
@@ -192,7 +192,8 @@ mod tests {
         }
         evs.into_iter()
             .map(|(e, _)| match e {
-                Event::Frame(v) => format!("frame {v}"),
+                Event::Frame(f) => format!("frame {}", serde_json::to_string(&f).unwrap()),
+                Event::Malformed(e) => format!("malformed {e}"),
                 Event::Raw(s) => format!("raw {s:?}"),
                 _ => "other".into(),
             })
@@ -206,14 +207,14 @@ mod tests {
     #[test]
     fn frames_survive_junk_and_split_reads() {
         let cases: &[(&[&[u8]], &[&str])] = &[
-            (&[b"\x1eN:{\"a\":1}\n"], &["frame {\"a\":1}"]),
+            (&[b"\x1eN:{\"t\":\"ready\",\"version\":\"1\"}\n"], &["frame {\"t\":\"ready\",\"version\":\"1\"}"]),
             (
-                &[b"junk\x1eN:{\"a\":1}\n"],
-                &["raw \"junk\"", "frame {\"a\":1}"],
+                &[b"junk\x1eN:{\"t\":\"ready\",\"version\":\"1\"}\n"],
+                &["raw \"junk\"", "frame {\"t\":\"ready\",\"version\":\"1\"}"],
             ),
             (
-                &[b"\x1e", b"N:{\"a\"", b":2}\nxx"],
-                &["frame {\"a\":2}", "raw \"xx\""],
+                &[b"\x1e", b"N:{\"t\":\"ready\"", b",\"version\":\"2\"}\nxx"],
+                &["frame {\"t\":\"ready\",\"version\":\"2\"}", "raw \"xx\""],
             ),
             (
                 &[b"\xff\x00\x1eX:{}\n"],
@@ -221,8 +222,12 @@ mod tests {
             ),
             (&[b"\x1eN:not json\n"], &["raw \"not json\""]),
             (
-                &[b"\x1eN:{\"a\":1}\n\x1eN:{\"b\":2}\n\x1e", b"N:{\"c\":3}\n"],
-                &["frame {\"a\":1}", "frame {\"b\":2}", "frame {\"c\":3}"],
+                &[b"\x1eN:{\"t\":\"bridge\",\"name\":\"read\",\"args\":{}}\n"],
+                &["malformed a `bridge` message from the kernel driver is malformed (missing field `id`), so it was ignored: {\"t\":\"bridge\",\"name\":\"read\",\"args\":{}}"],
+            ),
+            (
+                &[b"\x1eN:{\"t\":\"ready\",\"version\":\"1\"}\n\x1eN:{\"t\":\"ready\",\"version\":\"2\"}\n\x1e", b"N:{\"t\":\"ready\",\"version\":\"3\"}\n"],
+                &["frame {\"t\":\"ready\",\"version\":\"1\"}", "frame {\"t\":\"ready\",\"version\":\"2\"}", "frame {\"t\":\"ready\",\"version\":\"3\"}"],
             ),
         ];
         for (input, want) in cases {
@@ -238,11 +243,16 @@ mod tests {
         let (a, b) = big.as_bytes().split_at(250);
         let got = parse_with(
             &mut p,
-            &[a, b, b"\x1eN:{\"ok\":1}\n".as_slice(), b"tail".as_slice()],
+            &[
+                a,
+                b,
+                b"\x1eN:{\"t\":\"ready\",\"version\":\"1\"}\n".as_slice(),
+                b"tail".as_slice(),
+            ],
         );
         assert_eq!(got.len(), 3, "{got:?}");
         assert!(got[0].contains("was dropped"), "{got:?}");
-        assert_eq!(got[1], "frame {\"ok\":1}");
+        assert_eq!(got[1], "frame {\"t\":\"ready\",\"version\":\"1\"}");
         assert_eq!(got[2], "raw \"tail\"");
         assert!(p.buf.len() < 100);
     }
@@ -262,20 +272,23 @@ mod tests {
         let mut p = FrameParser::new("N");
         let mut evs = Vec::new();
         let shed = p.push(
-            b"\x1eN:{\"t\":\"stream\",\"text\":\"abc\"}\n\x1eN:{\"t\":\"done\"}\n",
+            b"\x1eN:{\"t\":\"stream\",\"text\":\"abc\"}\n\x1eN:{\"t\":\"ready\",\"version\":\"1\"}\n",
             &mut evs,
             true,
         );
         assert_eq!(shed, "{\"t\":\"stream\",\"text\":\"abc\"}".len());
         assert_eq!(evs.len(), 1);
-        assert!(matches!(&evs[0].0, Event::Frame(v) if v["t"] == "done"));
+        assert!(matches!(&evs[0].0, Event::Frame(DriverFrame::Ready { .. })));
     }
 
     #[test]
     fn a_large_frame_in_small_reads_is_parsed_once() {
         // 4 MB in 4 KB reads: each read only looks at its own bytes
         let mut p = FrameParser::new("N");
-        let frame = format!("\x1eN:{{\"t\":\"v\",\"s\":\"{}\"}}\n", "q".repeat(4 << 20));
+        let frame = format!(
+            "\x1eN:{{\"t\":\"stream\",\"name\":\"stdout\",\"text\":\"{}\"}}\n",
+            "q".repeat(4 << 20)
+        );
         let mut evs = Vec::new();
         for c in frame.as_bytes().chunks(4096) {
             p.push(c, &mut evs, false);
@@ -283,7 +296,7 @@ mod tests {
         }
         assert_eq!(evs.len(), 1);
         assert!(
-            matches!(&evs[0].0, Event::Frame(v) if v["s"].as_str().map(str::len) == Some(4 << 20))
+            matches!(&evs[0].0, Event::Frame(DriverFrame::Stream { text, .. }) if text.len() == 4 << 20)
         );
     }
 }

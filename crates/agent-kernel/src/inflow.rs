@@ -7,6 +7,7 @@
 //! a `tool()` bridge call, the end of the stream) are never dropped.
 
 use crate::frames::Event;
+use crate::protocol::DriverFrame;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::mpsc;
@@ -55,8 +56,8 @@ pub(crate) fn channel(cap: usize) -> (Outbox, Inbox) {
 fn droppable(ev: &Event) -> bool {
     match ev {
         Event::Raw(_) | Event::Stderr(_) => true,
-        Event::Frame(v) => v["t"] == "stream" || v["t"] == "display",
-        Event::Closed => false,
+        Event::Frame(f) => matches!(f, DriverFrame::Stream { .. } | DriverFrame::Display { .. }),
+        Event::Malformed(_) | Event::OversizedBridge { .. } | Event::Closed => false,
     }
 }
 
@@ -109,7 +110,6 @@ impl Inbox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[tokio::test]
     async fn output_beyond_the_cap_is_dropped_and_counted_but_control_frames_are_not() {
@@ -117,7 +117,8 @@ mod tests {
         for _ in 0..100 {
             tx.send(Event::Raw("x".repeat(100)), 100);
         }
-        tx.send(Event::Frame(json!({"t": "done", "id": 1})), 20);
+        let done = r#"{"t":"done","id":1,"status":"ok","result":null,"error":null,"displays_dropped":0,"defined":[],"defined_total":0}"#;
+        tx.send(Event::Frame(serde_json::from_str(done).unwrap()), 20);
         tx.send(Event::Closed, 0);
         let mut raw = 0;
         let mut done = false;
@@ -125,9 +126,9 @@ mod tests {
         while let Some(ev) = rx.try_recv() {
             match ev {
                 Event::Raw(s) => raw += s.len(),
-                Event::Frame(v) => done = v["t"] == "done",
+                Event::Frame(f) => done = matches!(f, DriverFrame::Done(_)),
                 Event::Closed => closed = true,
-                Event::Stderr(_) => {}
+                Event::Stderr(_) | Event::Malformed(_) | Event::OversizedBridge { .. } => {}
             }
         }
         assert!(done && closed);

@@ -11,10 +11,10 @@ use crate::KernelConfig;
 use crate::error::KernelError;
 use crate::frames::{Event, FrameParser};
 use crate::inflow::{self, Inbox};
+use crate::protocol::{CellStatus, DriverFrame, HostFrame};
 use crate::render::{Collector, Status};
 use agent_proc::{Child, Launcher};
 use agent_tier::{CallContext, Origin, ToolOutput};
-use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
@@ -25,64 +25,6 @@ use tokio::time::Instant;
 
 mod progress;
 use progress::CellProgress;
-
-/// The Python driver: one function whose body is kept in parts by job, joined in order.
-pub(crate) const PYTHON_DRIVER: &str = concat!(
-    include_str!("driver/python/0_wire.py"),
-    include_str!("driver/python/1_output.py"),
-    include_str!("driver/python/2_bridge.py"),
-    include_str!("driver/python/3_bounds.py"),
-    include_str!("driver/python/4_display.py"),
-    include_str!("driver/python/5_magics.py"),
-    include_str!("driver/python/6_cell.py"),
-);
-pub(crate) const NODE_DRIVER: &str = include_str!("driver/node.js");
-/// `sh -c NODE_BOOT <node> <driver>`: moves the wire off fd 0, then becomes node.
-const NODE_BOOT: &str = "exec \"$0\" -e \"$1\" 3<&0 </dev/null";
-/// Runs the driver passed as the next argument (source text); used inside a sandbox, where a
-/// file written by the host may not be visible.
-const PYTHON_BOOT_SOURCE: &str =
-    "import sys;s=sys.argv.pop(1);exec(compile(s,'<agent-kernel>','exec'),{'__name__':'__main__'})";
-/// Imports the driver from the directory passed as the next argument, so that Python caches its
-/// bytecode there and later kernels skip compiling it (most of a kernel's cold start otherwise).
-/// Bytecode is written for this one import even under `PYTHONDONTWRITEBYTECODE` (it goes to our
-/// own cache directory, never the project); the setting is restored before any cell runs.
-const PYTHON_BOOT_CACHED: &str = "import sys;b=sys.dont_write_bytecode;sys.dont_write_bytecode=False;d=sys.argv.pop(1);sys.path.insert(0,d);import agent_kernel_driver as m;sys.dont_write_bytecode=b;sys.path.remove(d);m._agent_kernel_main()";
-
-/// FNV-1a: a stable hash of the driver, naming its cache directory.
-fn stable_hash(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// The directory holding this build's Python driver as an importable module, written once per
-/// user (`$XDG_CACHE_HOME` or `~/.cache`, under `agent-tools/`). `None` when it cannot be written;
-/// the driver is then passed as source.
-fn cached_python_driver() -> Option<std::path::PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
-    let dir = base.join("agent-tools").join(format!(
-        "kernel-driver-{:016x}",
-        stable_hash(PYTHON_DRIVER.as_bytes())
-    ));
-    let file = dir.join("agent_kernel_driver.py");
-    if std::fs::read(&file).ok().as_deref() == Some(PYTHON_DRIVER.as_bytes()) {
-        return Some(dir);
-    }
-    std::fs::create_dir_all(&dir).ok()?;
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(
-        "agent_kernel_driver.{}.{n}.tmp",
-        std::process::id()
-    ));
-    std::fs::write(&tmp, PYTHON_DRIVER).ok()?;
-    std::fs::rename(&tmp, &file).ok()?;
-    Some(dir)
-}
 
 /// The kernel languages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -195,31 +137,7 @@ impl Kernel {
         config: &KernelConfig,
     ) -> Result<Kernel, KernelError> {
         let program = program_for(lang, root, config, !prefix.is_empty())?;
-        let cached = match (lang, prefix.is_empty()) {
-            (Lang::Python, true) => cached_python_driver(),
-            _ => None,
-        };
-        let args: Vec<OsString> = match (lang, &cached) {
-            (Lang::Python, Some(dir)) => {
-                vec!["-c".into(), PYTHON_BOOT_CACHED.into(), dir.into()]
-            }
-            (Lang::Python, None) => {
-                vec!["-c".into(), PYTHON_BOOT_SOURCE.into(), PYTHON_DRIVER.into()]
-            }
-            (Lang::Javascript, _) => vec![
-                "-c".into(),
-                NODE_BOOT.into(),
-                program.clone(),
-                NODE_DRIVER.into(),
-            ],
-        };
-        // node cannot move its own descriptors, so `sh` does it before exec'ing node: the wire
-        // comes in on fd 3 and fd 0 is /dev/null, so that a child started with inherited stdio
-        // (`execSync(cmd, {stdio: 'inherit'})`) cannot read the host's messages.
-        let launched = match lang {
-            Lang::Python => program.clone(),
-            Lang::Javascript => OsString::from("sh"),
-        };
+        let (launched, args) = crate::driver::boot_command(lang, &program, !prefix.is_empty());
         let (tx, mut events) = inflow::channel(inflow::QUEUE_CAP);
         let err_tx = tx.clone();
         let child = agent_proc::Command::new(&Launcher::prefixed(prefix), &launched)
@@ -276,7 +194,7 @@ impl Kernel {
             }
             out_tx.send(Event::Closed, 0);
         });
-        let hello = format!("{}\n", json!({ "nonce": nonce }));
+        let hello = HostFrame::Hello { nonce: &nonce }.to_line();
         if let Err(e) = stdin.write_all(hello.as_bytes()).await {
             return Err(startup_error(
                 format!("could not write to its stdin ({e})"),
@@ -306,8 +224,11 @@ impl Kernel {
                     };
                     return Err(startup_error(detail, &tail));
                 }
-                Ok(Some(Event::Frame(v))) if v["t"] == "ready" => {
-                    let version = v["version"].as_str().unwrap_or("").to_string();
+                // a driver that cannot say it is ready is not waited for
+                Ok(Some(Event::Malformed(e))) => {
+                    return Err(startup_error(e.to_string(), &tail));
+                }
+                Ok(Some(Event::Frame(DriverFrame::Ready { version }))) => {
                     return Ok(Kernel {
                         lang,
                         pid,
@@ -348,35 +269,40 @@ impl Kernel {
                     note(out);
                     out.stream("stderr", &s);
                 }
-                Event::Frame(v) if v["t"] == "stream" => {
+                Event::Frame(DriverFrame::Stream { name, text }) => {
                     note(out);
-                    let name = if v["name"] == "stderr" {
-                        "stderr"
-                    } else {
-                        "stdout"
-                    };
-                    out.stream(name, v["text"].as_str().unwrap_or(""));
+                    out.stream(name.as_str(), &text);
                 }
-                Event::Frame(v) if v["t"] == "bridge" => {
-                    let msg = json!({
-                        "t": "bridge_result",
-                        "id": v["id"],
-                        "is_error": true,
-                        "text": "tool() was called after its cell had finished (from a background thread or an unawaited promise); call tools while the cell runs",
-                    });
+                Event::Malformed(e) => {
+                    note(out);
+                    out.stream("stderr", &format!("[{e}]\n"));
+                }
+                Event::Frame(DriverFrame::Bridge { id, .. }) => {
+                    let msg = HostFrame::BridgeResult {
+                        id,
+                        is_error: true,
+                        text: "tool() was called after its cell had finished (from a background thread or an unawaited promise); call tools while the cell runs",
+                        structured: None,
+                        images: 0,
+                    };
                     if !self.send(&msg).await {
                         return false;
                     }
                 }
-                _ => {}
+                // A `tool()` call too big to read that arrived between cells; its caller has
+                // returned (or is a late thread), so there is nobody to tell but the thread.
+                Event::OversizedBridge { .. }
+                | Event::Frame(
+                    DriverFrame::Ready { .. } | DriverFrame::Display { .. } | DriverFrame::Done(_),
+                ) => {}
             }
         }
         out.dropped_between_cells(self.events.take_dropped());
         true
     }
 
-    async fn send(&mut self, v: &Value) -> bool {
-        let line = format!("{v}\n");
+    async fn send(&mut self, frame: &HostFrame<'_>) -> bool {
+        let line = frame.to_line();
         self.stdin.write_all(line.as_bytes()).await.is_ok() && self.stdin.flush().await.is_ok()
     }
 
@@ -419,7 +345,11 @@ impl Kernel {
         self.next_id += 1;
         let id = self.next_id;
         if !self
-            .send(&json!({"t": "exec", "id": id, "code": code, "cap": out.cap()}))
+            .send(&HostFrame::Exec {
+                id,
+                code,
+                cap: out.cap(),
+            })
             .await
         {
             return self.died(out).await;
@@ -450,40 +380,42 @@ impl Kernel {
                         progress.flush(cx);
                         deadline = after(config.inactivity_budget);
                     }
-                    Some(Event::Frame(v)) => match v["t"].as_str().unwrap_or("") {
-                        // A `tool()` call too big to read: its caller gets an error now, not
-                        // a wait until the inactivity budget.
-                        "oversized_bridge" => {
-                            let msg = json!({
-                                "t": "bridge_result",
-                                "id": v["id"],
-                                "is_error": true,
-                                "text": format!(
-                                    "the call was {} bytes; a tool() call (name and arguments as JSON) is limited to {} bytes",
-                                    v["bytes"], crate::frames::MAX_FRAME
-                                ),
-                            });
-                            if !self.send(&msg).await {
-                                return self.died(out).await;
-                            }
-                            deadline = after(config.inactivity_budget);
+                    // A malformed frame is shown (it is a bug in a driver), never acted on.
+                    Some(Event::Malformed(e)) => {
+                        out.stream("stderr", &format!("[{e}]\n"));
+                        deadline = after(config.inactivity_budget);
+                    }
+                    // A `tool()` call too big to read: its caller gets an error now, not a wait
+                    // until the inactivity budget.
+                    Some(Event::OversizedBridge { id: bid, bytes }) => {
+                        let text = format!(
+                            "the call was {bytes} bytes; a tool() call (name and arguments as JSON) is limited to {} bytes",
+                            crate::frames::MAX_FRAME
+                        );
+                        let msg = HostFrame::BridgeResult {
+                            id: bid,
+                            is_error: true,
+                            text: &text,
+                            structured: None,
+                            images: 0,
+                        };
+                        if !self.send(&msg).await {
+                            return self.died(out).await;
                         }
-                        "stream" => {
-                            let name = if v["name"] == "stderr" { "stderr" } else { "stdout" };
-                            let text = v["text"].as_str().unwrap_or("");
-                            out.stream(name, text);
-                            progress.push(text);
+                        deadline = after(config.inactivity_budget);
+                    }
+                    Some(Event::Frame(frame)) => match frame {
+                        DriverFrame::Stream { name, text } => {
+                            out.stream(name.as_str(), &text);
+                            progress.push(&text);
                             progress.flush(cx);
                             deadline = after(config.inactivity_budget);
                         }
-                        "display" => {
-                            out.display(&v["data"]);
+                        DriverFrame::Display { data } => {
+                            out.display(&data);
                             deadline = after(config.inactivity_budget);
                         }
-                        "bridge" => {
-                            let bid = v["id"].as_u64().unwrap_or(0);
-                            let name = v["name"].as_str().unwrap_or("").to_string();
-                            let args = v["args"].clone();
+                        DriverFrame::Bridge { id: bid, name, args } => {
                             out.bridge_call(&name);
                             let cx = cx.clone();
                             bridges.spawn(async move {
@@ -495,37 +427,36 @@ impl Kernel {
                                 (bid, res)
                             });
                         }
-                        "done" if v["id"].as_u64() == Some(id) => {
-                            let status = match (kill_at.is_some(), v["status"].as_str()) {
-                                (true, _) | (_, Some("interrupted")) => Status::Interrupted,
-                                (_, Some("ok")) => Status::Ok,
-                                _ => Status::Error,
+                        DriverFrame::Done(done) if done.id == id => {
+                            out.status = match (kill_at.is_some(), done.status) {
+                                (true, _) | (_, CellStatus::Interrupted) => Status::Interrupted,
+                                (_, CellStatus::Ok) => Status::Ok,
+                                (_, CellStatus::Error) => Status::Error,
                             };
-                            if !v["result"].is_null() {
-                                out.result(&v["result"]);
+                            if let Some(result) = &done.result {
+                                out.result(result);
                             }
-                            if !v["error"].is_null() {
-                                out.error(&v["error"]);
+                            if let Some(error) = &done.error {
+                                out.error(error);
                             }
-                            out.displays_dropped(v["displays_dropped"].as_u64().unwrap_or(0));
-                            out.defined(&v["defined"], v["defined_total"].as_u64().unwrap_or(0));
+                            out.displays_dropped(done.displays_dropped);
+                            out.defined(done.defined, done.defined_total);
                             out.dropped_during_cell(self.events.take_dropped());
-                            out.status = status;
                             return Alive::Yes;
                         }
-                        _ => {}
+                        // an earlier cell's end, or a second `ready`: nothing to do
+                        DriverFrame::Done(_) | DriverFrame::Ready { .. } => {}
                     },
                 },
                 Some(joined) = bridges.join_next(), if !bridges.is_empty() => {
                     if let Ok((bid, res)) = joined {
-                        let msg = json!({
-                            "t": "bridge_result",
-                            "id": bid,
-                            "is_error": res.is_error,
-                            "text": res.text,
-                            "structured": res.structured,
-                            "images": res.images.len(),
-                        });
+                        let msg = HostFrame::BridgeResult {
+                            id: bid,
+                            is_error: res.is_error,
+                            text: &res.text,
+                            structured: res.structured.as_ref(),
+                            images: res.images.len(),
+                        };
                         if !self.send(&msg).await {
                             return self.died(out).await;
                         }

@@ -13,6 +13,15 @@
 //!   private descriptors; JavaScript: `sh` moves stdin to fd 3 before exec'ing node, and every
 //!   stream object is replaced), so nothing a cell prints or reads can corrupt it, and the wire
 //!   passes unchanged through a launcher such as `docker exec -i`. No port, no socket, no secret.
+//!   The frames are typed at both ends (`protocol.rs`): one enum of what a driver sends, one of
+//!   what the host sends, tagged by `"t"`; a frame that fits neither is a typed error that is
+//!   shown, never a default.
+//! - The drivers are real modules: Python's is a package (`src/driver/agent_kernel_driver/`, one
+//!   module per job) imported from a per-user cache directory named by its hash, so its
+//!   bytecode is cached; behind a sandbox launcher, where that directory may not be visible, each
+//!   module's source is passed on the command line and executed into the same package layout
+//!   (not concatenated: each file stays a module on its own). The node driver is one script
+//!   passed to `node -e`. `driver.rs` says how each is booted.
 //! - The sandbox launcher (`RunInfo::sandbox_prefix`) is put in front of the interpreter when the
 //!   run has one; this crate never starts a sandbox.
 //! - A cell's `tool(name, args)` re-enters the registry through
@@ -28,10 +37,12 @@
 //!
 //! Never: links an interpreter into the host, opens a port, or starts a sandbox.
 
+mod driver;
 mod error;
 mod frames;
 mod inflow;
 mod kernel;
+mod protocol;
 mod render;
 mod saved;
 

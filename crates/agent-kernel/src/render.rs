@@ -1,5 +1,6 @@
 //! Collecting one cell's output (capped) and rendering it as a tool result.
 
+use crate::protocol::{Bundle, CellError};
 use crate::saved::ImageDir;
 use agent_tier::{Image, ToolOutput};
 use base64::Engine;
@@ -77,7 +78,7 @@ pub(crate) struct Collector {
     saved: Option<(Arc<ImageDir>, u64)>,
     dropped_images: usize,
     result: Option<(String, Value)>,
-    error: Option<Value>,
+    error: Option<CellError>,
     bridge_calls: Vec<String>,
     notes: Vec<String>,
     /// The top-level names the cell bound or rebound (at most the drivers' cap) and how many.
@@ -223,54 +224,55 @@ impl Collector {
     }
 
     /// A MIME bundle: images become attached PNGs, the rest stays as data.
-    fn bundle(&mut self, data: &Value) -> (String, Value) {
+    fn bundle(&mut self, data: &Bundle) -> (String, Value) {
         let mut kept = Map::new();
         let mut omitted = Map::new();
-        let mut text = data["text/plain"].as_str().unwrap_or("").to_string();
-        if let Some(obj) = data.as_object() {
-            for (k, v) in obj {
-                if k == "image/png" {
-                    let bytes = v
-                        .as_str()
-                        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok());
-                    match bytes {
-                        Some(b) if self.images.len() < MAX_IMAGES => {
-                            let (w, h) = png_size(&b);
-                            let n = self.images.len() + 1;
-                            let path = self.saved.as_ref().and_then(|(d, c)| d.save(*c, n, &b));
-                            self.images.push(Image::png(b));
-                            text = match &path {
-                                Some(p) => format!(
-                                    "[image {n}: PNG {w}×{h}, attached; saved as {}]",
-                                    p.display()
-                                ),
-                                None => format!("[image {n}: PNG {w}×{h}, attached]"),
-                            };
-                            kept.insert(
-                                k.clone(),
-                                json!({ "image": n - 1, "path": path.map(|p| p.display().to_string()) }),
-                            );
-                        }
-                        Some(_) => {
-                            self.dropped_images += 1;
-                            text = format!(
-                                "[image not returned: at most {MAX_IMAGES} images per cell]"
-                            );
-                        }
-                        None => {}
+        let mut text = data
+            .get("text/plain")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        for (k, v) in data {
+            if k == "image/png" {
+                let bytes = v
+                    .as_str()
+                    .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok());
+                match bytes {
+                    Some(b) if self.images.len() < MAX_IMAGES => {
+                        let (w, h) = png_size(&b);
+                        let n = self.images.len() + 1;
+                        let path = self.saved.as_ref().and_then(|(d, c)| d.save(*c, n, &b));
+                        self.images.push(Image::png(b));
+                        text = match &path {
+                            Some(p) => format!(
+                                "[image {n}: PNG {w}×{h}, attached; saved as {}]",
+                                p.display()
+                            ),
+                            None => format!("[image {n}: PNG {w}×{h}, attached]"),
+                        };
+                        kept.insert(
+                            k.clone(),
+                            json!({ "image": n - 1, "path": path.map(|p| p.display().to_string()) }),
+                        );
                     }
-                } else if k == "text/plain" {
-                    let plain = v.as_str().unwrap_or("");
-                    kept.insert(k.clone(), Value::String(clip(plain, self.cap).0));
-                } else {
-                    match v {
-                        Value::String(s) if s.len() > self.cap => {
-                            // a cut HTML table or markdown is no use; the text stands for it
-                            omitted.insert(k.clone(), json!(s.len()));
-                        }
-                        _ => {
-                            kept.insert(k.clone(), v.clone());
-                        }
+                    Some(_) => {
+                        self.dropped_images += 1;
+                        text =
+                            format!("[image not returned: at most {MAX_IMAGES} images per cell]");
+                    }
+                    None => {}
+                }
+            } else if k == "text/plain" {
+                let plain = v.as_str().unwrap_or("");
+                kept.insert(k.clone(), Value::String(clip(plain, self.cap).0));
+            } else {
+                match v {
+                    Value::String(s) if s.len() > self.cap => {
+                        // a cut HTML table or markdown is no use; the text stands for it
+                        omitted.insert(k.clone(), json!(s.len()));
+                    }
+                    _ => {
+                        kept.insert(k.clone(), v.clone());
                     }
                 }
             }
@@ -283,7 +285,7 @@ impl Collector {
 
     /// A `display()` output. At most [`MAX_DISPLAYS`] per cell and about twice the cap in bytes
     /// (text and data) are kept; the rest are counted and a note says so.
-    pub(crate) fn display(&mut self, data: &Value) {
+    pub(crate) fn display(&mut self, data: &Bundle) {
         let budget = self.cap.saturating_mul(2);
         if self.displays_dropped > 0 || self.displays_kept >= MAX_DISPLAYS {
             self.displays_dropped += 1;
@@ -300,32 +302,24 @@ impl Collector {
         self.items.push(Item::Display { text, data });
     }
 
-    pub(crate) fn result(&mut self, data: &Value) {
+    pub(crate) fn result(&mut self, data: &Bundle) {
         let b = self.bundle(data);
         self.result = Some(b);
     }
 
     /// The cell's exception; its traceback is cut to the cap and its message to an eighth of it
     /// (the drivers cut them first; this holds whatever a driver sends).
-    pub(crate) fn error(&mut self, err: &Value) {
-        let field = |k: &str, cap: usize| clip(err[k].as_str().unwrap_or(""), cap).0;
-        self.error = Some(json!({
-            "ename": field("ename", 200),
-            "evalue": field("evalue", self.cap / 8),
-            "traceback": field("traceback", self.cap),
-        }));
+    pub(crate) fn error(&mut self, err: &CellError) {
+        self.error = Some(CellError {
+            ename: clip(&err.ename, 200).0,
+            evalue: clip(&err.evalue, self.cap / 8).0,
+            traceback: clip(&err.traceback, self.cap).0,
+        });
     }
 
     /// The names the cell bound or rebound, as the driver reports them in its `done` frame.
-    pub(crate) fn defined(&mut self, names: &Value, total: u64) {
-        self.defined = names
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|n| n.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
+    pub(crate) fn defined(&mut self, names: Vec<String>, total: u64) {
+        self.defined = names;
         self.defined_total = total.max(self.defined.len() as u64);
     }
 
@@ -401,7 +395,7 @@ impl Collector {
             if !text.ends_with('\n') && text.len() > body_start {
                 text.push('\n');
             }
-            text.push_str(e["traceback"].as_str().unwrap_or(""));
+            text.push_str(&e.traceback);
             text.push('\n');
         }
         if self.displays_dropped > 0 {
@@ -465,7 +459,11 @@ impl Collector {
             "status": self.status.as_str(),
             "outputs": outputs,
             "result": self.result.as_ref().map(|(_, d)| d.clone()),
-            "error": self.error,
+            "error": self.error.as_ref().map(|e| json!({
+                "ename": e.ename,
+                "evalue": e.evalue,
+                "traceback": e.traceback,
+            })),
             "output_cut_bytes": self.cut,
             "displays_dropped": self.displays_dropped,
             "dropped_between_cells_bytes": self.dropped_idle,
