@@ -711,12 +711,7 @@ fn file_modules(src: &Path) -> BTreeMap<String, PathBuf> {
 /// The module paths `code` (of the file whose module is `me`) names through `crate::`,
 /// `super::` or `self::`, resolved to the longest known module (`crate::ops::stop::snapshot` →
 /// `ops::stop`).
-fn file_imports(
-    code: &str,
-    me: &str,
-    known: &BTreeMap<String, PathBuf>,
-    is_dir: bool,
-) -> BTreeSet<String> {
+fn file_imports(code: &str, me: &str, known: &BTreeMap<String, PathBuf>) -> BTreeSet<String> {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     // Whitespace goes, except one space between two words (`use super` stays two words, so
     // `super::` is not read as part of `usesuper::`).
@@ -739,9 +734,9 @@ fn file_imports(
         flat.push(c);
     }
     let mine: Vec<&str> = me.split("::").filter(|s| !s.is_empty()).collect();
-    // `super::` from a `mod.rs` (a directory module) is its parent; from `x.rs`, x's parent.
+    // `super::` is the parent module (for `x.rs` and `x/mod.rs` alike); `self::` the module.
     let parent: Vec<&str> = mine[..mine.len().saturating_sub(1)].to_vec();
-    let self_base: Vec<&str> = if is_dir { mine.clone() } else { mine.clone() };
+    let self_base: Vec<&str> = mine.clone();
     let mut out = BTreeSet::new();
     for (prefix, base) in [
         ("crate::", Vec::new()),
@@ -808,8 +803,7 @@ fn no_file_imports_one_that_imports_it_back() {
             .map(|(m, f)| {
                 let text = std::fs::read_to_string(f).unwrap();
                 let code = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
-                let is_dir = f.ends_with("mod.rs");
-                let deps = file_imports(code, m, &known, is_dir)
+                let deps = file_imports(code, m, &known)
                     .into_iter()
                     .filter(|d| !nested(m, d))
                     .collect();
@@ -842,8 +836,7 @@ fn the_file_check_sees_super_crate_and_self_paths() {
         file_imports(
             "use super::stop::snapshot;\nuse crate::{state::lock, ops::render::tail};\n// crate::nope",
             "ops::render",
-            &known,
-            false
+            &known
         ),
         ["ops::render", "ops::stop", "state"]
             .map(String::from)
@@ -851,18 +844,8 @@ fn the_file_check_sees_super_crate_and_self_paths() {
     );
     // The cycle this check was written for: rendering that took a stop snapshot (which sends
     // requests), while the snapshot renders through it.
-    let render = file_imports(
-        "super::stop::snapshot(sup, s).await",
-        "ops::render",
-        &known,
-        false,
-    );
-    let stop = file_imports(
-        "use super::render::{truncate, tail};",
-        "ops::stop",
-        &known,
-        false,
-    );
+    let render = file_imports("super::stop::snapshot(sup, s).await", "ops::render", &known);
+    let stop = file_imports("use super::render::{truncate, tail};", "ops::stop", &known);
     let graph: BTreeMap<String, BTreeSet<String>> = [
         ("ops::render".to_string(), render),
         ("ops::stop".to_string(), stop),

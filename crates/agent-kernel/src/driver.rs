@@ -129,14 +129,29 @@ fn cached_python_driver() -> Option<PathBuf> {
     Some(dir)
 }
 
+/// The kernel languages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Lang {
+    Python,
+    Javascript,
+}
+
+impl Lang {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::Javascript => "javascript",
+        }
+    }
+}
+
 /// The program to spawn and its arguments, for a kernel of `lang` run by `program`. `sandboxed`:
 /// there is a launcher in front, so nothing the host writes is assumed visible.
 pub(crate) fn boot_command(
-    lang: crate::kernel::Lang,
+    lang: Lang,
     program: &OsString,
     sandboxed: bool,
 ) -> (OsString, Vec<OsString>) {
-    use crate::kernel::Lang;
     match lang {
         Lang::Python => {
             let cached = if sandboxed {

@@ -26,21 +26,7 @@ use tokio::time::Instant;
 mod progress;
 use progress::CellProgress;
 
-/// The kernel languages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Lang {
-    Python,
-    Javascript,
-}
-
-impl Lang {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Lang::Python => "python",
-            Lang::Javascript => "javascript",
-        }
-    }
-}
+pub(crate) use crate::driver::Lang;
 
 /// Which program runs a language's kernel for the checkout at `root`.
 ///

@@ -155,10 +155,19 @@ pub(crate) fn decode(body: &[u8]) -> Decoded {
     if !err.is_data() {
         return Decoded::NotJson;
     }
+    // The frame as quoted in the error: its first QUOTED bytes (the wire layer decodes only;
+    // rendering is the collector's).
     let quoted = {
         let text = String::from_utf8_lossy(body);
-        let (clipped, _) = crate::render::clip(&text, QUOTED);
-        clipped
+        if text.len() <= QUOTED {
+            text.into_owned()
+        } else {
+            let mut end = QUOTED;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("{} […]", &text[..end])
+        }
     };
     #[derive(Deserialize)]
     struct Tag {
