@@ -133,7 +133,7 @@ impl Session {
 }
 
 /// The MCP `instructions`: which tool for which job, for the tools this surface has and this
-/// client can use (`can_ask`: see [`Host::unusable`]), kept under ~200 tokens.
+/// client can use (`can_ask`: whether it answers elicitation), kept under ~200 tokens.
 pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> String {
     let have: std::collections::BTreeSet<String> = registry
         .list(surface)
