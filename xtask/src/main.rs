@@ -387,6 +387,10 @@ fn lint(root: &Path) -> Result<()> {
     codegen(root, true)
 }
 
+/// The workspace's `[profile.dev]`, which `publishing` verifies the packages under.
+const PROFILE_DEV_DEBUG: &str = "[profile.dev]\ndebug = \"line-tables-only\"";
+const PROFILE_DEV_DEPS_OPT: &str = "[profile.dev.package.\"*\"]\nopt-level = 1";
+
 /// crates.io readiness: exactly the crates in [`PUBLISHED`] are publishable (xtask and the test
 /// kit are `publish = false`); `cargo package --workspace` packages every crate and builds each
 /// from its package, the workspace's unpublished crates standing in for the registry; and the
@@ -410,7 +414,27 @@ fn publishing(root: &Path) -> Result<()> {
             );
         }
     }
-    run(cargo(root).args(["package", "--workspace", "--allow-dirty", "--quiet"]))?;
+    // Verified under the workspace's own [profile.dev] (cargo builds each package as a workspace
+    // of its own, with the default profile otherwise), so that the dependencies it builds are the
+    // ones the tests use: compiled once on a fresh machine, not twice (docs/decisions.md).
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    for line in [PROFILE_DEV_DEBUG, PROFILE_DEV_DEPS_OPT] {
+        if !manifest.contains(line) {
+            bail!(
+                "Cargo.toml's [profile.dev] no longer has `{line}`: update `publishing` in xtask"
+            );
+        }
+    }
+    run(cargo(root).args([
+        "package",
+        "--workspace",
+        "--allow-dirty",
+        "--quiet",
+        "--config",
+        "profile.dev.debug=\"line-tables-only\"",
+        "--config",
+        "profile.dev.package.\"*\".opt-level=1",
+    ]))?;
     run(cargo(root)
         .args([
             "doc",
