@@ -145,10 +145,24 @@ fn context_with_binary(dir: &Path, dist: &Dist) -> PathBuf {
     ctx
 }
 
-/// The test's image and container, removed by name when the test ends.
+/// The ids of the untagged images podman holds (a stage's image, once the build is done).
+fn dangling() -> Vec<String> {
+    let out = podman()
+        .args(["images", "-q", "--filter", "dangling=true"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The test's image and container, removed by name when the test ends, and the untagged images
+/// its build left (the `prebuilt` stage's), by id.
 struct Cleanup {
     image: String,
     container: String,
+    dangling_before: Vec<String>,
 }
 
 impl Drop for Cleanup {
@@ -163,6 +177,15 @@ impl Drop for Cleanup {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
+        for id in dangling() {
+            if !self.dangling_before.contains(&id) {
+                let _ = podman()
+                    .args(["rmi", &id])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            }
+        }
     }
 }
 
@@ -181,6 +204,7 @@ fn containerfile_builds_and_serves_mcp_over_streamable_http() {
     let guard = Cleanup {
         image: format!("localhost/agent-tools-test:{id}"),
         container: format!("agent-tools-test-{id}"),
+        dangling_before: dangling(),
     };
     let t = Instant::now();
     ok(podman()
