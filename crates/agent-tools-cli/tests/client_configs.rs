@@ -18,6 +18,7 @@ use dist_common::{
 };
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
 
 const CLIENTS: &[&str] = &["claude-code", "codex", "cursor", "vscode", "zed", "gemini"];
@@ -228,7 +229,13 @@ fn run_stdio(s: &Scratch, command: &str, args: &[String]) {
 struct Listening(std::process::Child, String);
 
 impl Drop for Listening {
+    /// `uvx` runs the host as its child: killing `uvx` alone left `agent-tools serve --listen`
+    /// running, reparented to init. The launcher leads its own process group, so the group —
+    /// found by the launcher's pid, never by a name — is ended whole.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -260,6 +267,7 @@ fn listen(s: &Scratch) -> Listening {
     assert_eq!(cmd[0], "uvx", "{body}");
     let mut child = Command::new("uvx")
         .args(&args)
+        .process_group(0)
         .current_dir(&s.root)
         .env("PATH", tools_path())
         .envs(s.env.iter().map(|(k, v)| (k, v)))
