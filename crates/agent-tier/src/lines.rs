@@ -80,6 +80,7 @@ pub struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor over `bytes`, at its start.
     pub fn new(bytes: &'a [u8]) -> Cursor<'a> {
         Cursor {
             bytes,
@@ -232,6 +233,7 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// Index the lines of `bytes`.
     pub fn new(bytes: &[u8]) -> LineIndex {
         let mut spans = Vec::new();
         let mut start = 0;

@@ -40,9 +40,15 @@ pub enum Origin {
     /// The model called the tool.
     Model,
     /// A kernel cell called `tool()`; `via` names the tool whose call made it (`eval`).
-    Bridge { via: String },
+    Bridge {
+        /// The tool whose call ran the cell.
+        via: String,
+    },
     /// A background worker called the tool.
-    Worker { worker_id: String },
+    Worker {
+        /// The worker's id.
+        worker_id: String,
+    },
 }
 
 /// The context a tool call runs in.
@@ -157,10 +163,15 @@ fn room_of(requester: Option<&Arc<dyn Requester>>) -> RoomId {
 /// A request for the operator's approval of one call.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
+    /// The tool's name.
     pub tool: String,
+    /// The tier of this call, as its effects declare it (it may be above the tool's).
     pub tier: Tier,
+    /// The call's arguments, as given.
     pub arguments: Value,
+    /// The caller's surface.
     pub surface: Surface,
+    /// Where the call came from.
     pub origin: Origin,
     /// Who made the call (for a nested call, the call it is nested in): the one the prompt must
     /// be put to. `None`: the caller named nobody.
@@ -170,8 +181,13 @@ pub struct ApprovalRequest {
 /// The operator's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalDecision {
+    /// The call may proceed.
     Approve,
-    Decline { reason: Option<String> },
+    /// The call is refused.
+    Decline {
+        /// Why, if the operator said.
+        reason: Option<String>,
+    },
 }
 
 /// Asks a person whether a call may proceed. Supplied by the harness (or the `ask` family).

@@ -225,11 +225,17 @@ pub trait Tool: Send + Sync + 'static {
 /// What a surface sees of a tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolInfo {
+    /// The tool's name.
     pub name: String,
+    /// The tool's tier.
     pub tier: Tier,
+    /// The description shown to the model.
     pub description: String,
+    /// Whether calls may run concurrently.
     pub parallel_safe: bool,
+    /// The JSON schema of the tool's arguments.
     pub input_schema: serde_json::Value,
+    /// What a call may do, for clients.
     pub hints: Hints,
 }
 

@@ -18,41 +18,66 @@ pub const MAX_PATH_BYTES: usize = 4096;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FsError {
+    /// The path leads outside the workspace root.
     #[error(
         "`{arg}` = `{}` is outside the workspace root {root}; give a path inside it (relative paths are taken from the root)",
         clip_path(.path)
     )]
     Outside {
+        /// The argument that named the path.
         arg: String,
+        /// The path as given.
         path: String,
+        /// The workspace root.
         root: String,
     },
+    /// Nothing exists at the path.
     #[error("`{arg}` = `{}` does not exist under the workspace root", clip_path(.path))]
-    Missing { arg: String, path: String },
+    Missing {
+        /// The argument that named the path.
+        arg: String,
+        /// The path as given.
+        path: String,
+    },
+    /// The path is longer than [`MAX_PATH_BYTES`].
     #[error(
         "`{arg}` = `{shown}` is {len} bytes long; a path may be at most {limit} bytes (PATH_MAX); give a shorter path"
     )]
     TooLong {
+        /// The argument that named the path.
         arg: String,
         /// The path as quoted: clipped.
         shown: String,
+        /// The path's length in bytes.
         len: usize,
+        /// The most bytes a path may have.
         limit: usize,
     },
+    /// A file changed on disk after the edit that writes it was staged.
     #[error("`{}` changed since the edit was staged; nothing was written", clip_path(.path))]
-    Stale { path: String },
+    Stale {
+        /// The files that changed, as the message lists them.
+        path: String,
+    },
+    /// A write failed; every file of the change was restored.
     #[error(
         "could not write `{}`: {source}; every file was restored to its previous content",
         clip_path(.path)
     )]
     Write {
+        /// The file whose write failed.
         path: String,
+        /// The failure.
         source: std::io::Error,
     },
+    /// Any other I/O failure on a path.
     #[error("{context} `{}`: {source}", clip_path(.path))]
     Io {
+        /// What was being done, as the message's opening words.
         context: &'static str,
+        /// The path.
         path: String,
+        /// The failure.
         source: std::io::Error,
     },
 }
