@@ -279,7 +279,9 @@ impl Command {
 /// What a finished [`Command::output`] produced.
 #[derive(Debug)]
 pub struct Output {
+    /// How it exited.
     pub status: ExitStatus,
+    /// What it wrote to stdout (at most the first 32 MiB).
     pub stdout: Vec<u8>,
     /// The tail of stderr.
     pub stderr: String,
@@ -288,7 +290,9 @@ pub struct Output {
 /// Why [`Command::output`] produced nothing.
 #[derive(Debug)]
 pub enum RunError {
+    /// It could not be started.
     Spawn(io::Error),
+    /// Waiting for it to exit failed.
     Wait(io::Error),
     /// It ran longer than the timeout and was killed; the tail of its stderr.
     TimedOut(Duration, String),
