@@ -46,23 +46,41 @@ pub enum FrameError {
     Truncated(&'static str),
     /// A header line is longer than the limit.
     #[error("a header line is longer than {max} bytes")]
-    HeaderTooLong { max: usize },
+    HeaderTooLong {
+        /// The limit, in bytes.
+        max: usize,
+    },
     /// More header lines than the limit.
     #[error("a frame has more than {max} header lines")]
-    TooManyHeaders { max: usize },
+    TooManyHeaders {
+        /// The limit.
+        max: usize,
+    },
     /// A header line is not `Name: value`, or `Content-Length` is not a number.
     #[error("bad header {line:?}: {why}")]
-    BadHeader { line: String, why: &'static str },
+    BadHeader {
+        /// The line, decoded lossily.
+        line: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// The headers ended without a `Content-Length`.
     #[error("a frame's headers have no Content-Length")]
     MissingLength,
     /// The announced body is larger than the limit.
     #[error("a frame announces {len} bytes, over the limit of {max} bytes")]
-    TooLarge { len: u64, max: usize },
+    TooLarge {
+        /// The length it announces, in bytes.
+        len: u64,
+        /// The limit, in bytes.
+        max: usize,
+    },
     /// The body is not JSON.
     #[error("a frame's body of {len} bytes is not JSON: {source}")]
     NotJson {
+        /// The body's length, in bytes.
         len: usize,
+        /// Why it did not parse.
         source: serde_json::Error,
     },
 }
@@ -84,6 +102,7 @@ pub struct FrameReader<R> {
 }
 
 impl<R: AsyncRead + Unpin> FrameReader<R> {
+    /// Read frames from `reader`, refusing any over `limits`.
     pub fn new(reader: R, limits: Limits) -> Self {
         FrameReader {
             inner: BufReader::with_capacity(64 * 1024, reader),

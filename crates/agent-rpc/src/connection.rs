@@ -27,7 +27,9 @@ pub enum Incoming {
 /// The error half of a reply to the peer's request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplyError {
+    /// The error code (JSON-RPC's `code`; 0 where the dialect has none).
     pub code: i64,
+    /// What went wrong, for a person.
     pub message: String,
 }
 
