@@ -13,27 +13,49 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Lang {
+    /// Dart.
     Dart,
+    /// Python.
     Python,
+    /// Rust.
     Rust,
+    /// C.
     C,
+    /// C++.
     Cpp,
+    /// Go.
     Go,
+    /// Java.
     Java,
+    /// JavaScript, JSX included.
     JavaScript,
+    /// TypeScript.
     TypeScript,
+    /// TypeScript with JSX (`.tsx`).
     Tsx,
+    /// JSON.
     Json,
+    /// Bash.
     Bash,
+    /// Ruby.
     Ruby,
+    /// Kotlin.
     Kotlin,
+    /// Swift.
     Swift,
+    /// C#.
     CSharp,
+    /// PHP.
     Php,
+    /// Lua.
     Lua,
+    /// YAML.
     Yaml,
+    /// TOML.
     Toml,
+    /// HTML.
     Html,
+    /// CSS.
     Css,
 }
 

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 /// What `resolve` does with a staged edit: write every file of it (all or nothing), or drop it.
 /// (The variants carry no doc comments: the tool's description says it, once.)
+// missing_docs is allowed for that reason: the schema's description is written once, elsewhere.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ResolveAction {
