@@ -160,11 +160,17 @@ pub struct LspConfig {
 /// The effective table and timeouts of this run.
 #[derive(Debug, Clone)]
 pub struct Resolved {
+    /// The servers by id: the built-in table after the config files and overrides.
     pub servers: BTreeMap<String, ServerSpec>,
+    /// For each language, the ids of its servers in order of preference.
     pub languages: BTreeMap<String, Vec<String>>,
+    /// Timeout of one request to a server.
     pub request_timeout: Duration,
+    /// How long a call waits for a server to finish loading.
     pub ready_timeout: Duration,
+    /// How long the write wrapper waits for diagnostics of the new content.
     pub write_timeout: Duration,
+    /// Timeout of a project checker run.
     pub checker_timeout: Duration,
     /// How many servers may run at once (at least 1).
     pub max_servers: usize,

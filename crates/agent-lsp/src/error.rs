@@ -2,46 +2,76 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LspError {
+    /// An argument is invalid: the message says which and what would be valid.
     #[error("{0}")]
     Arg(String),
+    /// A path was refused, or a file could not be read or written.
     #[error("{0}")]
     Fs(#[from] agent_tier::workspace::FsError),
+    /// No usable language server serves the file.
     #[error("no language server for `{file}`: {detail}")]
-    NoServer { file: String, detail: String },
+    NoServer {
+        /// The file.
+        file: String,
+        /// Why none does.
+        detail: String,
+    },
+    /// A language server could not be started.
     #[error("could not start {server} for {root}: {detail}; stderr tail: {stderr}")]
     Start {
+        /// The server's id.
         server: String,
+        /// The root it was started for.
         root: String,
+        /// Why it failed.
         detail: String,
+        /// The tail of the server's stderr.
         stderr: String,
     },
+    /// A language server exited while handling a request.
     #[error(
         "{server} exited while handling `{method}` ({status}); the next call restarts it; stderr tail: {stderr}"
     )]
     Crashed {
+        /// The server's id.
         server: String,
+        /// The LSP method.
         method: String,
+        /// How it exited.
         status: String,
+        /// The tail of the server's stderr.
         stderr: String,
     },
+    /// A language server did not answer a request in time.
     #[error(
         "{server} did not answer `{method}` within {secs} s; try again, or `reload` the server if it keeps happening"
     )]
     Timeout {
+        /// The server's id.
         server: String,
+        /// The LSP method.
         method: String,
+        /// The timeout, in seconds.
         secs: u64,
     },
+    /// A language server answered a request with an error.
     #[error("{server} answered `{method}` with error {code}: {message}")]
     Rpc {
+        /// The server's id.
         server: String,
+        /// The LSP method.
         method: String,
+        /// The error's code.
         code: i64,
+        /// The error's message.
         message: String,
     },
+    /// A file could not be read.
     #[error("could not read `{path}`: {source}")]
     Read {
+        /// The file.
         path: String,
+        /// The failure.
         source: std::io::Error,
     },
 }
