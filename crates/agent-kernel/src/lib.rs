@@ -136,6 +136,8 @@ pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
 
 /// The cell's language: Python in the project's own interpreter, JavaScript in `node`. (The
 /// variants carry no doc comments: the field's description says it, once, in the schema.)
+// missing_docs is allowed for that reason: the schema's description is written once, elsewhere.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
