@@ -18,6 +18,8 @@ pub use agent_tier::BoxFuture;
 /// Which kind of worker: `fast` for well-specified mechanical work, `good` for design,
 /// judgement, or reviewing a fast worker's output. (The variants carry no doc comments:
 /// `vibe_spawn`'s `tier` field says it, once, in the schema.)
+// missing_docs is allowed for that reason: the schema's description is written once, elsewhere.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
