@@ -10,10 +10,15 @@ use std::path::{Path, PathBuf};
 /// How the host was asked to set up the run.
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
+    /// The workspace root.
     pub root: PathBuf,
+    /// Attach the background workers (`vibe_*` tools).
     pub vibe: bool,
+    /// The conversation this run belongs to: `None` one per process.
     pub conversation_id: Option<String>,
+    /// A command prefix that starts kernels and workers in a sandbox; empty: on the host.
     pub sandbox_prefix: Vec<String>,
+    /// The tiers whose calls need the operator's approval.
     pub approval: Vec<agent_tools::Tier>,
     /// How long `ask_user` and approval prompts wait for a person: `None` the default (10
     /// minutes), zero no limit.
@@ -108,6 +113,7 @@ pub enum Transport {
     Stdio,
     /// Streamable HTTP at `http://ADDR/mcp`, gated by a bearer token.
     Http {
+        /// The address to listen on.
         addr: SocketAddr,
         /// Where the token is read from (else `AGENT_TOOLS_TOKEN`, else one is generated).
         token_file: Option<PathBuf>,

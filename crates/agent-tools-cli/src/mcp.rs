@@ -289,6 +289,8 @@ impl Drop for Host {
 }
 
 impl Host {
+    /// A host serving `registry` through `surface`, numbering its sessions' ids from the run's
+    /// `sessions`; it starts without a session.
     pub fn new(registry: Registry, surface: Surface, sessions: Sessions) -> Self {
         Host {
             registry,
