@@ -9,6 +9,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The operation, as the model names it; [`DebugCommand`] says what each one does.
+// missing_docs is allowed: the schema's description is written once, elsewhere (the tool's
+// description), and a variant's doc comment would be repeated in the schema.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(inline)]
@@ -260,6 +263,7 @@ pub enum DebugCommand {
         file: String,
         /// 1-based, none zero.
         lines: Vec<u32>,
+        /// What every breakpoint of the call carries besides its line.
         options: BreakpointOptions,
     },
     /// Replace the function breakpoints (an empty `names` clears them); allowed before launch.
@@ -271,12 +275,17 @@ pub enum DebugCommand {
     },
     /// Start a program, a Python module or one test, stopping at the breakpoints.
     Launch {
+        /// What to start.
         target: LaunchTarget,
+        /// The program's arguments.
         args: Vec<String>,
+        /// Its working directory (default: the workspace root).
         cwd: Option<String>,
+        /// Extra environment variables.
         env: BTreeMap<String, String>,
         /// Default: inferred from the program.
         adapter: Option<AdapterId>,
+        /// Which exceptions stop it.
         exceptions: Exceptions,
     },
     /// Attach to a debuggee listening on 127.0.0.1:`port`.
@@ -285,28 +294,45 @@ pub enum DebugCommand {
         port: u16,
         /// Default: the first usable of debugpy, delve, lldb.
         adapter: Option<AdapterId>,
+        /// Which exceptions stop it.
         exceptions: Exceptions,
     },
     /// Continue, pause or step a thread (default: the thread that last stopped).
     Move {
+        /// Which move.
         motion: Motion,
+        /// The thread (default: the thread that last stopped).
         thread_id: Option<i64>,
     },
     /// Thread ids and names.
     Threads,
     /// The stack frames of a thread (default: the thread that last stopped).
-    Stack { thread_id: Option<i64> },
+    Stack {
+        /// The thread (default: the thread that last stopped).
+        thread_id: Option<i64>,
+    },
     /// The scopes of a frame, each with a reference.
-    Scopes { frame_id: i64 },
+    Scopes {
+        /// The frame, from `stack`.
+        frame_id: i64,
+    },
     /// The children of a reference.
-    Variables { reference: i64 },
+    Variables {
+        /// A reference from `scopes`, `variables` or `evaluate`.
+        reference: i64,
+    },
     /// Evaluate an expression in a frame (default: the top frame).
     Evaluate {
+        /// The expression.
         expression: String,
+        /// The frame, from `stack` (default: the top frame).
         frame_id: Option<i64>,
     },
     /// The debuggee's output from `cursor` (default: where the last `output` stopped).
-    Output { cursor: Option<u64> },
+    Output {
+        /// A byte offset into the output: 0, or an earlier result's `next_cursor`.
+        cursor: Option<u64>,
+    },
     /// End the session.
     Terminate,
 }
