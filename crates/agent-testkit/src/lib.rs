@@ -78,6 +78,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// removed when dropped.
 pub struct Root {
     _dir: tempfile::TempDir,
+    /// The root's canonical path.
     pub path: PathBuf,
 }
 

@@ -17,6 +17,7 @@ pub struct Raw {
 }
 
 impl Raw {
+    /// Start `program` with `args` in `root` (no `initialize` is sent).
     pub async fn start(program: &Path, args: &[&str], root: &Path) -> Raw {
         // Test code: the process layer's rules (own group, tagged) are for the product's
         // children; this peer is killed when the client is dropped.
@@ -63,6 +64,7 @@ impl Raw {
         }
     }
 
+    /// Send one message, framed.
     pub async fn send(&mut self, v: Value) {
         let body = serde_json::to_vec(&v).unwrap();
         let mut msg = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
@@ -97,6 +99,7 @@ impl Raw {
         }
     }
 
+    /// Send a request and wait for its response (answering the server's requests meanwhile).
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
         self.next += 1;
@@ -106,12 +109,14 @@ impl Raw {
             .await
     }
 
+    /// Send a notification.
     pub async fn notify(&mut self, method: &str, params: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
             .await;
     }
 }
 
+/// The `file://` URI of an absolute path (not percent-encoded).
 pub fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
 }

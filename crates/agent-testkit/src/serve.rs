@@ -9,8 +9,11 @@ use std::process::{Command, Stdio};
 
 /// A running `serve`, spoken to over its stdio.
 pub struct Client {
+    /// The `serve` process.
     pub child: std::process::Child,
+    /// Its stdin: one JSON-RPC message a line.
     pub stdin: std::process::ChildStdin,
+    /// Its stdout: one JSON-RPC message a line.
     pub stdout: BufReader<std::process::ChildStdout>,
 }
 
@@ -57,6 +60,7 @@ impl Client {
         }
     }
 
+    /// Send one message.
     pub fn send(&mut self, v: Value) {
         writeln!(self.stdin, "{v}").unwrap();
     }
@@ -78,6 +82,7 @@ impl Client {
         }
     }
 
+    /// Send a request with `id` and return its response.
     pub fn rpc(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         self.until(id).0
