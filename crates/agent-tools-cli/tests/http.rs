@@ -237,10 +237,11 @@ fn a_generated_token_is_written_0600_where_stderr_says() {
     assert!(!Path::new(&path).parent().unwrap().exists());
 }
 
-/// The roster lives in the host, not in a session: a worker spawned by one client is listed,
-/// and its result read, by a client that connects after the first one left.
+/// A worker belongs to the session (the conversation) that spawned it: its client reads its
+/// result; a client that connects as a new session sees none of it (issue 23: sessions are
+/// rooms — this test said the opposite before rooms).
 #[test]
-fn a_worker_outlives_the_client_that_spawned_it() {
+fn a_worker_belongs_to_the_session_that_spawned_it() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let worker = dir.path().join("worker.sh");
@@ -271,20 +272,8 @@ fn a_worker_outlives_the_client_that_spawned_it() {
             .as_str()
             .unwrap()
             .to_string();
-        a.cancel().await.unwrap();
-
-        let b = client(&server.url, "tok-w").await;
-        let listed = b.call_tool(call("vibe_list", json!({}))).await.unwrap();
-        assert!(
-            text(&listed).contains(&id) && text(&listed).contains("reconnect"),
-            "{}",
-            text(&listed)
-        );
-        let waited = b
-            .call_tool(call(
-                "vibe_wait",
-                json!({"worker_id": id, "timeout_seconds": 30}),
-            ))
+        let waited = a
+            .call_tool(call("vibe_wait", json!({"worker_id": id, "timeout_s": 30})))
             .await
             .unwrap();
         assert!(
@@ -292,6 +281,21 @@ fn a_worker_outlives_the_client_that_spawned_it() {
             "{}",
             text(&waited)
         );
+
+        let b = client(&server.url, "tok-w").await;
+        let listed = b.call_tool(call("vibe_list", json!({}))).await.unwrap();
+        assert!(!text(&listed).contains("reconnect"), "{}", text(&listed));
+        let waited = b
+            .call_tool(call("vibe_wait", json!({"worker_id": id, "timeout_s": 1})))
+            .await
+            .unwrap();
+        assert_eq!(waited.is_error, Some(true), "{}", text(&waited));
+        assert!(
+            text(&waited).contains("workers in this conversation: none"),
+            "{}",
+            text(&waited)
+        );
+        a.cancel().await.unwrap();
         b.cancel().await.unwrap();
     });
 }
