@@ -563,24 +563,26 @@ fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
 }
 
-/// The files of top-level module `m` of a crate: `m.rs` and everything under `m/`.
-fn module_files(src: &Path, m: &str) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
+/// Every `.rs` file under `dir`, at any depth.
+fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rs_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
         }
     }
+}
+
+/// The files of top-level module `m` of a crate: `m.rs` and everything under `m/`.
+fn module_files(src: &Path, m: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let file = src.join(format!("{m}.rs"));
     if file.is_file() {
         out.push(file);
     }
-    walk(&src.join(m), &mut out);
+    rs_files(&src.join(m), &mut out);
     out
 }
 
@@ -676,18 +678,8 @@ fn the_cycle_check_sees_imports_and_cycles() {
 /// A crate's source files as module paths (`ops/render.rs` → `ops::render`, `ops/mod.rs` →
 /// `ops`, `lib.rs` → ``), unit-test files aside.
 fn file_modules(src: &Path) -> BTreeMap<String, PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
     let mut files = Vec::new();
-    walk(src, &mut files);
+    rs_files(src, &mut files);
     files
         .into_iter()
         .filter(|f| !f.to_string_lossy().ends_with("_tests.rs") && !f.ends_with("tests.rs"))
