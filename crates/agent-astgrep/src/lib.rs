@@ -44,7 +44,8 @@
 //! - `witness`: the run's identifier witness (provided to the registry at attach): where a
 //!   name occurs as an identifier token, parsing only the files whose tokens (the token index)
 //!   hold it; the language-server family checks its cross-file answers against it.
-//! - this file: `ast_grep` and `ast_edit`, their rendering, and the run's staged edits.
+//! - `staged`: each conversation's staged edits, numbered across the run.
+//! - this file: `ast_grep` and `ast_edit` and their rendering.
 
 mod cache;
 mod engine;
@@ -57,6 +58,7 @@ mod pattern;
 mod resolve;
 mod scopes;
 mod shown;
+mod staged;
 mod stats;
 mod tokens;
 mod witness;
@@ -67,16 +69,15 @@ pub use resolve::{ResolveAction, ResolveArgs};
 
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::FileChange;
-use agent_tier::{BoxError, CallContext, Registry, RoomId, Rooms, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Registry, RoomId, Tier, Tool, ToolOutput};
 use ast_grep_core::replacer::TemplateFix;
 use engine::Budget;
 use serde::Deserialize;
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How the parser resource behaves. Plain data; `Default` gives the documented defaults.
@@ -127,8 +128,7 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
         root: registry.run().root.clone(),
         cache: cache::ParseCache::with_index(config.cache_bytes, index.clone()),
         config,
-        edits: Rooms::attach(registry),
-        next_edit: AtomicU64::new(0),
+        edits: staged::StagedEdits::attach(registry),
     });
     registry.register(AstGrepTool(shared.clone()));
     registry.register(AstEditTool(shared.clone()));
@@ -143,39 +143,7 @@ pub(crate) struct Shared {
     root: PathBuf,
     config: AstGrepConfig,
     cache: cache::ParseCache,
-    /// Each room's staged edits: one conversation cannot accept or see another's. Their ids
-    /// are numbered across the run, so an id names one edit only.
-    edits: Arc<Rooms<Mutex<Edits>>>,
-    next_edit: AtomicU64,
-}
-
-impl Shared {
-    /// The room's staged edits.
-    fn edits(&self, room: &RoomId) -> Arc<Mutex<Edits>> {
-        self.edits.get_or_init(room, Mutex::default)
-    }
-}
-
-/// Poisoning only follows a panic inside a critical section; none on the edits can panic.
-fn lock(edits: &Mutex<Edits>) -> std::sync::MutexGuard<'_, Edits> {
-    edits.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-#[derive(Default)]
-struct Edits {
-    slots: BTreeMap<u64, Slot>,
-}
-
-enum Slot {
-    Pending(Staged),
-    Accepted,
-    Discarded,
-}
-
-struct Staged {
-    changes: Vec<FileChange>,
-    files: Vec<String>,
-    replacements: usize,
+    edits: staged::StagedEdits,
 }
 
 /// Arguments of `ast_grep`.
@@ -558,18 +526,14 @@ fn edit(
         })
         .collect();
     let rels: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
-    let id = {
-        let n = shared.next_edit.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&shared.edits(room)).slots.insert(
-            n,
-            Slot::Pending(Staged {
-                changes,
-                files: rels.clone(),
-                replacements,
-            }),
-        );
-        format!("edit_{n}")
-    };
+    let id = shared.edits.stage(
+        room,
+        staged::Staged {
+            changes,
+            files: rels.clone(),
+            replacements,
+        },
+    );
 
     let mut text = format!(
         "(proposed) {} in {} … call resolve with edit_id \"{id}\" (operation \"accept\" writes them all, \"discard\" drops them); nothing is written yet",

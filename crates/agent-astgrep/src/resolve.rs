@@ -1,7 +1,8 @@
 //! `resolve`: accept or discard an edit that `ast_edit` staged.
 
 use crate::shown::escape;
-use crate::{AstGrepError, Edits, Shared, Slot, blocking, lock, plural};
+use crate::staged::{Edits, Slot, lock};
+use crate::{AstGrepError, Shared, blocking, plural};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FsError, apply_all};
 use agent_tier::{BoxError, CallContext, RoomId, Tier, Tool, ToolOutput};
@@ -82,7 +83,7 @@ fn pending_ids(edits: &Edits) -> String {
 
 fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
     let given = args.edit_id.trim().to_string();
-    let room_edits = shared.edits(room);
+    let room_edits = shared.edits.of(room);
     let mut edits = lock(&room_edits);
     let number = given
         .strip_prefix("edit_")
