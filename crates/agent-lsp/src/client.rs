@@ -7,7 +7,7 @@ use crate::config::ServerSpec;
 use crate::error::LspError;
 use crate::text::{Encoding, path_to_uri, uri_to_path};
 use agent_proc::{Launcher, Tail};
-use agent_rpc::{Connection, ConnectionError, Handler, JsonRpc, Limits, ReplyError};
+use agent_rpc::{Connection, ConnectionError, Handler, JsonRpc, Limits, Protocol, ReplyError};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -380,12 +380,16 @@ impl Server {
             pending.wait().await
         };
         match tokio::time::timeout(timeout, call).await {
-            Ok(Ok(resp)) => JsonRpc::outcome(&resp).map_err(|e| LspError::Rpc {
-                server: self.spec.id.clone(),
-                method: method.to_string(),
-                code: e.code,
-                message: e.message,
-            }),
+            Ok(Ok(resp)) => self
+                .conn
+                .protocol()
+                .outcome(resp)
+                .map_err(|e| LspError::Rpc {
+                    server: self.spec.id.clone(),
+                    method: method.to_string(),
+                    code: e.code,
+                    message: e.message,
+                }),
             Ok(Err(_)) => {
                 // The connection ended (the server exited or broke the protocol). Give it a
                 // moment to record the exit status.

@@ -3,6 +3,7 @@
 //! pending requests.
 
 use crate::codec::{FrameError, FrameReader, Limits, encode};
+use crate::request::{self, Malformed, Request};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -45,6 +46,9 @@ pub trait Protocol: Send + Sync + 'static {
     fn classify(&self, msg: &Value) -> Incoming;
     /// The message telling the peer that our request `id` is abandoned; `None` sends nothing.
     fn cancel(&self, seq: i64, id: i64) -> Option<Value>;
+    /// A response's payload (JSON-RPC's `result`, DAP's `body`; `null` when it has none), or the
+    /// peer's refusal.
+    fn outcome(&self, response: Value) -> Result<Value, ReplyError>;
 }
 
 /// What the family does with what the peer sends besides responses. Called on the reader task,
@@ -265,6 +269,43 @@ impl<P: Protocol> Connection<P> {
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ConnectionError> {
         self.start_request(method, params).await?.wait().await
     }
+
+    /// Send the typed request `R` and read its reply as `R::Result`. Bound it with a timeout, as
+    /// [`PendingReply::wait`].
+    pub async fn call<R: Request>(&self, params: &R::Params) -> Result<R::Result, CallError> {
+        let response = self
+            .request(R::METHOD, request::params::<R>(params)?)
+            .await?;
+        let payload = self
+            .inner
+            .protocol
+            .outcome(response)
+            .map_err(|e| CallError::Refused {
+                method: R::METHOD,
+                error: e,
+            })?;
+        Ok(request::reply::<R>(payload)?)
+    }
+}
+
+/// Why a typed request has no result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No response came.
+    #[error(transparent)]
+    Connection(#[from] ConnectionError),
+    /// The peer answered with an error.
+    #[error("the peer refused {method}: {} (code {})", error.message, error.code)]
+    Refused {
+        /// The method refused.
+        method: &'static str,
+        /// The peer's error.
+        error: ReplyError,
+    },
+    /// The reply does not have the declared shape.
+    #[error(transparent)]
+    Malformed(#[from] Malformed),
 }
 
 /// Removes a request's entry when its caller goes away, and tells the peer.

@@ -63,6 +63,31 @@ impl Protocol for Dap {
         }
     }
 
+    /// A response's `body` (`null` when absent) when `success` is true; otherwise its `message`
+    /// (and `body.error.format`, where adapters put the detail).
+    fn outcome(&self, mut response: Value) -> Result<Value, ReplyError> {
+        if response.get("success").and_then(Value::as_bool) == Some(true) {
+            return Ok(response
+                .get_mut("body")
+                .map(Value::take)
+                .unwrap_or(Value::Null));
+        }
+        let message = response.get("message").and_then(Value::as_str);
+        let detail = response
+            .pointer("/body/error/format")
+            .and_then(Value::as_str);
+        let message = match (message, detail) {
+            (Some(m), Some(d)) if m != d => format!("{m}: {d}"),
+            (_, Some(d)) => d.to_string(),
+            (Some(m), None) => m.to_string(),
+            (None, None) => match response.get("success") {
+                Some(s) if s.is_boolean() => "refused without a message".to_string(),
+                _ => "a response without `success`".to_string(),
+            },
+        };
+        Err(ReplyError { code: 0, message })
+    }
+
     fn cancel(&self, seq: i64, id: i64) -> Option<Value> {
         self.cancel.load(Ordering::Relaxed).then(|| {
             json!({"seq": seq, "type": "request", "command": "cancel",

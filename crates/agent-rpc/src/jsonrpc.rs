@@ -7,23 +7,6 @@ use serde_json::{Value, json};
 #[derive(Debug, Default, Clone, Copy)]
 pub struct JsonRpc;
 
-impl JsonRpc {
-    /// A response's result, or its error (code and message).
-    pub fn outcome(response: &Value) -> Result<Value, ReplyError> {
-        match response.get("error") {
-            Some(e) if !e.is_null() => Err(ReplyError {
-                code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: e
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-            }),
-            _ => Ok(response.get("result").cloned().unwrap_or(Value::Null)),
-        }
-    }
-}
-
 impl Protocol for JsonRpc {
     fn request(&self, id: i64, method: &str, params: Value) -> Value {
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -54,5 +37,23 @@ impl Protocol for JsonRpc {
 
     fn cancel(&self, _seq: i64, id: i64) -> Option<Value> {
         Some(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}}))
+    }
+
+    /// A response's `result` (`null` when absent), or its `error`. An error without a numeric
+    /// `code` or a string `message` is still a refusal; what it lacked is said in the message.
+    fn outcome(&self, mut response: Value) -> Result<Value, ReplyError> {
+        match response.get_mut("error").map(Value::take) {
+            Some(e) if !e.is_null() => Err(ReplyError {
+                code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: match e.get("message").and_then(Value::as_str) {
+                    Some(m) => m.to_string(),
+                    None => format!("an error without a message: {e}"),
+                },
+            }),
+            _ => Ok(response
+                .get_mut("result")
+                .map(Value::take)
+                .unwrap_or(Value::Null)),
+        }
     }
 }

@@ -11,7 +11,11 @@
 //!   whatever happens to the caller), a reader task, the pending requests (removed by a drop
 //!   guard that sends the protocol's cancel message, if it has one), and the end of the stream
 //!   (or a read error) failing every pending request;
-//! - the two dialects over it: [`JsonRpc`] (LSP) and [`Dap`].
+//! - the two dialects over it: [`JsonRpc`] (LSP) and [`Dap`], each saying what a response's
+//!   payload or refusal is ([`Protocol::outcome`]);
+//! - typed edges ([`Request`], [`Notification`], [`Connection::call`]): a family declares each
+//!   method it sends or reads with its own lenient serde types, and a message of another shape is
+//!   a [`Malformed`] error naming the method and the field, never a silent default.
 //!
 //! It never spawns a process, knows no tool, and interprets no method beyond telling requests,
 //! responses and notifications apart: answering a peer's requests and acting on its
@@ -21,10 +25,12 @@ pub mod codec;
 mod connection;
 mod dap;
 mod jsonrpc;
+pub mod request;
 
 pub use codec::{FrameError, FrameReader, Limits, encode};
 pub use connection::{
-    Connection, ConnectionError, Handler, Incoming, PendingReply, Protocol, ReplyError,
+    CallError, Connection, ConnectionError, Handler, Incoming, PendingReply, Protocol, ReplyError,
 };
 pub use dap::Dap;
 pub use jsonrpc::JsonRpc;
+pub use request::{Malformed, Notification, Request};

@@ -1,7 +1,7 @@
 //! The connection over an in-process duplex stream, for both dialects.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod common;
-use agent_rpc::{ConnectionError, Dap, JsonRpc, ReplyError};
+use agent_rpc::{CallError, ConnectionError, Dap, JsonRpc, Protocol, ReplyError, Request};
 use common::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -21,7 +21,7 @@ async fn round_trip_result_and_error() {
     peer.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"contents": "hi"}}))
         .await;
     let resp = call.await.unwrap().unwrap();
-    assert_eq!(JsonRpc::outcome(&resp), Ok(json!({"contents": "hi"})));
+    assert_eq!(JsonRpc.outcome(resp), Ok(json!({"contents": "hi"})));
 
     let call = tokio::spawn({
         let conn = conn.clone();
@@ -33,7 +33,7 @@ async fn round_trip_result_and_error() {
         .await;
     let resp = call.await.unwrap().unwrap();
     assert_eq!(
-        JsonRpc::outcome(&resp),
+        JsonRpc.outcome(resp),
         Err(ReplyError {
             code: -32801,
             message: "content modified".into()
@@ -333,4 +333,78 @@ async fn writing_to_a_gone_peer_is_an_error() {
     assert!(matches!(err, ConnectionError::Write(_)), "{err}");
     let err = conn.request("late", json!({})).await.unwrap_err();
     assert_eq!(err, ConnectionError::Ended("end of stream".into()));
+}
+
+struct Hover;
+impl Request for Hover {
+    const METHOD: &'static str = "textDocument/hover";
+    type Params = Value;
+    type Result = HoverReply;
+}
+#[derive(Debug, serde::Deserialize, PartialEq)]
+struct HoverReply {
+    contents: String,
+}
+
+/// A typed call reads the declared result, and a reply of another shape is an error that names
+/// the method and the field — never a default.
+#[tokio::test]
+async fn a_typed_call_reads_its_result_and_names_a_malformed_one() {
+    let (conn, mut peer, _log) = pair(JsonRpc, 1 << 16);
+    for (result, want) in [
+        (json!({"contents": "hi"}), Ok("hi")),
+        (
+            json!({"contents": 7}),
+            Err("textDocument/hover reply is malformed: invalid type: integer"),
+        ),
+        (
+            json!(null),
+            Err("textDocument/hover reply is malformed: invalid type: null"),
+        ),
+    ] {
+        let call = tokio::spawn({
+            let conn = conn.clone();
+            async move { conn.call::<Hover>(&json!({})).await }
+        });
+        let req = peer.recv().await;
+        peer.send(json!({"jsonrpc": "2.0", "id": req["id"], "result": result}))
+            .await;
+        match (call.await.unwrap(), want) {
+            (Ok(r), Ok(w)) => assert_eq!(r.contents, w),
+            (Err(CallError::Malformed(e)), Err(w)) => {
+                assert!(e.to_string().contains(w), "{e}")
+            }
+            (got, w) => panic!("{got:?} where {w:?} was expected"),
+        }
+    }
+    let call = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.call::<Hover>(&json!({})).await }
+    });
+    let req = peer.recv().await;
+    peer.send(json!({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32601}}))
+        .await;
+    let err = call.await.unwrap().unwrap_err().to_string();
+    assert!(
+        err.contains("refused textDocument/hover: an error without a message"),
+        "{err}"
+    );
+}
+
+/// DAP: `success: false` is a refusal with the adapter's message and its detail.
+#[test]
+fn a_dap_refusal_carries_the_adapters_message() {
+    let dap = Dap::default();
+    assert_eq!(
+        dap.outcome(json!({"success": true, "body": {"threads": []}})),
+        Ok(json!({"threads": []}))
+    );
+    assert_eq!(dap.outcome(json!({"success": true})), Ok(Value::Null));
+    let e = dap
+        .outcome(json!({"success": false, "message": "notStopped",
+            "body": {"error": {"format": "Thread is running"}}}))
+        .unwrap_err();
+    assert_eq!(e.message, "notStopped: Thread is running");
+    let e = dap.outcome(json!({"type": "response"})).unwrap_err();
+    assert_eq!(e.message, "a response without `success`");
 }

@@ -50,7 +50,7 @@ pub use registry::{
 };
 pub use rooms::{RoomEnd, RoomId, Rooms};
 pub use tier::{Surface, Tier};
-pub use tool::{BoxError, Effects, Hints, Image, Tool, ToolInfo, ToolOutput};
+pub use tool::{BoxError, Effects, Hints, Image, Report, Tool, ToolInfo, ToolOutput};
 
 /// Re-exported so that family crates derive schemas with the same `schemars` the registry uses.
 pub use schemars;

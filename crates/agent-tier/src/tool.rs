@@ -53,7 +53,39 @@ pub struct ToolOutput {
     pub previous: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
+/// A tool's result as a value of its own type. The text a model reads and the structured content
+/// a client reads are both rendered from it, in one place: [`ToolOutput::report`]. Its
+/// `JsonSchema` is the result's documented shape (`cargo xtask codegen` writes it to
+/// docs/tools.md); it is not served as `outputSchema` (docs/decisions.md says why).
+pub trait Report: Serialize + JsonSchema {
+    /// The text a model reads.
+    fn text(&self) -> String;
+    /// Whether the result is an error (a refusal or a failed run that still has a shape).
+    fn is_error(&self) -> bool {
+        false
+    }
+}
+
 impl ToolOutput {
+    /// A result rendered from its typed value: [`Report::text`] as the text and the value's JSON
+    /// as the structured content.
+    pub fn report<R: Report + ?Sized>(report: &R) -> Self {
+        match serde_json::to_value(report) {
+            Ok(structured) => ToolOutput {
+                text: report.text(),
+                structured: Some(structured),
+                is_error: report.is_error(),
+                ..Default::default()
+            },
+            // Only a hand-written `Serialize` can fail here (derived ones cannot): say so rather
+            // than hand out text without its structured half.
+            Err(e) => ToolOutput::error(format!(
+                "{}\n\n(internal error: the structured result could not be written: {e})",
+                report.text()
+            )),
+        }
+    }
+
     /// A successful text result.
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
