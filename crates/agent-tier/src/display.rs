@@ -3,6 +3,10 @@
 //! terminal would act on them, or they make text read differently from what it is) and how
 //! they are written (`\x1b`, `\u{202e}`), and the clipping of a path argument echoed in an
 //! error. Every family's results and every terminal printer use it; none keeps its own copy.
+//!
+//! It is also the one home of the small display helpers every family needs: clipping a long
+//! text ([`clip_chars`], [`clip_tail_chars`], [`clip_middle_bytes`]), a duration a person reads
+//! ([`duration`]) and a counted noun ([`plural`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -79,9 +83,127 @@ pub fn clip_path(path: &str) -> String {
     }
 }
 
+/// `n` and the noun, `one` or `many`: `1 file`, `3 files`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `… (N more characters)`, the note every clip ends with.
+fn more_characters(n: usize) -> String {
+    format!(
+        "… ({n} more {})",
+        if n == 1 { "character" } else { "characters" }
+    )
+}
+
+/// `text`'s first `max` characters, then `… (N more characters)` when it is longer.
+pub fn clip_chars(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => Cow::Borrowed(text),
+        Some((at, _)) => {
+            let more = text[at..].chars().count();
+            Cow::Owned(format!("{}{}", &text[..at], more_characters(more)))
+        }
+    }
+}
+
+/// `text`'s last `max` characters, after `(N earlier characters) …` when it is longer.
+pub fn clip_tail_chars(text: &str, max: usize) -> Cow<'_, str> {
+    let count = text.chars().count();
+    if count <= max {
+        return Cow::Borrowed(text);
+    }
+    let skip = count - max;
+    let at = text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i);
+    Cow::Owned(format!("({skip} earlier characters) …{}", &text[at..]))
+}
+
+/// `text` cut to about `cap` bytes: the first three quarters and the last quarter kept, with a
+/// line saying how many bytes were cut between them; the second value is that count (0 when
+/// nothing was cut).
+pub fn clip_middle_bytes(text: &str, cap: usize) -> (Cow<'_, str>, usize) {
+    if text.len() <= cap {
+        return (Cow::Borrowed(text), 0);
+    }
+    let room = cap.saturating_sub(80).max(16);
+    let mut head = (room * 3 / 4).min(text.len());
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - room / 4;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let cut = tail - head;
+    (
+        Cow::Owned(format!(
+            "{}\n[… {cut} bytes cut here …]\n{}",
+            &text[..head],
+            &text[tail..]
+        )),
+        cut,
+    )
+}
+
+/// A duration as a person reads it: `850ms`, `45s`, `1m30s`, `2h`, `1h5m`.
+pub fn duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    if secs == 0 {
+        return format!("{}ms", d.as_millis());
+    }
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        let _ = write!(out, "{h}h");
+    }
+    if m > 0 {
+        let _ = write!(out, "{m}m");
+    }
+    if s > 0 || out.is_empty() {
+        let _ = write!(out, "{s}s");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clips_say_how_much_they_left_out() {
+        assert_eq!(clip_chars("héllo", 5), "héllo");
+        assert_eq!(clip_chars("héllo world", 5), "héllo… (6 more characters)");
+        assert_eq!(clip_chars("ab", 1), "a… (1 more character)");
+        assert_eq!(
+            clip_tail_chars("héllo world", 5),
+            "(6 earlier characters) …world"
+        );
+        assert_eq!(clip_tail_chars("world", 5), "world");
+        let long = format!("{}{}", "é".repeat(400), "z".repeat(400));
+        let (clipped, cut) = clip_middle_bytes(&long, 200);
+        assert!(
+            clipped.starts_with("ééé") && clipped.ends_with("zzz"),
+            "{clipped}"
+        );
+        assert_eq!(clipped.matches("bytes cut here").count(), 1);
+        assert_eq!(
+            long.len() - cut,
+            clipped.len() - format!("\n[… {cut} bytes cut here …]\n").len()
+        );
+        assert_eq!(clip_middle_bytes("short", 200), (Cow::Borrowed("short"), 0));
+    }
+
+    #[test]
+    fn durations_and_counts_read_as_a_person_says_them() {
+        use std::time::Duration;
+        assert_eq!(duration(Duration::from_millis(850)), "850ms");
+        assert_eq!(duration(Duration::from_secs(45)), "45s");
+        assert_eq!(duration(Duration::from_secs(90)), "1m30s");
+        assert_eq!(duration(Duration::from_secs(7200)), "2h");
+        assert_eq!(duration(Duration::from_secs(3900)), "1h5m");
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(0, "file", "files"), "0 files");
+    }
 
     #[test]
     fn controls_and_bidi_overrides_are_escaped_and_tabs_are_not() {
