@@ -39,17 +39,28 @@ impl Protocol for JsonRpc {
         Some(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}}))
     }
 
-    /// A response's `result` (`null` when absent), or its `error`. An error without a numeric
-    /// `code` or a string `message` is still a refusal; what it lacked is said in the message.
+    /// A response's `result` (`null` when absent), or its `error`. An error object without a
+    /// numeric `code` and a string `message` is still a refusal; the message says what it lacked.
     fn outcome(&self, mut response: Value) -> Result<Value, ReplyError> {
+        /// JSON-RPC's error object; `data` is not read.
+        #[derive(serde::Deserialize)]
+        struct ErrorObject {
+            code: i64,
+            message: String,
+        }
         match response.get_mut("error").map(Value::take) {
-            Some(e) if !e.is_null() => Err(ReplyError {
-                code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: match e.get("message").and_then(Value::as_str) {
-                    Some(m) => m.to_string(),
-                    None => format!("an error without a message: {e}"),
-                },
-            }),
+            Some(e) if !e.is_null() => {
+                Err(match serde_json::from_value::<ErrorObject>(e.clone()) {
+                    Ok(o) => ReplyError {
+                        code: o.code,
+                        message: o.message,
+                    },
+                    Err(why) => ReplyError {
+                        code: 0,
+                        message: format!("a malformed error ({why}): {e}"),
+                    },
+                })
+            }
             _ => Ok(response
                 .get_mut("result")
                 .map(Value::take)

@@ -386,7 +386,7 @@ async fn a_typed_call_reads_its_result_and_names_a_malformed_one() {
         .await;
     let err = call.await.unwrap().unwrap_err().to_string();
     assert!(
-        err.contains("refused textDocument/hover: an error without a message"),
+        err.contains("refused textDocument/hover: a malformed error (missing field `message`)"),
         "{err}"
     );
 }
