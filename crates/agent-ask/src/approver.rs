@@ -1,7 +1,8 @@
 //! Permission prompts from the registry's approvals, rendered as the same card.
 
-use crate::card::{AskOutcome, Card, CardKind, CardOption, human_duration};
+use crate::card::{AskOutcome, Card, CardKind, CardOption};
 use crate::port::{AskPort, BoxFuture, GRACE};
+use agent_tier::display::duration;
 use agent_tier::{ApprovalDecision, ApprovalRequest, Approver, Origin};
 use std::sync::Arc;
 use std::time::Duration;
@@ -146,7 +147,7 @@ impl Approver for AskApprover {
                 },
                 AskOutcome::Timeout => ApprovalDecision::Decline {
                     reason: Some(match self.timeout {
-                        Some(t) => format!("no answer within {}", human_duration(t)),
+                        Some(t) => format!("no answer within {}", duration(t)),
                         None => "no answer".into(),
                     }),
                 },

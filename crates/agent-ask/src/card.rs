@@ -1,5 +1,7 @@
 //! The card: what a port shows a person, what a person can answer, and how a typed reply is read.
 
+use crate::error::{AnswerError, CardError, ReplyError};
+use agent_tier::display::duration;
 use agent_tier::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -112,26 +114,6 @@ pub enum AskOutcome {
 /// The key a person types to skip on a terminal.
 pub const SKIP_KEY: &str = "s";
 
-/// A human duration: `45s`, `5m`, `1m30s`, `2h`.
-pub fn human_duration(d: Duration) -> String {
-    let secs = d.as_secs();
-    if secs == 0 {
-        return format!("{}ms", d.as_millis());
-    }
-    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
-    let mut out = String::new();
-    if h > 0 {
-        let _ = write!(out, "{h}h");
-    }
-    if m > 0 {
-        let _ = write!(out, "{m}m");
-    }
-    if s > 0 || out.is_empty() {
-        let _ = write!(out, "{s}s");
-    }
-    out
-}
-
 impl Card {
     /// A question card.
     pub fn question(question: impl Into<String>) -> Self {
@@ -149,28 +131,26 @@ impl Card {
 
     /// Check that the card can be answered at all: a question, unique non-empty labels, options
     /// or free text, and `multi_select` only with options. The message names the argument.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), CardError> {
         if self.question.trim().is_empty() {
-            return Err("`question` is empty; pass the question to ask".into());
+            return Err(CardError::EmptyQuestion);
         }
         if self.options.is_empty() && !self.allow_free_text {
-            return Err("no `options` and `allow_free_text` is false, so nothing could be answered; pass at least one option or set `allow_free_text: true`".into());
+            return Err(CardError::NothingToAnswer);
         }
         if self.multi_select && self.options.is_empty() {
-            return Err("`multi_select` is true but there are no `options` to select; pass options or set `multi_select: false`".into());
+            return Err(CardError::MultiSelectWithoutOptions);
         }
         let mut seen = HashSet::new();
-        for (i, o) in self.options.iter().enumerate() {
+        for (index, o) in self.options.iter().enumerate() {
             if o.label.trim().is_empty() {
-                return Err(format!(
-                    "`options[{i}].label` is empty; every option needs a short label"
-                ));
+                return Err(CardError::EmptyLabel { index });
             }
             if !seen.insert(o.label.trim().to_lowercase()) {
-                return Err(format!(
-                    "`options[{i}].label` `{}` is a duplicate; labels must be unique (they are what the answer reports)",
-                    o.label
-                ));
+                return Err(CardError::DuplicateLabel {
+                    index,
+                    label: o.label.clone(),
+                });
             }
         }
         Ok(())
@@ -178,24 +158,24 @@ impl Card {
 
     /// Check that an answer fits this card (labels exist, one option unless multi-select, text
     /// only when allowed, not empty).
-    pub fn check_answer(&self, answer: &Answer) -> Result<(), String> {
+    pub fn check_answer(&self, answer: &Answer) -> Result<(), AnswerError> {
         for label in &answer.selected {
             if !self.options.iter().any(|o| &o.label == label) {
-                return Err(format!(
-                    "the answer chose `{label}`, which is not an option; options: {}",
-                    self.labels().join(", ")
-                ));
+                return Err(AnswerError::NotAnOption {
+                    label: label.clone(),
+                    options: self.labels(),
+                });
             }
         }
         if !self.multi_select && answer.selected.len() > 1 {
-            return Err("the answer chose several options but the card allows only one".into());
+            return Err(AnswerError::SeveralChosen);
         }
         let text = answer.text.as_deref().map(str::trim).unwrap_or("");
         if !text.is_empty() && !self.allow_free_text {
-            return Err("the answer is typed text but the card does not accept free text".into());
+            return Err(AnswerError::TextNotAccepted);
         }
         if answer.selected.is_empty() && text.is_empty() {
-            return Err("the answer chose nothing and typed nothing".into());
+            return Err(AnswerError::Empty);
         }
         Ok(())
     }
@@ -233,7 +213,7 @@ impl Card {
         }
         line.push('.');
         if let Some(t) = self.timeout {
-            let _ = write!(line, " Times out in {}.", human_duration(t));
+            let _ = write!(line, " Times out in {}.", duration(t));
         }
         line
     }
@@ -281,13 +261,13 @@ impl Card {
 
     /// Read one typed line as a reply: the skip key, option numbers (or an exact label), or free
     /// text when allowed. An error says what may be typed instead.
-    pub fn parse_reply(&self, line: &str) -> Result<Option<Answer>, String> {
+    pub fn parse_reply(&self, line: &str) -> Result<Option<Answer>, ReplyError> {
         let line = line.trim();
         if line.eq_ignore_ascii_case(SKIP_KEY) {
             return Ok(None);
         }
         if line.is_empty() {
-            return Err(self.instruction());
+            return Err(self.unreadable());
         }
         let n = self.options.len();
         if n > 0 {
@@ -300,16 +280,17 @@ impl Card {
                 for t in tokens {
                     let k: usize = t.parse().unwrap_or(0);
                     if k == 0 || k > n {
-                        return Err(format!(
-                            "there is no option {t}; options are numbered 1-{n}"
-                        ));
+                        return Err(ReplyError::NoSuchOption {
+                            typed: t.to_string(),
+                            count: n,
+                        });
                     }
                     if !chosen.contains(&(k - 1)) {
                         chosen.push(k - 1);
                     }
                 }
                 if chosen.len() > 1 && !self.multi_select {
-                    return Err(format!("choose only one option (1-{n})"));
+                    return Err(ReplyError::OnlyOne { count: n });
                 }
                 chosen.sort_unstable();
                 return Ok(Some(Answer {
@@ -331,7 +312,14 @@ impl Card {
         if self.allow_free_text {
             return Ok(Some(Answer::text(line)));
         }
-        Err(self.instruction())
+        Err(self.unreadable())
+    }
+
+    /// A reply that could not be read: what may be typed instead.
+    fn unreadable(&self) -> ReplyError {
+        ReplyError::Unreadable {
+            instruction: self.instruction(),
+        }
     }
 }
 

@@ -5,9 +5,12 @@
 //! properties) but not the MCP transport: the host implements [`Elicitor`].
 
 use crate::card::{Answer, AskOutcome, Card};
+use crate::error::ContentError;
 use crate::port::{AskPort, BoxFuture, within};
 use agent_tier::Requester;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The client's reply to an `elicitation/create` request.
@@ -65,6 +68,67 @@ pub fn option_property(i: usize) -> String {
     format!("option_{}", i + 1)
 }
 
+/// The `requestedSchema` of an `elicitation/create` request: a flat object of primitive
+/// properties, as MCP requires. Its fields (and each property's) are declared in the order a
+/// JSON object sorts them, so that it reads the same written directly or as a JSON value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestedSchema {
+    /// The properties by name ([`CHOICE`], [`TEXT`], [`option_property`]).
+    pub properties: BTreeMap<String, Property>,
+    /// The properties that must be answered.
+    pub required: Vec<&'static str>,
+    /// Always [`JsonType::Object`].
+    #[serde(rename = "type")]
+    pub kind: JsonType,
+}
+
+/// One property of a [`RequestedSchema`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Property {
+    /// The value when the person leaves it (a multi-select option: unchosen).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<bool>,
+    /// What choosing it means (a multi-select option's description).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The labels one may choose from (single choice).
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<String>>,
+    /// What each label is shown as: the label and its description.
+    #[serde(rename = "enumNames", skip_serializing_if = "Option::is_none")]
+    pub names: Option<Vec<String>>,
+    /// What the client shows above it.
+    pub title: String,
+    /// Its JSON type.
+    #[serde(rename = "type")]
+    pub kind: JsonType,
+}
+
+impl Property {
+    fn new(kind: JsonType, title: impl Into<String>) -> Self {
+        Property {
+            default: None,
+            description: None,
+            labels: None,
+            names: None,
+            title: title.into(),
+            kind,
+        }
+    }
+}
+
+/// The JSON type of a schema or a property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JsonType {
+    /// The schema itself.
+    Object,
+    /// A multi-select option: chosen or not.
+    Boolean,
+    /// A label or typed text.
+    String,
+}
+
 /// The `elicitation/create` params of a card: the message and the requested schema.
 ///
 /// The schema is a flat object of primitive properties, as MCP requires:
@@ -74,7 +138,7 @@ pub fn option_property(i: usize) -> String {
 /// - free text: a string `text`.
 ///
 /// A property is required only when it is the one way to answer.
-pub fn elicitation_request(card: &Card) -> (String, Value) {
+pub fn elicitation_request(card: &Card) -> (String, RequestedSchema) {
     let mut message = card.question.trim().to_string();
     if let Some(ctx) = card
         .context
@@ -85,20 +149,21 @@ pub fn elicitation_request(card: &Card) -> (String, Value) {
         message.push_str("\n\n");
         message.push_str(ctx);
     }
-    let mut props = Map::new();
+    let mut properties = BTreeMap::new();
     let mut required = Vec::new();
     if !card.options.is_empty() {
         if card.multi_select {
             for (i, o) in card.options.iter().enumerate() {
-                let mut p = json!({"type": "boolean", "title": o.label, "default": false});
-                if let Some(d) = &o.description {
-                    p["description"] = json!(d);
-                }
-                props.insert(option_property(i), p);
+                let p = Property {
+                    default: Some(false),
+                    description: o.description.clone(),
+                    ..Property::new(JsonType::Boolean, o.label.as_str())
+                };
+                properties.insert(option_property(i), p);
             }
         } else {
-            let labels: Vec<&str> = card.options.iter().map(|o| o.label.as_str()).collect();
-            let names: Vec<String> = card
+            let labels = card.options.iter().map(|o| o.label.clone()).collect();
+            let names = card
                 .options
                 .iter()
                 .map(|o| match &o.description {
@@ -106,10 +171,12 @@ pub fn elicitation_request(card: &Card) -> (String, Value) {
                     _ => o.label.clone(),
                 })
                 .collect();
-            props.insert(
-                CHOICE.into(),
-                json!({"type": "string", "title": "Choose one", "enum": labels, "enumNames": names}),
-            );
+            let p = Property {
+                labels: Some(labels),
+                names: Some(names),
+                ..Property::new(JsonType::String, "Choose one")
+            };
+            properties.insert(CHOICE.into(), p);
             if !card.allow_free_text {
                 required.push(CHOICE);
             }
@@ -121,63 +188,82 @@ pub fn elicitation_request(card: &Card) -> (String, Value) {
         } else {
             "Or type your own answer"
         };
-        props.insert(TEXT.into(), json!({"type": "string", "title": title}));
+        properties.insert(TEXT.into(), Property::new(JsonType::String, title));
         if card.options.is_empty() {
             required.push(TEXT);
         }
     }
-    let schema = json!({"type": "object", "properties": props, "required": required});
+    let schema = RequestedSchema {
+        properties,
+        required,
+        kind: JsonType::Object,
+    };
     (message, schema)
+}
+
+/// One property of an accepted reply, as the client sent it (`null` reads as absent).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Sent {
+    Flag(bool),
+    Text(String),
+    /// Any other JSON: not what the schema asked for.
+    Other(serde_json::Value),
+}
+
+impl Sent {
+    /// The value as JSON, for an error that quotes it.
+    fn json(&self) -> String {
+        match self {
+            Sent::Flag(b) => b.to_string(),
+            Sent::Text(s) => serde_json::to_string(s).unwrap_or_else(|_| s.clone()),
+            Sent::Other(v) => v.to_string(),
+        }
+    }
 }
 
 /// Read an accepted `content` object back into an answer for `card`. `Ok(None)`: accepted with
 /// nothing chosen and nothing typed (counted as a skip).
-pub fn read_accepted(card: &Card, content: &Value) -> Result<Option<Answer>, String> {
-    let empty = Map::new();
-    let obj = match content {
-        Value::Object(o) => o,
-        Value::Null => &empty,
-        other => {
-            return Err(format!(
-                "the client accepted with non-object content `{other}`"
-            ));
-        }
+pub fn read_accepted(
+    card: &Card,
+    content: &serde_json::Value,
+) -> Result<Option<Answer>, ContentError> {
+    let sent: BTreeMap<String, Option<Sent>> = if content.is_null() {
+        BTreeMap::new()
+    } else {
+        BTreeMap::deserialize(content).map_err(|_| ContentError::NotAnObject {
+            sent: content.to_string(),
+        })?
+    };
+    let get = |property: &str| sent.get(property).and_then(Option::as_ref);
+    let wrong = |property: &str, v: &Sent, expected| ContentError::WrongType {
+        property: property.to_string(),
+        sent: v.json(),
+        expected,
     };
     let mut answer = Answer::default();
     if card.multi_select {
         for (i, o) in card.options.iter().enumerate() {
-            match obj.get(&option_property(i)) {
-                None | Some(Value::Bool(false)) | Some(Value::Null) => {}
-                Some(Value::Bool(true)) => answer.selected.push(o.label.clone()),
-                Some(v) => {
-                    return Err(format!(
-                        "the client sent `{v}` for `{}`; expected a boolean",
-                        option_property(i)
-                    ));
-                }
+            let property = option_property(i);
+            match get(&property) {
+                None | Some(Sent::Flag(false)) => {}
+                Some(Sent::Flag(true)) => answer.selected.push(o.label.clone()),
+                Some(v) => return Err(wrong(&property, v, "a boolean")),
             }
         }
     } else {
-        match obj.get(CHOICE) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) if s.is_empty() => {}
-            Some(Value::String(s)) => answer.selected.push(s.clone()),
-            Some(v) => {
-                return Err(format!(
-                    "the client sent `{v}` for `{CHOICE}`; expected a label"
-                ));
-            }
+        match get(CHOICE) {
+            None => {}
+            Some(Sent::Text(s)) if s.is_empty() => {}
+            Some(Sent::Text(s)) => answer.selected.push(s.clone()),
+            Some(v) => return Err(wrong(CHOICE, v, "a label")),
         }
     }
-    match obj.get(TEXT) {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) if s.trim().is_empty() => {}
-        Some(Value::String(s)) => answer.text = Some(s.trim().to_string()),
-        Some(v) => {
-            return Err(format!(
-                "the client sent `{v}` for `{TEXT}`; expected a string"
-            ));
-        }
+    match get(TEXT) {
+        None => {}
+        Some(Sent::Text(s)) if s.trim().is_empty() => {}
+        Some(Sent::Text(s)) => answer.text = Some(s.trim().to_string()),
+        Some(v) => return Err(wrong(TEXT, v, "a string")),
     }
     if answer.selected.is_empty() && answer.text.is_none() {
         return Ok(None);
@@ -194,6 +280,15 @@ impl AskPort for ElicitationPort {
     fn ask(&self, card: Card, requester: Option<Arc<dyn Requester>>) -> BoxFuture<'_, AskOutcome> {
         Box::pin(async move {
             let (message, schema) = elicitation_request(&card);
+            // A derived `Serialize` of strings, booleans and string-keyed maps cannot fail.
+            let schema = match serde_json::to_value(&schema) {
+                Ok(schema) => schema,
+                Err(e) => {
+                    return AskOutcome::Unavailable(format!(
+                        "the elicitation request could not be written: {e}"
+                    ));
+                }
+            };
             within(card.timeout, async {
                 match self.elicitor.elicit(requester, message, schema).await {
                     Err(reason) => AskOutcome::Unavailable(reason),

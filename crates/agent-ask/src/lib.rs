@@ -22,19 +22,21 @@ mod card;
 mod elicit;
 mod error;
 mod port;
+mod report;
 mod terminal;
 mod tool;
 
 pub use approver::{APPROVE, AskApprover, DECLINE, MAX_SHOWN, render_arguments};
-pub use card::{Answer, AskOutcome, Card, CardKind, CardOption, SKIP_KEY, human_duration};
+pub use card::{Answer, AskOutcome, Card, CardKind, CardOption, SKIP_KEY};
 pub use elicit::{
-    CHOICE, ElicitOutcome, ElicitationPort, Elicitor, TEXT, elicitation_request, option_property,
-    read_accepted,
+    CHOICE, ElicitOutcome, ElicitationPort, Elicitor, JsonType, Property, RequestedSchema, TEXT,
+    elicitation_request, option_property, read_accepted,
 };
-pub use error::AskError;
+pub use error::{AnswerError, AskError, CardError, ContentError, NotAttached, ReplyError};
 pub use port::{AskPort, BoxFuture, ScriptedPort};
+pub use report::{Outcome, SKIP_INSTRUCTION};
 pub use terminal::{TerminalOptions, TerminalPort};
-pub use tool::{AskOption, AskUserArgs, Outcome, SKIP_INSTRUCTION};
+pub use tool::{AskOption, AskUserArgs};
 
 use agent_tier::Registry;
 use std::sync::Arc;

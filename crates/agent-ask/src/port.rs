@@ -2,9 +2,10 @@
 
 use crate::card::{AskOutcome, Card};
 use agent_tier::Requester;
+use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A boxed, sendable future (the object-safe async of the port traits).
@@ -88,29 +89,24 @@ impl ScriptedPort {
 
     /// Queue one more outcome.
     pub fn push(&self, outcome: AskOutcome) {
-        lock(&self.queue).push_back(outcome);
+        self.queue.lock().push_back(outcome);
     }
 
     /// The cards shown so far.
     pub fn shown(&self) -> Vec<Card> {
-        lock(&self.shown).clone()
+        self.shown.lock().clone()
     }
 
     /// Whom each card so far was shown to: its requester's [`Requester::id`], in the order of
     /// [`ScriptedPort::shown`].
     pub fn shown_to(&self) -> Vec<Option<String>> {
-        lock(&self.shown_to).clone()
+        self.shown_to.lock().clone()
     }
 
     /// How many outcomes are still queued.
     pub fn remaining(&self) -> usize {
-        lock(&self.queue).len()
+        self.queue.lock().len()
     }
-}
-
-// Poisoning needs a panic while the lock is held; the sections below cannot panic.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl AskPort for ScriptedPort {
@@ -119,12 +115,14 @@ impl AskPort for ScriptedPort {
     }
 
     fn ask(&self, card: Card, requester: Option<Arc<dyn Requester>>) -> BoxFuture<'_, AskOutcome> {
-        lock(&self.shown).push(card.clone());
-        lock(&self.shown_to).push(requester.map(|r| r.id().to_string()));
+        self.shown.lock().push(card.clone());
+        self.shown_to
+            .lock()
+            .push(requester.map(|r| r.id().to_string()));
         if self.silent {
             return Box::pin(within(card.timeout, std::future::pending()));
         }
-        let next = lock(&self.queue).pop_front();
+        let next = self.queue.lock().pop_front();
         Box::pin(async move {
             match next {
                 None => AskOutcome::Unavailable(

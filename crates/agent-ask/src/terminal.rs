@@ -1,7 +1,9 @@
 //! The terminal port: the card on a real TTY (stdin for typing, stderr for the card).
 
-use crate::card::{AskOutcome, Card, human_duration};
+use crate::card::{AskOutcome, Card};
+use crate::error::NotAttached;
 use crate::port::{AskPort, BoxFuture};
+use agent_tier::display::duration;
 use std::io::{BufRead, IsTerminal, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
@@ -28,7 +30,7 @@ pub struct TerminalPort {
     one_at_a_time: tokio::sync::Mutex<()>,
     /// Held by the thread that reads the terminal, so that a withdrawn card's thread has
     /// stopped reading before the next card's starts.
-    reader: Arc<std::sync::Mutex<()>>,
+    reader: Arc<parking_lot::Mutex<()>>,
 }
 
 impl TerminalPort {
@@ -42,12 +44,12 @@ impl TerminalPort {
     }
 
     /// Whether a person can be reached: stdin and stderr are both terminals.
-    pub fn attached() -> Result<(), String> {
+    pub fn attached() -> Result<(), NotAttached> {
         if !std::io::stdin().is_terminal() {
-            return Err("stdin is not a terminal, so nobody can answer here".into());
+            return Err(NotAttached::Stdin);
         }
         if !std::io::stderr().is_terminal() {
-            return Err("stderr is not a terminal, so the card cannot be shown".into());
+            return Err(NotAttached::Stderr);
         }
         Ok(())
     }
@@ -66,7 +68,7 @@ impl AskPort for TerminalPort {
     ) -> BoxFuture<'_, AskOutcome> {
         Box::pin(async move {
             if let Err(reason) = Self::attached() {
-                return AskOutcome::Unavailable(reason);
+                return AskOutcome::Unavailable(reason.to_string());
             }
             card.timeout = match (card.timeout, self.options.timeout) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -77,8 +79,7 @@ impl AskPort for TerminalPort {
             let _withdraw = SetOnDrop(cancel.clone());
             let reader = self.reader.clone();
             let job = tokio::task::spawn_blocking(move || {
-                // Poisoning needs a panic while held; `run_card` does not panic.
-                let _reading = reader.lock().unwrap_or_else(|e| e.into_inner());
+                let _reading = reader.lock();
                 run_card(&card, &cancel)
             });
             match job.await {
@@ -143,7 +144,7 @@ fn run_card(card: &Card, cancel: &AtomicBool) -> AskOutcome {
             Some(d) => {
                 let left = d.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    let t = card.timeout.map(human_duration).unwrap_or_default();
+                    let t = card.timeout.map(duration).unwrap_or_default();
                     let _ = writeln!(err, "\n  no answer within {t}; the question timed out");
                     return AskOutcome::Timeout;
                 }
@@ -181,8 +182,8 @@ fn run_card(card: &Card, cancel: &AtomicBool) -> AskOutcome {
                 let _ = writeln!(err, "  -> {}", shown(&echo));
                 return AskOutcome::Answer(answer);
             }
-            Err(msg) => {
-                let _ = write!(err, "  {}\n> ", shown(&msg));
+            Err(e) => {
+                let _ = write!(err, "  {}\n> ", shown(&e.to_string()));
                 let _ = err.flush();
             }
         }

@@ -1,13 +1,16 @@
 //! The `ask_user` tool.
 
-use crate::card::{AskOutcome, Card, CardKind, CardOption, human_duration};
+use crate::card::{AskOutcome, Card, CardKind, CardOption};
 use crate::error::AskError;
 use crate::port::{AskPort, GRACE, within};
+use crate::report::{AskReport, Outcome};
+use agent_tier::display::duration;
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{BoxError, CallContext, Rooms, Tier, Tool, ToolOutput};
-use serde::{Deserialize, Serialize};
+use parking_lot::Mutex;
+use serde::Deserialize;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Arguments of `ask_user`.
@@ -71,65 +74,6 @@ impl From<AskOption> for CardOption {
     }
 }
 
-/// The instruction that goes with a skip.
-pub const SKIP_INSTRUCTION: &str = "Proceed under an explicitly stated assumption (say what you assumed and why), and do not ask this question again.";
-
-/// How an `ask_user` call ended: the `outcome` of its structured result. There is always one;
-/// an answer is never empty and never picked for the person.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The operator chose options and/or typed text (`selected`, `text`).
-    Answered,
-    /// The operator skipped the question.
-    Skipped,
-    /// Nobody answered within the host's timeout (an error result).
-    TimedOut,
-    /// The operator's client refused the elicitation.
-    Declined,
-    /// Nobody can answer through the port (no terminal, a client without elicitation, a reply
-    /// that does not fit the card): an error result, with `reason`.
-    NoOperator,
-}
-
-/// The structured result of `ask_user`.
-#[derive(Debug, Serialize)]
-struct AskResult {
-    outcome: Outcome,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    selected: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<String>,
-    /// Skipped or declined earlier in this run, so not shown again.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    repeated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-}
-
-impl AskResult {
-    fn of(outcome: Outcome) -> Self {
-        AskResult {
-            outcome,
-            selected: Vec::new(),
-            text: None,
-            repeated: false,
-            reason: None,
-        }
-    }
-
-    fn output(self, text: String) -> ToolOutput {
-        let failed = matches!(self.outcome, Outcome::TimedOut | Outcome::NoOperator);
-        let structured = serde_json::to_value(&self).unwrap_or_default();
-        let out = if failed {
-            ToolOutput::error(text)
-        } else {
-            ToolOutput::text(text)
-        };
-        out.with_structured(structured)
-    }
-}
-
 pub(crate) struct AskUser {
     pub port: Arc<dyn AskPort>,
     pub space: String,
@@ -148,33 +92,13 @@ fn normalise(q: &str) -> String {
         .to_lowercase()
 }
 
-/// The result of a skip or a decline, first time or repeated.
-fn refused_output(outcome: Outcome, repeated: bool) -> ToolOutput {
-    let what = match outcome {
-        Outcome::Declined => "declined to answer",
-        _ => "skipped",
-    };
-    let text = if repeated {
-        format!(
-            "The operator already {what} this question in this conversation, so it was not shown again. {SKIP_INSTRUCTION}"
-        )
-    } else {
-        format!("The operator {what} this question. {SKIP_INSTRUCTION}")
-    };
-    AskResult {
-        repeated,
-        ..AskResult::of(outcome)
-    }
-    .output(text)
-}
-
 impl AskUser {
     /// The room's ledger of refused questions.
     fn ledger(&self, cx: &CallContext) -> Arc<Mutex<HashMap<String, Outcome>>> {
         self.refused.get_or_init(&cx.room(), Mutex::default)
     }
 
-    async fn run(&self, args: AskUserArgs, cx: &CallContext) -> Result<ToolOutput, AskError> {
+    async fn run(&self, args: AskUserArgs, cx: &CallContext) -> Result<AskReport, AskError> {
         let card = Card {
             kind: CardKind::Question,
             question: args.question,
@@ -186,13 +110,11 @@ impl AskUser {
             timeout: self.timeout,
             space: Some(self.space.clone()),
         };
-        card.validate().map_err(AskError::InvalidArguments)?;
+        card.validate()?;
         let key = normalise(&card.question);
         let ledger = self.ledger(cx);
-        // Poisoning needs a panic while held; the sections that hold it cannot panic.
-        let refused = || ledger.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(outcome) = refused().get(&key).copied() {
-            return Ok(refused_output(outcome, true));
+        if let Some(outcome) = ledger.lock().get(&key).copied() {
+            return Ok(AskReport::refused(outcome, true));
         }
         // Other inactivity budgets of the run (a kernel cell's) pause while a person is asked.
         let _asking = cx.registry().asking();
@@ -203,47 +125,17 @@ impl AskUser {
         )
         .await;
         Ok(match outcome {
-            AskOutcome::Answer(answer) => {
-                let mut text = String::from("The operator answered.");
-                if !answer.selected.is_empty() {
-                    text.push_str(&format!("\nchosen: {}", answer.selected.join(", ")));
-                }
-                if let Some(t) = &answer.text {
-                    text.push_str(&format!("\ntyped: {t}"));
-                }
-                AskResult {
-                    selected: answer.selected,
-                    text: answer.text,
-                    ..AskResult::of(Outcome::Answered)
-                }
-                .output(text)
-            }
+            AskOutcome::Answer(answer) => AskReport::answered(answer.selected, answer.text),
             AskOutcome::Skip => {
-                refused().insert(key, Outcome::Skipped);
-                refused_output(Outcome::Skipped, false)
+                ledger.lock().insert(key, Outcome::Skipped);
+                AskReport::refused(Outcome::Skipped, false)
             }
             AskOutcome::Decline => {
-                refused().insert(key, Outcome::Declined);
-                refused_output(Outcome::Declined, false)
+                ledger.lock().insert(key, Outcome::Declined);
+                AskReport::refused(Outcome::Declined, false)
             }
-            AskOutcome::Timeout => {
-                let after = self
-                    .timeout
-                    .map_or_else(String::new, |t| format!(" within {}", human_duration(t)));
-                AskResult::of(Outcome::TimedOut)
-                    .output(format!("Nobody answered{after}. {SKIP_INSTRUCTION}"))
-            }
-            AskOutcome::Unavailable(reason) => {
-                let text = format!(
-                    "Nobody can answer through the {} port: {reason}. The question was not answered. {SKIP_INSTRUCTION}",
-                    self.port.name()
-                );
-                AskResult {
-                    reason: Some(reason),
-                    ..AskResult::of(Outcome::NoOperator)
-                }
-                .output(text)
-            }
+            AskOutcome::Timeout => AskReport::timed_out(self.timeout),
+            AskOutcome::Unavailable(reason) => AskReport::no_operator(self.port.name(), reason),
         })
     }
 }
@@ -261,10 +153,7 @@ impl Tool for AskUser {
 
     fn description(&self) -> String {
         let errors = match self.timeout {
-            Some(t) => format!(
-                "timed_out ({}) or no_operator are errors",
-                human_duration(t)
-            ),
+            Some(t) => format!("timed_out ({}) or no_operator are errors", duration(t)),
             None => "no_operator is an error".into(),
         };
         format!(
@@ -281,6 +170,6 @@ impl Tool for AskUser {
     }
 
     async fn call(&self, args: AskUserArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        Ok(self.run(args, &cx).await?)
+        Ok(ToolOutput::report(&self.run(args, &cx).await?))
     }
 }

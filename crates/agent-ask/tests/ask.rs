@@ -426,7 +426,7 @@ fn typed_replies() {
     for (multi, text, line, expected) in cases {
         card.multi_select = multi;
         card.allow_free_text = text;
-        let got = card.parse_reply(line);
+        let got = card.parse_reply(line).map_err(|e| e.to_string());
         match expected {
             Ok(e) => assert_eq!(got, Ok(e), "reply `{line}`"),
             Err(e) => assert_eq!(got, Err(e.to_string()), "reply `{line}`"),
@@ -434,7 +434,7 @@ fn typed_replies() {
     }
     card.allow_free_text = false;
     card.multi_select = false;
-    let err = card.parse_reply("delta").unwrap_err();
+    let err = card.parse_reply("delta").unwrap_err().to_string();
     assert!(err.contains("number of one option (1-3)"), "{err}");
 }
 
