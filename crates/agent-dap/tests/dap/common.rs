@@ -15,6 +15,9 @@ pub struct Fixture {
     pub pids: Vec<u32>,
     /// Extra (text, token) pairs replaced in the transcript.
     pub redact: Vec<(String, String)>,
+    /// Whether the transcript records each result's structured content too (a line
+    /// `structured: {…}` after its text); for sessions whose every value is deterministic.
+    pub structured: bool,
 }
 
 // A missing real program fails the test (never skips); the venv holds debugpy. Both from the
@@ -41,6 +44,7 @@ impl Fixture {
             transcript: String::new(),
             pids: Vec::new(),
             redact: Vec::new(),
+            structured: false,
         }
     }
 
@@ -91,10 +95,18 @@ impl Fixture {
             format!(" {args}")
         };
         self.transcript.push_str(&format!(
-            "> {op}{shown}\n{}{}\n\n",
+            "> {op}{shown}\n{}{}\n",
             if out.is_error { "ERROR: " } else { "" },
             out.text
         ));
+        if self.structured
+            && let Some(s) = &out.structured
+        {
+            let mut s = s.clone();
+            redact_ids(&mut s);
+            self.transcript.push_str(&format!("structured: {s}\n"));
+        }
+        self.transcript.push('\n');
         out
     }
 
@@ -158,6 +170,30 @@ impl Fixture {
             .call("debug", json!({"op": "terminate"}), Surface::Full)
             .await;
         assert_gone(&self.pids).await;
+    }
+}
+
+/// Thread ids and pids in structured content (they change from run to run) as tokens; frame ids
+/// and references are left to [`filters`], as in the text.
+fn redact_ids(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            for (k, v) in o.iter_mut() {
+                let token = match k.as_str() {
+                    "thread_id" => "[tid]",
+                    "adapter_pid" | "debuggee_pid" => "[pid]",
+                    _ => {
+                        redact_ids(v);
+                        continue;
+                    }
+                };
+                if v.is_number() {
+                    *v = json!(token);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(redact_ids),
+        _ => {}
     }
 }
 

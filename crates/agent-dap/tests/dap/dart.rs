@@ -42,6 +42,7 @@ fn dart_fixture(bin: &tempfile::TempDir) -> Fixture {
 async fn dart_fake_adapter_session() {
     let bin = fake_dart_dir();
     let mut f = dart_fixture(&bin);
+    f.structured = true;
     f.ok(json!({"op": "adapters"})).await;
     f.ok(json!({"op": "status"})).await;
     f.err(json!({"op": "stack"})).await;

@@ -26,6 +26,7 @@ async fn python_session() {
         ],
         config(),
     );
+    f.structured = true;
     f.link_venv();
     f.ok(json!({"op": "breakpoints", "file": "app.py", "lines": [4]}))
         .await;
