@@ -2,12 +2,13 @@
 //! all-or-nothing.
 
 use crate::envelope::{self, Chunk, Op};
+use crate::error::ParseError;
 use crate::patch::{self, Hunk, Tolerated};
-use crate::tools::{changed, read_for_change};
+use crate::tools::{changed_files, read_for_change};
 use agent_tier::workspace::{self, FileChange};
-use agent_tier::{BoxError, CallContext, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Report, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub(crate) struct ApplyPatchTool;
@@ -41,6 +42,31 @@ impl Tool for ApplyPatchTool {
     }
 }
 
+/// The result of `apply_patch`.
+#[derive(Serialize, JsonSchema)]
+struct Patched {
+    /// The files written or deleted, relative to the root.
+    changed_files: Vec<String>,
+    /// The hunks recounted and the files matched only under a tolerance, one note each.
+    #[serde(skip)]
+    notes: Vec<String>,
+}
+
+impl Report for Patched {
+    fn text(&self) -> String {
+        let mut text = format!(
+            "patched {} file(s): {}",
+            self.changed_files.len(),
+            self.changed_files.join(", ")
+        );
+        for note in &self.notes {
+            text.push('\n');
+            text.push_str(note);
+        }
+        text
+    }
+}
+
 /// What a section does to the text of its file.
 enum Body {
     Unified(Vec<Hunk>),
@@ -62,7 +88,7 @@ struct Section {
 
 /// The patch's sections, and a note for every hunk whose header counts were replaced by its
 /// body's (`hunk 1 of a.py: header said -1,2 +1,2, body has -1,3 +1,3; recounted`).
-fn sections(text: &str) -> Result<(Vec<Section>, Vec<String>), String> {
+fn sections(text: &str) -> Result<(Vec<Section>, Vec<String>), ParseError> {
     if envelope::is_envelope(text) {
         let sections = envelope::parse(text)?
             .into_iter()
@@ -229,16 +255,9 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
     }
     workspace::apply_all(root, &changes)?;
     let paths: Vec<&Path> = changes.iter().map(|c| c.path.as_path()).collect();
-    let list: Vec<String> = paths
-        .iter()
-        .map(|p| workspace::display_path(root, p))
-        .collect();
-    let mut summary = format!("patched {} file(s): {}", list.len(), list.join(", "));
-    for note in notes.iter().chain(&plan.notes) {
-        summary.push('\n');
-        summary.push_str(note);
-    }
-    Ok(ToolOutput::text(summary)
-        .with_structured(changed(root, &paths))
-        .with_file_changes(root, &changes))
+    let patched = Patched {
+        changed_files: changed_files(root, &paths),
+        notes: notes.into_iter().chain(plan.notes).collect(),
+    };
+    Ok(ToolOutput::report(&patched).with_file_changes(root, &changes))
 }

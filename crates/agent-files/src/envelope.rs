@@ -10,6 +10,7 @@
 //! acts on a guess. Lines are matched exactly first, then under each [`Tolerance`] in turn; a
 //! chunk matched under one must match one place, anchor or not.
 
+use crate::error::{ApplyError, ParseError};
 use crate::patch::{Lines, Tolerance, Tolerated, ambiguous, body, replacement, split};
 
 /// One chunk of an update.
@@ -45,17 +46,13 @@ pub fn is_envelope(text: &str) -> bool {
     text.lines().find(|l| !l.trim().is_empty()).map(str::trim) == Some("*** Begin Patch")
 }
 
-fn err(n: usize, msg: impl std::fmt::Display) -> String {
-    format!("`patch` line {}: {msg}", n + 1)
-}
-
 /// Parse an envelope.
-pub fn parse(text: &str) -> Result<Vec<Op>, String> {
+pub fn parse(text: &str) -> Result<Vec<Op>, ParseError> {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines
         .iter()
         .position(|l| l.trim() == "*** Begin Patch")
-        .ok_or("`patch` has no `*** Begin Patch` line")?;
+        .ok_or(ParseError::NoBegin)?;
     let mut ops = Vec::new();
     let mut i = start + 1;
     let mut ended = false;
@@ -116,13 +113,11 @@ pub fn parse(text: &str) -> Result<Vec<Op>, String> {
                     Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
                     None => (' ', ""),
                     Some(_) => {
-                        return Err(err(
-                            i,
-                            format!(
-                                "`{l}` in an update of `{}`: every chunk line starts with ' ', '-' or '+'",
-                                path.trim()
-                            ),
-                        ));
+                        return Err(ParseError::ChunkLine {
+                            line: i + 1,
+                            text: l.to_string(),
+                            path: path.trim().to_string(),
+                        });
                     }
                 };
                 if let Some(c) = chunks.last_mut() {
@@ -137,10 +132,10 @@ pub fn parse(text: &str) -> Result<Vec<Op>, String> {
                 }
             }
             if chunks.iter().all(|c| c.lines.is_empty()) && move_to.is_none() {
-                return Err(err(
-                    i.saturating_sub(1),
-                    format!("the update of `{}` changes nothing", path.trim()),
-                ));
+                return Err(ParseError::EmptyUpdate {
+                    line: i.saturating_sub(1) + 1,
+                    path: path.trim().to_string(),
+                });
             }
             ops.push(Op::Update {
                 path: path.trim().to_string(),
@@ -150,19 +145,17 @@ pub fn parse(text: &str) -> Result<Vec<Op>, String> {
         } else if line.trim().is_empty() {
             i += 1;
         } else {
-            return Err(err(
-                i,
-                format!(
-                    "expected `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** End Patch`, found `{line}`"
-                ),
-            ));
+            return Err(ParseError::UnknownOperation {
+                line: i + 1,
+                text: line.to_string(),
+            });
         }
     }
     if !ended {
-        return Err("`patch` has no `*** End Patch` line; nothing was written".into());
+        return Err(ParseError::NoEnd);
     }
     if ops.is_empty() {
-        return Err("`patch` holds no file operation between its Begin and End lines".into());
+        return Err(ParseError::NoOperation);
     }
     Ok(ops)
 }
@@ -197,7 +190,7 @@ fn find(lines: &[String], want: &[&str], from: usize, at_eof: bool) -> (Vec<usiz
 }
 
 /// Apply an update's chunks to `old`; with the chunks that needed a tolerance.
-pub fn apply(old: &str, chunks: &[Chunk]) -> Result<(String, Tolerated), String> {
+pub fn apply(old: &str, chunks: &[Chunk]) -> Result<(String, Tolerated), ApplyError> {
     let Lines { lines, eol } = split(old);
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     let mut tolerated = Tolerated::default();
@@ -206,10 +199,11 @@ pub fn apply(old: &str, chunks: &[Chunk]) -> Result<(String, Tolerated), String>
         if let Some(anchor) = &c.anchor {
             let (at, _) = find(&out, &[anchor.as_str()], cursor, false);
             let Some(&at) = at.first() else {
-                return Err(format!(
-                    "chunk {}: its `@@ {anchor}` line is not in the file (after line {cursor})",
-                    n + 1
-                ));
+                return Err(ApplyError::AnchorNotFound {
+                    chunk: n + 1,
+                    anchor: anchor.clone(),
+                    after: cursor,
+                });
             };
             cursor = at + 1;
         }
@@ -239,25 +233,18 @@ pub fn apply(old: &str, chunks: &[Chunk]) -> Result<(String, Tolerated), String>
             tolerated.add(level);
             match found.as_slice() {
                 [] => {
-                    return Err(format!(
-                        "chunk {}: these context and `-` lines are not in the file{}:\n{}",
-                        n + 1,
-                        if cursor > 0 {
-                            format!(" after line {cursor}")
-                        } else {
-                            String::new()
-                        },
-                        before.join("\n")
-                    ));
+                    return Err(ApplyError::ChunkNotFound {
+                        chunk: n + 1,
+                        after: cursor,
+                        lines: before.iter().map(|l| l.to_string()).collect(),
+                    });
                 }
                 [one] => *one,
                 many if c.anchor.is_none() => {
-                    let at: Vec<String> = many.iter().map(|a| (a + 1).to_string()).collect();
-                    return Err(format!(
-                        "chunk {}: its context and `-` lines occur at lines {}; add context lines or an `@@ <line>` anchor so it matches one place",
-                        n + 1,
-                        at.join(", ")
-                    ));
+                    return Err(ApplyError::ChunkRepeats {
+                        chunk: n + 1,
+                        at: many.iter().map(|a| a + 1).collect(),
+                    });
                 }
                 many => many[0],
             }
@@ -321,9 +308,11 @@ mod tests {
             apply(old, &[chunk(Some("def g():"))]).unwrap().0,
             "def f():\n    return 1\n\ndef g():\n    return 2\n"
         );
-        let err = apply(old, &[chunk(None)]).unwrap_err();
+        let err = apply(old, &[chunk(None)]).unwrap_err().to_string();
         assert!(err.contains("occur at lines 2, 5"), "{err}");
-        let err = apply(old, &[chunk(Some("def h():"))]).unwrap_err();
+        let err = apply(old, &[chunk(Some("def h():"))])
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("`@@ def h():` line is not in the file"),
             "{err}"
@@ -345,13 +334,18 @@ mod tests {
 
     #[test]
     fn unterminated_or_malformed_envelopes_are_errors() {
-        let err = parse("*** Begin Patch\n*** Delete File: x\n").unwrap_err();
+        let err = parse("*** Begin Patch\n*** Delete File: x\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("End Patch"), "{err}");
-        let err = parse("*** Begin Patch\n*** Frobnicate: x\n*** End Patch\n").unwrap_err();
+        let err = parse("*** Begin Patch\n*** Frobnicate: x\n*** End Patch\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("expected `*** Add File: `"), "{err}");
         let err =
             parse("*** Begin Patch\n*** Update File: x\n@@\nnot a chunk line\n*** End Patch\n")
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("starts with ' ', '-' or '+'"), "{err}");
     }
 }

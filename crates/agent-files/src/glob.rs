@@ -5,10 +5,9 @@
 use crate::walk::{self, Pattern, Skipped};
 use agent_tier::display::{clip_path, escape};
 use agent_tier::workspace;
-use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Report, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -116,44 +115,80 @@ fn glob(root: &Path, args: GlobArgs) -> Result<ToolOutput, BoxError> {
     };
     kept.sort();
     kept.truncate(limit);
-    let mut text = String::new();
-    for (_, abs) in &kept {
-        let rel = abs.strip_prefix(&root).unwrap_or(abs);
-        text.push_str(&escape(&rel.display().to_string()));
-        text.push('\n');
+    let listed = Listed {
+        files: total,
+        shown: kept.len(),
+        paths: kept
+            .iter()
+            .map(|(_, abs)| abs.strip_prefix(&root).unwrap_or(abs).display().to_string())
+            .collect(),
+        pattern: args.pattern,
+        place: (base != root).then(|| given.to_string()),
+        order,
+        notes: skipped.describe(),
+    };
+    Ok(ToolOutput::report(&listed))
+}
+
+/// The result of `glob`.
+#[derive(Serialize, JsonSchema)]
+struct Listed {
+    /// Files that match.
+    files: usize,
+    /// Files listed.
+    shown: usize,
+    /// The paths listed, relative to the root, in `order`.
+    #[serde(skip)]
+    paths: Vec<String>,
+    /// The pattern, as given.
+    #[serde(skip)]
+    pattern: String,
+    /// The folder looked in, as given (`None`: the root).
+    #[serde(skip)]
+    place: Option<String>,
+    /// The order of the list.
+    #[serde(skip)]
+    order: Order,
+    /// What the walk did not look at, one note each.
+    #[serde(skip)]
+    notes: Vec<String>,
+}
+
+impl Report for Listed {
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for path in &self.paths {
+            text.push_str(&escape(path));
+            text.push('\n');
+        }
+        let (total, shown, notes) = (self.files, self.shown, &self.notes);
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", notes.join("; "))
+        };
+        let order_text = match self.order {
+            Order::Newest => "newest first",
+            Order::Path => "by path",
+        };
+        let summary = if total == 0 {
+            format!(
+                "[no file matches `{}` under {}{notes}; .gitignore'd and hidden files are not listed]",
+                clip_path(&self.pattern),
+                match &self.place {
+                    None => "the root".to_string(),
+                    Some(given) => format!("`{}`", clip_path(given)),
+                }
+            )
+        } else if shown == total {
+            format!("[{total} file(s), {order_text}{notes}]")
+        } else {
+            format!(
+                "[{shown} of {total} files, {order_text}; {} more: narrow `pattern` or `path`, or raise `limit`{notes}]",
+                total - shown
+            )
+        };
+        text.push_str(&summary);
+        text
     }
-    let notes = skipped.describe();
-    let notes = if notes.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", notes.join("; "))
-    };
-    let order_text = match order {
-        Order::Newest => "newest first",
-        Order::Path => "by path",
-    };
-    let summary = if total == 0 {
-        format!(
-            "[no file matches `{}` under {}{notes}; .gitignore'd and hidden files are not listed]",
-            clip_path(&args.pattern),
-            if base == root {
-                "the root".to_string()
-            } else {
-                format!("`{}`", clip_path(given))
-            }
-        )
-    } else if kept.len() == total {
-        format!("[{total} file(s), {order_text}{notes}]")
-    } else {
-        format!(
-            "[{} of {total} files, {order_text}; {} more: narrow `pattern` or `path`, or raise `limit`{notes}]",
-            kept.len(),
-            total - kept.len()
-        )
-    };
-    text.push_str(&summary);
-    Ok(ToolOutput::text(text).with_structured(json!({
-        "files": total,
-        "shown": kept.len(),
-    })))
 }

@@ -16,13 +16,12 @@ use crate::walk::{self, Pattern, Skipped};
 use agent_tier::display::{clip_path, escape};
 use agent_tier::lines;
 use agent_tier::workspace;
-use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Report, Tier, Tool, ToolOutput};
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
@@ -163,7 +162,59 @@ fn grep(root: &Path, args: GrepArgs) -> Result<ToolOutput, BoxError> {
         search.open_file(&target, file, size);
         Skipped::default()
     };
-    Ok(search.finish(&args.pattern, &skipped))
+    Ok(ToolOutput::report(&search.finish(&args.pattern, &skipped)))
+}
+
+/// The result of `grep`.
+#[derive(Serialize, JsonSchema)]
+struct Found {
+    /// Matching lines found.
+    matches: usize,
+    /// Matching lines shown.
+    shown: usize,
+    /// Files with a match.
+    files: usize,
+    /// Files searched.
+    searched: usize,
+    /// Files skipped as binary.
+    binary: usize,
+    /// The lines shown: `path:N: text`, context `path-N- text`.
+    #[serde(skip)]
+    lines: String,
+    /// The pattern, as given.
+    #[serde(skip)]
+    pattern: String,
+    /// What was skipped, cut or unreadable, one note each.
+    #[serde(skip)]
+    notes: Vec<String>,
+}
+
+impl Report for Found {
+    fn text(&self) -> String {
+        let notes = if self.notes.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", self.notes.join("; "))
+        };
+        let searched = self.searched;
+        let summary = if self.matches == 0 {
+            format!(
+                "[no match for `{}` in {searched} file(s) searched{notes}; .gitignore'd and hidden files are not searched unless `path` names one]",
+                clip_path(&self.pattern)
+            )
+        } else if self.shown == self.matches {
+            format!(
+                "[{} matching line(s) in {} file(s); {searched} file(s) searched{notes}]",
+                self.matches, self.files
+            )
+        } else {
+            format!(
+                "[{} of {} matching lines shown, in {} file(s); {searched} file(s) searched{notes}; narrow `path` or `glob`, or raise `limit`]",
+                self.shown, self.matches, self.files
+            )
+        };
+        format!("{}{summary}", self.lines)
+    }
 }
 
 /// A search in progress: the counts, and the text shown so far.
@@ -341,7 +392,7 @@ impl Search<'_> {
         self.text.push('\n');
     }
 
-    fn finish(self, pattern: &str, skipped: &Skipped) -> ToolOutput {
+    fn finish(self, pattern: &str, skipped: &Skipped) -> Found {
         let mut notes = Vec::new();
         if self.binary > 0 {
             notes.push(format!("{} binary file(s) skipped", self.binary));
@@ -362,36 +413,16 @@ impl Search<'_> {
                 self.first_error.as_deref().unwrap_or("?")
             ));
         }
-        let notes = if notes.is_empty() {
-            String::new()
-        } else {
-            format!("; {}", notes.join("; "))
-        };
-        let searched = self.searched;
-        let summary = if self.total == 0 {
-            format!(
-                "[no match for `{}` in {searched} file(s) searched{notes}; .gitignore'd and hidden files are not searched unless `path` names one]",
-                clip_path(pattern)
-            )
-        } else if self.shown == self.total {
-            format!(
-                "[{} matching line(s) in {} file(s); {searched} file(s) searched{notes}]",
-                self.total, self.files
-            )
-        } else {
-            format!(
-                "[{} of {} matching lines shown, in {} file(s); {searched} file(s) searched{notes}; narrow `path` or `glob`, or raise `limit`]",
-                self.shown, self.total, self.files
-            )
-        };
-        let structured = json!({
-            "matches": self.total,
-            "shown": self.shown,
-            "files": self.files,
-            "searched": searched,
-            "binary": self.binary,
-        });
-        ToolOutput::text(format!("{}{summary}", self.text)).with_structured(structured)
+        Found {
+            matches: self.total,
+            shown: self.shown,
+            files: self.files,
+            searched: self.searched,
+            binary: self.binary,
+            lines: self.text,
+            pattern: pattern.to_string(),
+            notes,
+        }
     }
 }
 

@@ -12,6 +12,8 @@
 //! `@@`, `diff ` line or `--- `/`+++ ` header pair. Each recount is reported ([`Recount`]), so
 //! the caller can say so.
 
+use crate::error::ParseError;
+
 /// One file section of a unified diff.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FilePatch {
@@ -213,14 +215,13 @@ fn hunk_of(old_start: usize, body: &[&str]) -> Hunk {
 }
 
 /// The hunk whose header is line `at`, and the line after its body.
-fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
+fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), ParseError> {
     let line = lines[at];
-    let header @ ((old_start, old), (_, new)) = hunk_header(line).ok_or_else(|| {
-        format!(
-            "`patch` line {}: malformed hunk header `{line}`; expected `@@ -l,s +l,s @@`",
-            at + 1
-        )
-    })?;
+    let header @ ((old_start, old), (_, new)) =
+        hunk_header(line).ok_or_else(|| ParseError::HunkHeader {
+            line: at + 1,
+            text: line.to_string(),
+        })?;
     let start = at + 1;
     if let Some(end) = counted_end(lines, start, old, new).filter(|&end| ends_hunk(lines, end)) {
         return Ok((hunk_of(old_start, &lines[start..end]), end));
@@ -235,17 +236,17 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
     };
     let body = (count('-'), count('+'));
     if body == (0, 0) {
-        return Err(format!(
-            "`patch` line {}: hunk `{line}` has no lines (every line of a hunk starts with ' ', '-' or '+')",
-            at + 1
-        ));
+        return Err(ParseError::EmptyHunk {
+            line: at + 1,
+            header: line.to_string(),
+        });
     }
     hunk.recount = Some(Recount { header, body });
     Ok((hunk, end))
 }
 
 /// Parse a unified diff.
-pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
+pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
     let mut files: Vec<FilePatch> = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
@@ -261,17 +262,11 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
             continue;
         }
         if line.starts_with("--- ") {
-            return Err(format!(
-                "`patch` line {}: `---` must be followed by a `+++` line",
-                i + 1
-            ));
+            return Err(ParseError::LoneOldHeader { line: i + 1 });
         }
         if line.starts_with("@@") {
             let Some(file) = files.last_mut() else {
-                return Err(format!(
-                    "`patch` line {}: hunk before any `---`/`+++` file header",
-                    i + 1
-                ));
+                return Err(ParseError::HunkBeforeHeader { line: i + 1 });
             };
             let (hunk, end) = parse_hunk(&lines, i)?;
             file.hunks.push(hunk);
@@ -281,18 +276,15 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, String> {
         // Before the first file header: a preamble (a message, a diffstat). After it, a line
         // that would be a hunk line but belongs to no hunk is refused, never skipped.
         if !files.is_empty() && !signature(&lines, i) && line.starts_with([' ', '-', '+']) {
-            return Err(format!(
-                "`patch` line {}: `{line}` is outside every hunk (a hunk's lines follow its `@@` header without a line of other text between them); nothing was written",
-                i + 1
-            ));
+            return Err(ParseError::OutsideHunk {
+                line: i + 1,
+                text: line.to_string(),
+            });
         }
         i += 1;
     }
     if files.is_empty() {
-        return Err(
-            "`patch` contains no file header (`--- a/path` / `+++ b/path`); give a unified diff"
-                .into(),
-        );
+        return Err(ParseError::NoFileHeader);
     }
     Ok(files)
 }

@@ -18,6 +18,7 @@
 
 mod apply;
 mod envelope;
+mod error;
 mod glob;
 mod grep;
 mod hunks;

@@ -9,6 +9,7 @@
 //!   take the file's own (`\r\n` in a CRLF file).
 //! - A deletion (`+++ /dev/null`) is verified: its `-` lines must be the whole file.
 
+use crate::error::ApplyError;
 pub use crate::hunks::{Hunk, parse};
 use agent_tier::display::escape;
 
@@ -109,7 +110,7 @@ pub(crate) fn ambiguous(
     places: &[usize],
     out: &[String],
     line_of: impl Fn(usize) -> String,
-) -> String {
+) -> ApplyError {
     const SHOWN: usize = 5;
     let mut list: Vec<String> = places
         .iter()
@@ -122,12 +123,12 @@ pub(crate) fn ambiguous(
     if places.len() > SHOWN {
         list.push(format!("… ({} more)", places.len() - SHOWN));
     }
-    format!(
-        "{what}: its context and `-` lines match {} places {}, so it was not applied ({}); add context lines so that it matches one place",
-        places.len(),
-        level.describe(),
-        list.join("; ")
-    )
+    ApplyError::Ambiguous {
+        what: what.to_string(),
+        level: level.describe(),
+        count: places.len(),
+        places: list,
+    }
 }
 
 /// A file split into lines, each with its own terminator kept.
@@ -154,7 +155,7 @@ pub(crate) fn body(line: &str) -> &str {
 
 /// Apply hunks to `old`, failing (and changing nothing) when any hunk's context does not match
 /// or matches several places under a tolerance; with the hunks that needed one.
-pub fn apply(old: &str, hunks: &[Hunk]) -> Result<(String, Tolerated), String> {
+pub fn apply(old: &str, hunks: &[Hunk]) -> Result<(String, Tolerated), ApplyError> {
     let Lines { lines, eol } = split(old);
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     // Each line's number in `old` (`None`: added by an earlier hunk), for messages.
@@ -231,12 +232,11 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<(String, Tolerated), String> {
             if before.len() > SHOWN {
                 expected.push(format!("… ({} more)", before.len() - SHOWN));
             }
-            return Err(format!(
-                "hunk {} (at line {}) does not apply: its context and `-` lines are not in the file (it expected, in order: {})",
-                n + 1,
-                h.old_start,
-                expected.join(", ")
-            ));
+            return Err(ApplyError::HunkNotFound {
+                hunk: n + 1,
+                line: h.old_start,
+                expected,
+            });
         };
         let mut after = replacement(&out, at, &h.lines, eol);
         // A hunk that reaches the end of the file decides how the file ends: with a line
@@ -302,18 +302,17 @@ pub(crate) fn replacement(
 }
 
 /// Check that a deletion's hunks remove the whole file.
-pub fn verify_deletion(old: &str, hunks: &[Hunk]) -> Result<(), String> {
+pub fn verify_deletion(old: &str, hunks: &[Hunk]) -> Result<(), ApplyError> {
     if hunks.iter().any(|h| h.lines.iter().any(|(k, _)| *k != '-')) {
-        return Err("a deletion (`+++ /dev/null`) may contain only `-` lines".into());
+        return Err(ApplyError::DeletionKeepsLines);
     }
     let (left, _) = apply(old, hunks)?;
     if left.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "the deletion's `-` lines are not the whole file ({} line(s) of it are not in the patch)",
-            left.lines().count()
-        ))
+        Err(ApplyError::DeletionIncomplete {
+            left: left.lines().count(),
+        })
     }
 }
 

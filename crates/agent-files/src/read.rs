@@ -9,10 +9,9 @@
 use agent_tier::display::clip_path;
 use agent_tier::lines;
 use agent_tier::workspace;
-use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Report, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -95,44 +94,78 @@ fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
     }
     let mut reader = BufReader::new(std::io::Cursor::new(head).chain(reader)).take(SCAN_CAP);
     let window = Window::collect(&mut reader, offset, limit)?;
-    let rel = workspace::display_path(root, &path);
-    let mut text = window.text;
-    let last = offset + window.shown.saturating_sub(1);
-    let tail = match (window.stopped, window.shown, window.more) {
-        (Some(line), 0, _) => format!(
-            "[stopped: read scans at most {SCAN_CAP} bytes of a file from its start ({}), and line {line} of {rel} had not ended by then ({size} bytes in all), so `offset` {offset} is out of reach; nothing past byte {SCAN_CAP} can be read with `read` (a sparse or binary file's rest has no lines to show)]",
-            mib(SCAN_CAP)
-        ),
-        (Some(line), _, _) => format!(
-            "[lines {offset}–{last} of {rel} shown; stopped: line {line} had not ended when {} ({SCAN_CAP} bytes, the most read scans from a file's start) were read, of {size} bytes; nothing past byte {SCAN_CAP} can be read with `read` (a sparse or binary file's rest has no lines to show)]",
-            mib(SCAN_CAP)
-        ),
-        (None, 0, _) => format!(
-            "[{rel} has {} line(s); `offset` {offset} is past its end]",
-            window.lines_seen
-        ),
-        (None, _, false) if offset == 1 => format!("[{rel}: all {last} line(s)]"),
-        (None, _, false) => format!("[end of {rel}: lines {offset}–{last} of {last}]"),
-        (None, _, true) => format!(
-            "[lines {offset}–{last} of {rel} shown; more follow: continue with `offset` {}]",
-            last + 1
-        ),
+    let report = ReadReport {
+        path: workspace::display_path(root, &path),
+        offset,
+        lines: window.shown,
+        more: window.more,
+        size,
+        stopped_at_byte: window.stopped.map(|_| SCAN_CAP),
+        numbered: window.text,
+        lines_seen: window.lines_seen,
+        stopped: window.stopped,
     };
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
+    Ok(ToolOutput::report(&report))
+}
+
+/// The result of `read` of a text file (a binary file's is a line of text only).
+#[derive(Serialize, JsonSchema)]
+struct ReadReport {
+    /// The file, relative to the root.
+    path: String,
+    /// The first line shown, 1-based.
+    offset: u64,
+    /// How many lines are shown.
+    lines: u64,
+    /// Whether more lines follow the window.
+    more: bool,
+    /// The file's size in bytes.
+    size: u64,
+    /// Where the scan stopped, when a line had not ended by the most bytes one call scans.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_at_byte: Option<u64>,
+    /// The lines shown, numbered `N| text`.
+    #[serde(skip)]
+    numbered: String,
+    /// Lines read before the window ended.
+    #[serde(skip)]
+    lines_seen: u64,
+    /// The line the scan stopped in, unfinished.
+    #[serde(skip)]
+    stopped: Option<u64>,
+}
+
+impl Report for ReadReport {
+    fn text(&self) -> String {
+        let (rel, offset, size) = (&self.path, self.offset, self.size);
+        let last = offset + self.lines.saturating_sub(1);
+        let tail = match (self.stopped, self.lines, self.more) {
+            (Some(line), 0, _) => format!(
+                "[stopped: read scans at most {SCAN_CAP} bytes of a file from its start ({}), and line {line} of {rel} had not ended by then ({size} bytes in all), so `offset` {offset} is out of reach; nothing past byte {SCAN_CAP} can be read with `read` (a sparse or binary file's rest has no lines to show)]",
+                mib(SCAN_CAP)
+            ),
+            (Some(line), _, _) => format!(
+                "[lines {offset}–{last} of {rel} shown; stopped: line {line} had not ended when {} ({SCAN_CAP} bytes, the most read scans from a file's start) were read, of {size} bytes; nothing past byte {SCAN_CAP} can be read with `read` (a sparse or binary file's rest has no lines to show)]",
+                mib(SCAN_CAP)
+            ),
+            (None, 0, _) => format!(
+                "[{rel} has {} line(s); `offset` {offset} is past its end]",
+                self.lines_seen
+            ),
+            (None, _, false) if offset == 1 => format!("[{rel}: all {last} line(s)]"),
+            (None, _, false) => format!("[end of {rel}: lines {offset}–{last} of {last}]"),
+            (None, _, true) => format!(
+                "[lines {offset}–{last} of {rel} shown; more follow: continue with `offset` {}]",
+                last + 1
+            ),
+        };
+        let mut text = self.numbered.clone();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&tail);
+        text
     }
-    text.push_str(&tail);
-    let mut structured = json!({
-        "path": rel,
-        "offset": offset,
-        "lines": window.shown,
-        "more": window.more,
-        "size": size,
-    });
-    if window.stopped.is_some() {
-        structured["stopped_at_byte"] = json!(SCAN_CAP);
-    }
-    Ok(ToolOutput::text(text).with_structured(structured))
 }
 
 /// Whether a file whose first [`SNIFF`] bytes are `head` is binary (`read` does not show it,

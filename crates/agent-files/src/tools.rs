@@ -4,10 +4,9 @@
 
 use agent_tier::display::clip_path;
 use agent_tier::workspace::{self, FileChange, FsError};
-use agent_tier::{BoxError, CallContext, Hints, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Report, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Largest file `write`, `edit` and `apply_patch` read to change (they need it whole).
@@ -29,8 +28,55 @@ pub(crate) fn read_for_change(path: &Path, arg: &str) -> Result<Option<Vec<u8>>,
     }
 }
 
-pub(crate) fn changed(root: &Path, paths: &[&Path]) -> serde_json::Value {
-    json!({ "changed_files": paths.iter().map(|p| workspace::display_path(root, p)).collect::<Vec<_>>() })
+/// The files a call changed, as its result names them: relative to the root.
+pub(crate) fn changed_files(root: &Path, paths: &[&Path]) -> Vec<String> {
+    paths
+        .iter()
+        .map(|p| workspace::display_path(root, p))
+        .collect()
+}
+
+/// The result of `write`.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct Written {
+    /// The file written, relative to the root.
+    changed_files: Vec<String>,
+    /// Its length in bytes.
+    #[serde(skip)]
+    bytes: usize,
+}
+
+impl Report for Written {
+    fn text(&self) -> String {
+        format!(
+            "wrote {} ({} bytes)",
+            self.changed_files.join(", "),
+            self.bytes
+        )
+    }
+}
+
+/// The result of `edit`.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct Edited {
+    /// The file edited, relative to the root.
+    changed_files: Vec<String>,
+    /// How many times `old_string` was replaced.
+    replacements: usize,
+    /// `replace_all` was set.
+    #[serde(skip)]
+    all: bool,
+}
+
+impl Report for Edited {
+    fn text(&self) -> String {
+        let shown = self.changed_files.join(", ");
+        if self.all {
+            format!("edited {shown} ({} replacement(s))", self.replacements)
+        } else {
+            format!("edited {shown}")
+        }
+    }
 }
 
 fn io_err(context: &'static str, path: &Path, source: std::io::Error) -> FsError {
@@ -94,13 +140,11 @@ impl Tool for WriteTool {
                 new: Some(args.content.clone().into_bytes()),
             }];
             workspace::apply_all(root, &change)?;
-            Ok(ToolOutput::text(format!(
-                "wrote {} ({} bytes)",
-                workspace::display_path(root, &path),
-                args.content.len()
-            ))
-            .with_structured(changed(root, &[&path]))
-            .with_file_changes(root, &change))
+            let written = Written {
+                changed_files: changed_files(root, &[&path]),
+                bytes: args.content.len(),
+            };
+            Ok(ToolOutput::report(&written).with_file_changes(root, &change))
         })
         .await
     }
@@ -180,17 +224,12 @@ impl Tool for EditTool {
             new: Some(new_text.into_bytes()),
         }];
         workspace::apply_all(root, &change)?;
-        let shown = workspace::display_path(root, &path);
-        let summary = if all {
-            format!("edited {shown} ({count} replacement(s))")
-        } else {
-            format!("edited {shown}")
+        let edited = Edited {
+            changed_files: changed_files(root, &[&path]),
+            replacements: count,
+            all,
         };
-        let mut structured = changed(root, &[&path]);
-        structured["replacements"] = json!(count);
-        Ok(ToolOutput::text(summary)
-            .with_structured(structured)
-            .with_file_changes(root, &change))
+        Ok(ToolOutput::report(&edited).with_file_changes(root, &change))
         }).await
     }
 }

@@ -6,6 +6,7 @@
 //! root; FIFOs, sockets and devices are never opened. Both are counted, as are folders that could
 //! not be read, so a result can say what it did not look at.
 
+use crate::error::PatternError;
 use agent_tier::display::clip_path;
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ pub(crate) struct Pattern {
 impl Pattern {
     /// The pattern `text` of argument `arg`, relative to `base` (the folder argument as given,
     /// which the pattern may repeat: `path` `src`, `glob` `src/*.rs`).
-    pub(crate) fn new(arg: &str, text: &str, base: Option<&str>) -> Result<Pattern, String> {
+    pub(crate) fn new(arg: &str, text: &str, base: Option<&str>) -> Result<Pattern, PatternError> {
         let mut t = text.trim();
         while let Some(rest) = t.strip_prefix("./") {
             t = rest;
@@ -38,26 +39,24 @@ impl Pattern {
             t = rest;
         }
         if t.is_empty() {
-            return Err(format!(
-                "`{arg}` is empty; give a pattern such as `*.py` or `src/**/*.rs`"
-            ));
+            return Err(PatternError::Empty {
+                arg: arg.to_string(),
+            });
         }
         if t.starts_with('/') || t.split('/').any(|c| c == "..") {
-            return Err(format!(
-                "`{arg}` = `{}` leaves the folder searched; give a pattern relative to it (`path` names the folder)",
-                clip_path(text)
-            ));
+            return Err(PatternError::Leaves {
+                arg: arg.to_string(),
+                pattern: clip_path(text),
+            });
         }
         let matcher = globset::GlobBuilder::new(t)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| {
-                format!(
-                    "`{arg}` = `{}` is not a valid glob: {}",
-                    clip_path(text),
-                    e.kind()
-                )
+            .map_err(|e| PatternError::Invalid {
+                arg: arg.to_string(),
+                pattern: clip_path(text),
+                kind: e.kind().clone(),
             })?
             .compile_matcher();
         let mut prefix = PathBuf::new();

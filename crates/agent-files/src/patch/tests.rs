@@ -18,7 +18,7 @@ fn applies_a_simple_patch() {
 #[test]
 fn refuses_mismatched_context() {
     let f = one("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n x\n-b\n+B\n");
-    let err = apply("a\nb\nc\n", &f.hunks).unwrap_err();
+    let err = apply("a\nb\nc\n", &f.hunks).unwrap_err().to_string();
     assert!(err.contains("does not apply"), "{err}");
 }
 
@@ -87,7 +87,9 @@ fn an_over_counted_hunk_stops_at_the_next_file() {
 /// never skipped.
 #[test]
 fn a_stray_hunk_line_is_refused() {
-    let err = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nnote\n-b\n+B\n").unwrap_err();
+    let err = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nnote\n-b\n+B\n")
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("line 7") && err.contains("outside every hunk"),
         "{err}"
@@ -138,8 +140,10 @@ fn no_newline_markers_are_kept() {
 fn deletions_are_verified() {
     let f = one("--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n");
     assert!(verify_deletion("a\nb\n", &f.hunks).is_ok());
-    let err = verify_deletion("x\ny\n", &f.hunks).unwrap_err();
+    let err = verify_deletion("x\ny\n", &f.hunks).unwrap_err().to_string();
     assert!(err.contains("does not apply"), "{err}");
-    let err = verify_deletion("a\nb\nc\n", &f.hunks).unwrap_err();
+    let err = verify_deletion("a\nb\nc\n", &f.hunks)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not the whole file"), "{err}");
 }
