@@ -1,5 +1,8 @@
-//! The bundled grammars: ids, aliases, file extensions, metavariable expando characters, and
-//! the scaffolding contexts in which a pattern snippet is parsed.
+//! The bundled grammars as data: each language is one entry of the table in `lang/table.rs`
+//! ([`LangSpec`]: its id and aliases, file extensions, tree-sitter grammar, metavariable
+//! spelling, identifier and comment kinds, the language server family its files belong to, and
+//! the scaffolding contexts in which a pattern snippet is parsed). Everything here reads the
+//! table; nothing names a language.
 
 use ast_grep_core::matcher::PatternBuilder;
 use ast_grep_core::meta_var::MetaVariable;
@@ -9,55 +12,10 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// One bundled grammar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Lang {
-    /// Dart.
-    Dart,
-    /// Python.
-    Python,
-    /// Rust.
-    Rust,
-    /// C.
-    C,
-    /// C++.
-    Cpp,
-    /// Go.
-    Go,
-    /// Java.
-    Java,
-    /// JavaScript, JSX included.
-    JavaScript,
-    /// TypeScript.
-    TypeScript,
-    /// TypeScript with JSX (`.tsx`).
-    Tsx,
-    /// JSON.
-    Json,
-    /// Bash.
-    Bash,
-    /// Ruby.
-    Ruby,
-    /// Kotlin.
-    Kotlin,
-    /// Swift.
-    Swift,
-    /// C#.
-    CSharp,
-    /// PHP.
-    Php,
-    /// Lua.
-    Lua,
-    /// YAML.
-    Yaml,
-    /// TOML.
-    Toml,
-    /// HTML.
-    Html,
-    /// CSS.
-    Css,
-}
+mod table;
+
+pub use table::Lang;
+use table::TABLE;
 
 /// Where a pattern snippet is placed to be parsed: `prefix`, the snippet (indented by `indent`
 /// spaces on every line when the grammar is indentation-sensitive), then `terminator` (a token
@@ -69,109 +27,149 @@ pub struct Context {
     pub suffix: &'static str,
     pub terminator: &'static str,
     pub indent: usize,
+    /// A snippet this context parses (the table's tests parse each in its context).
+    pub sample: &'static str,
 }
 
-const fn cx(name: &'static str, prefix: &'static str, suffix: &'static str) -> Context {
+/// A context that adds nothing around the snippet but `prefix` and `suffix`.
+const fn cx(
+    name: &'static str,
+    prefix: &'static str,
+    suffix: &'static str,
+    sample: &'static str,
+) -> Context {
     Context {
         name,
         prefix,
         suffix,
         terminator: "",
         indent: 0,
+        sample,
     }
 }
 
-const fn term(name: &'static str, prefix: &'static str, suffix: &'static str) -> Context {
+/// A context that supplies the `;` that ends the snippet.
+const fn term(
+    name: &'static str,
+    prefix: &'static str,
+    suffix: &'static str,
+    sample: &'static str,
+) -> Context {
     Context {
-        name,
-        prefix,
-        suffix,
         terminator: ";",
-        indent: 0,
+        ..cx(name, prefix, suffix, sample)
     }
 }
 
-const fn ind(name: &'static str, prefix: &'static str, suffix: &'static str) -> Context {
+/// A context whose body is indented four spaces (an indentation-sensitive grammar).
+const fn ind(
+    name: &'static str,
+    prefix: &'static str,
+    suffix: &'static str,
+    sample: &'static str,
+) -> Context {
     Context {
-        name,
-        prefix,
-        suffix,
-        terminator: "",
         indent: 4,
+        ..cx(name, prefix, suffix, sample)
     }
+}
+
+/// How a pattern's metavariables are written while the grammar parses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metavars {
+    /// `$` starts an identifier in this grammar: the pattern is parsed as written.
+    Dollar,
+    /// `$` cannot start an identifier: it stands as this character while the pattern is parsed
+    /// (`$X` → `µX`).
+    Expando(char),
+    /// No identifier can stand where a value goes (JSON, TOML): a metavariable is parsed as a
+    /// string, `$X` as `"$X"`, and the quotes are stripped again when it is recognised.
+    Quoted,
+}
+
+/// One language: everything the crate knows of it. Adding a language is one entry of the
+/// table (`lang/table.rs`), which also declares its [`Lang`] variant.
+#[derive(Debug, Clone, Copy)]
+pub struct LangSpec {
+    /// The id used in arguments and messages.
+    pub id: &'static str,
+    /// Other names accepted for `language` (matched case-insensitively, like the id).
+    pub aliases: &'static [&'static str],
+    /// File extensions (without the dot, lowercase) searched for this language.
+    pub extensions: &'static [&'static str],
+    /// The tree-sitter grammar, statically linked.
+    pub grammar: fn() -> TSLanguage,
+    /// How metavariables are spelled while the grammar parses a pattern.
+    pub metavars: Metavars,
+    /// Whether anonymous keyword tokens always appear in the source as written (no
+    /// case-insensitive keywords), so that a keyword of a pattern can prefilter files.
+    pub keywords_literal: bool,
+    /// The named node kinds whose leaves are identifier tokens (what the identifier witness
+    /// reports): never a string or a comment.
+    pub identifier_kinds: &'static [&'static str],
+    /// The named node kinds of comments (left out when two captures are compared).
+    pub comment_kinds: &'static [&'static str],
+    /// The grammars whose files one language server serves together (the witness's search);
+    /// empty: no language server, no identifiers to witness.
+    pub server_family: &'static [Lang],
+    /// The scaffolding contexts tried in order for a pattern snippet.
+    pub contexts: &'static [Context],
+}
+
+/// Whether id `a` sorts before id `b` (bytewise), at compile time.
+const fn sorts_before(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// The table's languages ordered by id.
+const fn by_id() -> [Lang; TABLE.len()] {
+    let mut all = [TABLE[0].0; TABLE.len()];
+    let mut i = 0;
+    while i < TABLE.len() {
+        all[i] = TABLE[i].0;
+        i += 1;
+    }
+    // Insertion sort: 22 entries, once, at compile time.
+    let mut i = 1;
+    while i < all.len() {
+        let mut j = i;
+        while j > 0 && sorts_before(TABLE[all[j] as usize].1.id, TABLE[all[j - 1] as usize].1.id) {
+            let t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    all
 }
 
 impl Lang {
-    /// Every bundled grammar, in the order ids are listed in messages.
-    pub const ALL: [Lang; 22] = [
-        Lang::Bash,
-        Lang::C,
-        Lang::CSharp,
-        Lang::Cpp,
-        Lang::Css,
-        Lang::Dart,
-        Lang::Go,
-        Lang::Html,
-        Lang::Java,
-        Lang::JavaScript,
-        Lang::Json,
-        Lang::Kotlin,
-        Lang::Lua,
-        Lang::Php,
-        Lang::Python,
-        Lang::Ruby,
-        Lang::Rust,
-        Lang::Swift,
-        Lang::Toml,
-        Lang::Tsx,
-        Lang::TypeScript,
-        Lang::Yaml,
-    ];
+    /// Every bundled grammar, in the order ids are listed in messages (by id).
+    pub const ALL: [Lang; TABLE.len()] = by_id();
+
+    /// This language's entry of the table.
+    pub(crate) fn spec(self) -> &'static LangSpec {
+        // The table lists the variants in their declared order (one macro writes both).
+        &TABLE[self as usize].1
+    }
 
     /// The id used in arguments and messages.
     pub fn id(self) -> &'static str {
-        match self {
-            Lang::Dart => "dart",
-            Lang::Python => "python",
-            Lang::Rust => "rust",
-            Lang::C => "c",
-            Lang::Cpp => "cpp",
-            Lang::Go => "go",
-            Lang::Java => "java",
-            Lang::JavaScript => "javascript",
-            Lang::TypeScript => "typescript",
-            Lang::Tsx => "tsx",
-            Lang::Json => "json",
-            Lang::Bash => "bash",
-            Lang::Ruby => "ruby",
-            Lang::Kotlin => "kotlin",
-            Lang::Swift => "swift",
-            Lang::CSharp => "c_sharp",
-            Lang::Php => "php",
-            Lang::Lua => "lua",
-            Lang::Yaml => "yaml",
-            Lang::Toml => "toml",
-            Lang::Html => "html",
-            Lang::Css => "css",
-        }
+        self.spec().id
     }
 
     /// Aliases accepted besides the id.
     pub fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Lang::Python => &["py"],
-            Lang::Rust => &["rs"],
-            Lang::Cpp => &["c++", "cxx"],
-            Lang::Go => &["golang"],
-            Lang::JavaScript => &["js", "jsx"],
-            Lang::TypeScript => &["ts"],
-            Lang::Bash => &["sh", "shell"],
-            Lang::Ruby => &["rb"],
-            Lang::Kotlin => &["kt"],
-            Lang::CSharp => &["cs", "c#", "csharp", "c-sharp"],
-            Lang::Yaml => &["yml"],
-            _ => &[],
-        }
+        self.spec().aliases
     }
 
     /// Every id, comma-separated, for messages.
@@ -189,30 +187,7 @@ impl Lang {
 
     /// File extensions (without the dot) searched for this language.
     pub fn extensions(self) -> &'static [&'static str] {
-        match self {
-            Lang::Dart => &["dart"],
-            Lang::Python => &["py", "pyi"],
-            Lang::Rust => &["rs"],
-            Lang::C => &["c", "h"],
-            Lang::Cpp => &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"],
-            Lang::Go => &["go"],
-            Lang::Java => &["java"],
-            Lang::JavaScript => &["js", "mjs", "cjs", "jsx"],
-            Lang::TypeScript => &["ts", "mts", "cts"],
-            Lang::Tsx => &["tsx"],
-            Lang::Json => &["json"],
-            Lang::Bash => &["sh", "bash"],
-            Lang::Ruby => &["rb", "rake", "gemspec"],
-            Lang::Kotlin => &["kt", "kts"],
-            Lang::Swift => &["swift"],
-            Lang::CSharp => &["cs"],
-            Lang::Php => &["php"],
-            Lang::Lua => &["lua"],
-            Lang::Yaml => &["yaml", "yml"],
-            Lang::Toml => &["toml"],
-            Lang::Html => &["html", "htm"],
-            Lang::Css => &["css"],
-        }
+        self.spec().extensions
     }
 
     /// The language of a file, from its extension.
@@ -230,246 +205,45 @@ impl Lang {
             .is_some_and(|e| self.extensions().iter().any(|x| x.eq_ignore_ascii_case(e)))
     }
 
-    fn ts_language_uncached(self) -> TSLanguage {
-        match self {
-            Lang::Dart => tree_sitter_dart::LANGUAGE.into(),
-            Lang::Python => tree_sitter_python::LANGUAGE.into(),
-            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Lang::C => tree_sitter_c::LANGUAGE.into(),
-            Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-            Lang::Go => tree_sitter_go::LANGUAGE.into(),
-            Lang::Java => tree_sitter_java::LANGUAGE.into(),
-            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Lang::Json => tree_sitter_json::LANGUAGE.into(),
-            Lang::Bash => tree_sitter_bash::LANGUAGE.into(),
-            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
-            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
-            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
-            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
-            Lang::Lua => tree_sitter_lua::LANGUAGE.into(),
-            Lang::Yaml => tree_sitter_yaml::LANGUAGE.into(),
-            Lang::Toml => tree_sitter_toml_ng::LANGUAGE.into(),
-            Lang::Html => tree_sitter_html::LANGUAGE.into(),
-            Lang::Css => tree_sitter_css::LANGUAGE.into(),
-        }
-    }
-
     /// The tree-sitter grammar (built once per process).
     pub fn ts_language(self) -> TSLanguage {
         static CACHE: OnceLock<Vec<TSLanguage>> = OnceLock::new();
-        let all =
-            CACHE.get_or_init(|| Lang::ALL.iter().map(|l| l.ts_language_uncached()).collect());
-        match Lang::ALL.iter().position(|l| *l == self) {
-            Some(i) => all[i].clone(),
-            None => self.ts_language_uncached(),
-        }
+        let all = CACHE.get_or_init(|| TABLE.iter().map(|(_, spec)| (spec.grammar)()).collect());
+        all[self as usize].clone()
     }
 
-    /// The character that stands for `$` while the pattern is parsed, in grammars where `$`
-    /// cannot start an identifier.
+    /// The character that stands for `$` while the pattern is parsed.
     fn expando(self) -> char {
-        match self {
-            Lang::Python
-            | Lang::Rust
-            | Lang::C
-            | Lang::Cpp
-            | Lang::Go
-            | Lang::Ruby
-            | Lang::Kotlin
-            | Lang::Swift
-            | Lang::CSharp
-            | Lang::Php
-            | Lang::Lua => 'µ',
-            Lang::Css => '_',
-            Lang::Html => 'z',
-            _ => '$',
+        match self.spec().metavars {
+            Metavars::Expando(c) => c,
+            Metavars::Dollar | Metavars::Quoted => '$',
         }
     }
 
     /// The scaffolding contexts tried in order for a pattern snippet.
     pub fn contexts(self) -> &'static [Context] {
-        match self {
-            Lang::Dart => {
-                const C: &[Context] = &[
-                    cx("statement", "void __sg_f() {\n", "\n}"),
-                    term("statement (`;` supplied)", "void __sg_f() {\n", "\n}"),
-                    cx("expression", "var __sg_v = ", ";"),
-                    cx("class member", "class __SgC {\n", "\n}"),
-                    term("class member (`;` supplied)", "class __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::Python => {
-                const C: &[Context] = &[
-                    cx("statement", "", ""),
-                    cx("expression", "__sg_v = ", ""),
-                    ind("class member", "class __SgC:\n", ""),
-                    ind("function body", "def __sg_f():\n", ""),
-                ];
-                C
-            }
-            Lang::Rust => {
-                const C: &[Context] = &[
-                    cx("statement", "fn __sg_f() {\n", "\n}"),
-                    term("statement (`;` supplied)", "fn __sg_f() {\n", "\n}"),
-                    cx("expression", "fn __sg_f() {\nlet _ = ", ";\n}"),
-                    cx("impl member", "impl __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                    cx("match arm", "fn __sg_f() {\nmatch __sg_v {\n", "\n}\n}"),
-                ];
-                C
-            }
-            Lang::C => {
-                const C: &[Context] = &[
-                    cx("statement", "void __sg_f(void) {\n", "\n}"),
-                    term("statement (`;` supplied)", "void __sg_f(void) {\n", "\n}"),
-                    cx("expression", "void __sg_f(void) {\n__sg_v = ", ";\n}"),
-                    cx("struct member", "struct __SgC {\n", "\n};"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::Cpp => {
-                const C: &[Context] = &[
-                    cx("statement", "void __sg_f() {\n", "\n}"),
-                    term("statement (`;` supplied)", "void __sg_f() {\n", "\n}"),
-                    cx("expression", "void __sg_f() {\n__sg_v = ", ";\n}"),
-                    cx("class member", "class __SgC {\n", "\n};"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::Go => {
-                const C: &[Context] = &[
-                    cx("statement", "package main\nfunc __sg_f() {\n", "\n}"),
-                    cx("expression", "package main\nvar __sg_v = ", "\n"),
-                    cx(
-                        "struct member",
-                        "package main\ntype __SgC struct {\n",
-                        "\n}",
-                    ),
-                    cx("declaration", "package main\n", "\n"),
-                ];
-                C
-            }
-            Lang::Java => {
-                const C: &[Context] = &[
-                    cx("statement", "class __SgC { void __sg_f() {\n", "\n} }"),
-                    term(
-                        "statement (`;` supplied)",
-                        "class __SgC { void __sg_f() {\n",
-                        "\n} }",
-                    ),
-                    cx("expression", "class __SgC { Object __sg_v = ", "; }"),
-                    cx("class member", "class __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-                const C: &[Context] = &[
-                    cx("statement", "", ""),
-                    cx("expression", "__sg_v = ", ";"),
-                    cx("class member", "class __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::Json => {
-                const C: &[Context] = &[cx("value", "", ""), cx("object member", "{", "}")];
-                C
-            }
-            Lang::Bash => {
-                const C: &[Context] = &[
-                    cx("statement", "", ""),
-                    cx("function body", "__sg_f() {\n", "\n}"),
-                    cx("command substitution", "echo $(", ")"),
-                ];
-                C
-            }
-            Lang::Ruby => {
-                const C: &[Context] = &[
-                    cx("statement", "", ""),
-                    cx("expression", "__sg_v = ", ""),
-                    cx("method body", "def __sg_f\n", "\nend"),
-                    cx("class member", "class SgC\n", "\nend"),
-                ];
-                C
-            }
-            Lang::Kotlin => {
-                const C: &[Context] = &[
-                    cx("statement", "fun __sg_f() {\n", "\n}"),
-                    cx("expression", "val __sg_v = ", "\n"),
-                    cx("class member", "class __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::Swift => {
-                const C: &[Context] = &[
-                    cx("statement", "func __sg_f() {\n", "\n}"),
-                    cx("expression", "let __sg_v = ", "\n"),
-                    cx("class member", "class __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::CSharp => {
-                const C: &[Context] = &[
-                    cx("statement", "class __SgC { void __sg_f() {\n", "\n} }"),
-                    term(
-                        "statement (`;` supplied)",
-                        "class __SgC { void __sg_f() {\n",
-                        "\n} }",
-                    ),
-                    cx("expression", "class __SgC { object __sg_v = ", "; }"),
-                    cx("class member", "class __SgC {\n", "\n}"),
-                    cx("declaration", "", ""),
-                ];
-                C
-            }
-            Lang::Php => {
-                const C: &[Context] = &[
-                    cx("statement", "<?php\n", ""),
-                    term("statement (`;` supplied)", "<?php\n", ""),
-                    cx("expression", "<?php\n$__sg_v = ", ";"),
-                    cx("class member", "<?php\nclass __SgC {\n", "\n}"),
-                ];
-                C
-            }
-            Lang::Lua => {
-                const C: &[Context] = &[
-                    cx("statement", "", ""),
-                    cx("expression", "local __sg_v = ", ""),
-                    cx("table field", "local __sg_v = {\n", "\n}"),
-                    cx("function body", "function __sg_f()\n", "\nend"),
-                ];
-                C
-            }
-            Lang::Yaml => {
-                const C: &[Context] = &[cx("document", "", "")];
-                C
-            }
-            Lang::Toml => {
-                const C: &[Context] = &[cx("document", "", ""), cx("value", "__sg_k = ", "")];
-                C
-            }
-            Lang::Html => {
-                const C: &[Context] = &[cx("document", "", "")];
-                C
-            }
-            Lang::Css => {
-                const C: &[Context] = &[
-                    cx("stylesheet", "", ""),
-                    cx("declaration", "__sg_c {\n", "\n}"),
-                ];
-                C
-            }
-        }
+        self.spec().contexts
+    }
+
+    /// Whether a keyword of a pattern appears in a matching file as written.
+    pub(crate) fn keywords_literal(self) -> bool {
+        self.spec().keywords_literal
+    }
+
+    /// Whether a named leaf of this kind is an identifier token.
+    pub(crate) fn is_identifier_kind(self, kind: &str) -> bool {
+        self.spec().identifier_kinds.contains(&kind)
+    }
+
+    /// The named node kinds of this grammar's comments.
+    pub(crate) fn comment_kinds(self) -> &'static [&'static str] {
+        self.spec().comment_kinds
+    }
+
+    /// The grammars whose files one language server serves together with this one's; empty
+    /// when no language server serves it.
+    pub(crate) fn server_family(self) -> &'static [Lang] {
+        self.spec().server_family
     }
 }
 
@@ -566,24 +340,21 @@ fn parse_meta_var(src: &str, sigil: char) -> Option<MetaVariable> {
 
 impl Language for Lang {
     fn extract_meta_var(&self, source: &str) -> Option<MetaVariable> {
-        let source = match self {
-            Lang::Json | Lang::Toml => source
+        let source = match self.spec().metavars {
+            Metavars::Quoted => source
                 .strip_prefix('"')
                 .and_then(|s| s.strip_suffix('"'))
                 .unwrap_or(source),
-            _ => source,
+            Metavars::Dollar | Metavars::Expando(_) => source,
         };
         parse_meta_var(source, self.expando_char())
     }
 
     fn pre_process_pattern<'q>(&self, query: &'q str) -> Cow<'q, str> {
-        if matches!(self, Lang::Json | Lang::Toml) {
-            return Cow::Owned(quote_metavars(query));
-        }
-        if self.expando() == '$' {
-            Cow::Borrowed(query)
-        } else {
-            Cow::Owned(expand_metavars(self.expando(), query))
+        match self.spec().metavars {
+            Metavars::Quoted => Cow::Owned(quote_metavars(query)),
+            Metavars::Expando(c) => Cow::Owned(expand_metavars(c, query)),
+            Metavars::Dollar => Cow::Borrowed(query),
         }
     }
 

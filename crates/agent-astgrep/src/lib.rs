@@ -15,8 +15,10 @@
 //!
 //! ## Codemap
 //!
-//! - `lang`: the grammar table — ids and aliases, extensions, the character that stands for `$`
-//!   while a pattern is parsed, and each language's ordered scaffolding contexts.
+//! - `lang`: the grammar table (`lang/table.rs`), one entry per language — ids and aliases,
+//!   extensions, the grammar, how `$` is spelled while a pattern is parsed, identifier and
+//!   comment kinds, the language server family, and the ordered scaffolding contexts — and the
+//!   lookups and ast-grep-core's `Language` over it. Adding a language is one entry.
 //! - `pattern`: compiles a snippet. The first context whose parse has no error or missing node
 //!   and has one node spanning exactly the snippet gives the pattern (a `;` the context supplies
 //!   may close it). Two deliberate tolerances: a metavariable standing alone where the grammar

@@ -68,19 +68,21 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-enum Attempt {
+pub(crate) enum Attempt {
     Accepted(Pattern, String),
     Rejected(String),
     /// The context accepted the snippet, but it nests this many levels deep, past the limit.
     TooDeep(usize),
 }
 
-fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
+pub(crate) fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
     let body = indent_body(body, ctx.indent);
     let src = format!("{}{}{}{}", ctx.prefix, body, ctx.terminator, ctx.suffix);
     let start = ctx.prefix.len();
     let end = start + body.len();
     let end_term = end + ctx.terminator.len();
+    // The snippet's first token, after the indentation the context added to its first line.
+    let first = start + body.len() - body.trim_start_matches(' ').len();
     let root = match AstGrep::<StrDoc<Lang>>::try_new(&src, lang) {
         Ok(r) => r,
         Err(e) => return Attempt::Rejected(format!("the parser failed: {e}")),
@@ -141,9 +143,9 @@ fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
             continue;
         }
         let r = n.range();
-        if r.start == start && r.end == end {
+        if r.start == first && r.end == end {
             exact = Some(n);
-        } else if !ctx.terminator.is_empty() && r.start == start && r.end == end_term {
+        } else if !ctx.terminator.is_empty() && r.start == first && r.end == end_term {
             with_term = Some(n);
         } else if r.start > end_term {
             break;
@@ -189,15 +191,6 @@ fn strip_trailing(node: &mut PatternNode, terminator: &str) -> bool {
     }
 }
 
-/// Whether anonymous keyword tokens of `lang` always appear in the source as written (no
-/// case-insensitive keywords), so that a keyword of the pattern can prefilter files.
-fn keywords_literal(lang: Lang) -> bool {
-    !matches!(
-        lang,
-        Lang::Php | Lang::Html | Lang::Css | Lang::Json | Lang::Yaml | Lang::Toml | Lang::Bash
-    )
-}
-
 fn is_word(text: &str) -> bool {
     text.len() >= 2 && text.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
@@ -227,7 +220,7 @@ fn collect(
             // A named leaf matches by its text. An anonymous token matches by kind; a keyword
             // whose kind is its own spelling appears verbatim wherever it matches.
             let keyword = !*is_named
-                && keywords_literal(lang)
+                && lang.keywords_literal()
                 && lang.ts_language().node_kind_for_id(*kind_id) == Some(text.as_str());
             if *is_named || keyword {
                 literals.insert(text.clone());
@@ -341,6 +334,7 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
         kind,
         pattern: SgMatcher {
             alts: accepted.into_iter().map(|(_, p, _)| prepare(p)).collect(),
+            comments: lang.comment_kinds(),
         },
         context,
         literals: literals.unwrap_or_default().into_iter().collect(),
@@ -434,16 +428,23 @@ fn rename_repeats(node: &mut PatternNode, seen: &mut BTreeMap<String, Repeat>) {
     }
 }
 
-fn is_comment<D: Doc>(n: &Node<'_, D>) -> bool {
-    n.kind().contains("comment")
+/// The node kinds of a grammar's comments (`Lang::comment_kinds`).
+type Comments = &'static [&'static str];
+
+fn is_comment<D: Doc>(n: &Node<'_, D>, comments: Comments) -> bool {
+    comments.contains(&n.kind().as_ref())
 }
 
 /// The tokens of `n` but its comments, in order. Walked with an explicit stack: a capture can
 /// be as deep as the file (issue 23).
-fn tokens<'t, D: Doc>(n: &Node<'t, D>, out: &mut Vec<std::borrow::Cow<'t, str>>) {
+fn tokens<'t, D: Doc>(
+    n: &Node<'t, D>,
+    comments: Comments,
+    out: &mut Vec<std::borrow::Cow<'t, str>>,
+) {
     let mut stack = vec![n.clone()];
     while let Some(n) = stack.pop() {
-        if is_comment(&n) {
+        if is_comment(&n, comments) {
             continue;
         }
         if n.is_leaf() {
@@ -457,23 +458,23 @@ fn tokens<'t, D: Doc>(n: &Node<'t, D>, out: &mut Vec<std::borrow::Cow<'t, str>>)
 }
 
 /// Whether two nodes are the same code, spacing and comments aside: the same tokens.
-fn same_code<D: Doc>(a: &Node<'_, D>, b: &Node<'_, D>) -> bool {
+fn same_code<D: Doc>(a: &Node<'_, D>, b: &Node<'_, D>, comments: Comments) -> bool {
     let (mut x, mut y) = (Vec::new(), Vec::new());
-    tokens(a, &mut x);
-    tokens(b, &mut y);
+    tokens(a, comments, &mut x);
+    tokens(b, comments, &mut y);
     x == y
 }
 
-fn same_run<D: Doc>(a: &[Node<'_, D>], b: &[Node<'_, D>]) -> bool {
+fn same_run<D: Doc>(a: &[Node<'_, D>], b: &[Node<'_, D>], comments: Comments) -> bool {
     let a: Vec<_> = a
         .iter()
-        .filter(|n| n.is_named() && !is_comment(n))
+        .filter(|n| n.is_named() && !is_comment(n, comments))
         .collect();
     let b: Vec<_> = b
         .iter()
-        .filter(|n| n.is_named() && !is_comment(n))
+        .filter(|n| n.is_named() && !is_comment(n, comments))
         .collect();
-    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same_code(x, y))
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same_code(x, y, comments))
 }
 
 /// The compiled pattern as an ast-grep-core matcher: the pattern, plus the check that a
@@ -481,6 +482,8 @@ fn same_run<D: Doc>(a: &[Node<'_, D>], b: &[Node<'_, D>]) -> bool {
 #[derive(Clone)]
 pub struct SgMatcher {
     alts: Vec<(Pattern, BTreeMap<String, Repeat>)>,
+    /// What "the same code" leaves out besides spacing: the grammar's comments.
+    comments: Comments,
 }
 
 impl std::fmt::Debug for SgMatcher {
@@ -493,6 +496,7 @@ impl std::fmt::Debug for SgMatcher {
 fn match_one<'tree, D: Doc>(
     pattern: &Pattern,
     repeats: &BTreeMap<String, Repeat>,
+    comments: Comments,
     node: Node<'tree, D>,
     env: &mut Cow<MetaVarEnv<'tree, D>>,
 ) -> Option<Node<'tree, D>> {
@@ -507,10 +511,11 @@ fn match_one<'tree, D: Doc>(
                 same_run(
                     &local.get_multiple_matches(name),
                     &local.get_multiple_matches(alias),
+                    comments,
                 )
             } else {
                 match (local.get_match(name), local.get_match(alias)) {
-                    (Some(a), Some(b)) => same_code(a, b),
+                    (Some(a), Some(b)) => same_code(a, b, comments),
                     (None, None) => true,
                     _ => false,
                 }
@@ -533,7 +538,7 @@ impl Matcher for SgMatcher {
     ) -> Option<Node<'tree, D>> {
         self.alts
             .iter()
-            .find_map(|(p, r)| match_one(p, r, node.clone(), env))
+            .find_map(|(p, r)| match_one(p, r, self.comments, node.clone(), env))
     }
 
     fn potential_kinds(&self) -> Option<BitSet> {

@@ -7,8 +7,8 @@
 //! family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git` skipped, symlinks
 //! not followed), indexes the files that are new or changed (in parallel, a lexical scan), and
 //! parses only the files whose tokens hold the name, to give each occurrence's position. An
-//! identifier token is a named leaf whose kind is an identifier kind of the grammar
-//! (`identifier`, `type_identifier`, `field_identifier`, `property_identifier`, …): never a
+//! identifier token is a named leaf whose kind is one of the grammar's identifier kinds (its
+//! entry in the grammar table: `identifier`, `type_identifier`, `field_identifier`, …): never a
 //! string or a comment (an f-string's `{name}` is code, and counts); a file whose tokens hold
 //! the name only in a comment is parsed and yields nothing.
 //!
@@ -64,35 +64,6 @@ fn name_hash(name: &[u8]) -> u64 {
     tokens::token_hash(name)
 }
 
-/// The grammars whose files one language server serves together.
-fn family(lang: Lang) -> &'static [Lang] {
-    match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-            &[Lang::TypeScript, Lang::Tsx, Lang::JavaScript]
-        }
-        Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
-        Lang::Python => &[Lang::Python],
-        Lang::Rust => &[Lang::Rust],
-        Lang::Go => &[Lang::Go],
-        Lang::Dart => &[Lang::Dart],
-        Lang::Java => &[Lang::Java],
-        Lang::Ruby => &[Lang::Ruby],
-        Lang::Kotlin => &[Lang::Kotlin],
-        Lang::Swift => &[Lang::Swift],
-        Lang::CSharp => &[Lang::CSharp],
-        Lang::Php => &[Lang::Php],
-        Lang::Lua => &[Lang::Lua],
-        Lang::Bash => &[Lang::Bash],
-        _ => &[],
-    }
-}
-
-/// Whether a leaf of this kind is an identifier token.
-fn is_identifier_kind(kind: &str) -> bool {
-    kind.ends_with("identifier")
-        || matches!(kind, "constant" | "simple_identifier" | "name" | "word")
-}
-
 /// Every identifier leaf of `text` parsed as `lang`: `(byte range start, byte range end)`.
 /// Iterative (a tree-cursor walk): a deeply nested file cannot overflow a stack.
 fn identifier_spans(text: &str, lang: Lang) -> Option<Vec<(usize, usize)>> {
@@ -104,7 +75,7 @@ fn identifier_spans(text: &str, lang: Lang) -> Option<Vec<(usize, usize)>> {
     loop {
         let node = cursor.node();
         if node.child_count() == 0 {
-            if node.is_named() && is_identifier_kind(node.kind()) {
+            if node.is_named() && lang.is_identifier_kind(node.kind()) {
                 out.push((node.start_byte(), node.end_byte()));
             }
         } else if cursor.goto_first_child() {
@@ -294,7 +265,7 @@ impl IdentifierWitness for Witness {
                 Lang::ids()
             )
         })?;
-        let langs = family(lang);
+        let langs = lang.server_family();
         if langs.is_empty() {
             return Err(format!(
                 "{} files have no identifiers to witness",

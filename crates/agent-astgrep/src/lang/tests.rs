@@ -72,3 +72,101 @@ fn every_grammar_loads() {
         );
     }
 }
+
+/// Every context of every entry accepts its sample (the sample parses cleanly there, as one
+/// node spanning it), and the sample compiles as a pattern.
+#[test]
+fn every_context_parses_its_sample() {
+    use crate::pattern::{Attempt, compile, try_context};
+    for lang in Lang::ALL {
+        for ctx in lang.contexts() {
+            let body = lang.pre_process_pattern(ctx.sample);
+            match try_context(lang, &body, ctx) {
+                Attempt::Accepted(..) => {}
+                Attempt::Rejected(why) => {
+                    panic!(
+                        "{} `{}` rejects {:?}: {why}",
+                        lang.id(),
+                        ctx.name,
+                        ctx.sample
+                    )
+                }
+                Attempt::TooDeep(depth) => panic!("{} `{}`: {depth} deep", lang.id(), ctx.name),
+            }
+            if let Err(e) = compile(lang, ctx.sample) {
+                panic!(
+                    "{} `{}`: {:?} does not compile: {e}",
+                    lang.id(),
+                    ctx.name,
+                    ctx.sample
+                );
+            }
+        }
+    }
+}
+
+/// No name (id or alias) and no extension is claimed twice, ids are listed sorted, and every
+/// entry's kinds are kinds of its grammar.
+#[test]
+fn no_two_entries_claim_a_name_or_an_extension() {
+    let mut names = std::collections::BTreeMap::new();
+    let mut extensions = std::collections::BTreeMap::new();
+    for lang in Lang::ALL {
+        for name in std::iter::once(&lang.id()).chain(lang.aliases()) {
+            assert_eq!(
+                name.to_ascii_lowercase(),
+                *name,
+                "{name}: names are lowercase"
+            );
+            if let Some(other) = names.insert(*name, lang) {
+                panic!("`{name}` names both {other:?} and {lang:?}");
+            }
+        }
+        for ext in lang.extensions() {
+            assert_eq!(
+                ext.to_ascii_lowercase(),
+                *ext,
+                "{ext}: extensions are lowercase"
+            );
+            if let Some(other) = extensions.insert(*ext, lang) {
+                panic!("`.{ext}` is claimed by both {other:?} and {lang:?}");
+            }
+        }
+    }
+    let ids: Vec<&str> = Lang::ALL.iter().map(|l| l.id()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(ids, sorted, "Lang::ALL lists ids in order");
+    for (i, (lang, _)) in table::TABLE.iter().enumerate() {
+        assert_eq!(
+            *lang as usize, i,
+            "{lang:?}: the table follows the variants"
+        );
+    }
+    for lang in Lang::ALL {
+        let spec = lang.spec();
+        assert_ne!(spec.metavars, Metavars::Expando('$'), "{}", spec.id);
+        let ts = lang.ts_language();
+        for kind in spec.identifier_kinds.iter().chain(spec.comment_kinds) {
+            assert_ne!(
+                ts.id_for_node_kind(kind, true),
+                0,
+                "{}: no kind `{kind}`",
+                spec.id
+            );
+        }
+        for member in spec.server_family {
+            assert_eq!(
+                member.server_family(),
+                spec.server_family,
+                "{}: a family is the same from each member",
+                spec.id
+            );
+        }
+        assert!(
+            spec.server_family.is_empty() || spec.server_family.contains(&lang),
+            "{}",
+            spec.id
+        );
+    }
+}
