@@ -238,14 +238,16 @@ impl Motion {
         self.op().name()
     }
 
-    /// The DAP request that makes the move.
+    /// The DAP request that makes the move (its command, as `protocol` declares it).
     pub fn request(self) -> &'static str {
+        use crate::protocol::{Continue, Next, Pause, StepIn, StepOut};
+        use agent_rpc::Request;
         match self {
-            Motion::Continue => "continue",
-            Motion::Pause => "pause",
-            Motion::StepOver => "next",
-            Motion::StepIn => "stepIn",
-            Motion::StepOut => "stepOut",
+            Motion::Continue => Continue::METHOD,
+            Motion::Pause => Pause::METHOD,
+            Motion::StepOver => Next::METHOD,
+            Motion::StepIn => StepIn::METHOD,
+            Motion::StepOut => StepOut::METHOD,
         }
     }
 }

@@ -5,9 +5,12 @@
 //! definition, or with several, is not placed: the result says why and lists the candidates.
 
 use crate::args::BreakpointOptions;
+use crate::protocol::{
+    Breakpoint, FunctionBreakpoint, SetBreakpointsArguments, SetFunctionBreakpointsArguments,
+    Source, SourceBreakpoint,
+};
 use agent_tier::locate::{SymbolLocator, SymbolPlace};
 use agent_tier::workspace::display_path;
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -247,32 +250,26 @@ pub(crate) fn placed_in<'a>(placed: &'a [Placed], file: &Path) -> Vec<&'a Placed
 }
 
 /// The arguments of `setFunctionBreakpoints`.
-pub(crate) fn set_function_breakpoints_args(f: &FunctionBreakpoints) -> Value {
-    let one = |name: &String| {
-        let mut bp = json!({"name": name});
-        if let Some(c) = &f.options.condition {
-            bp["condition"] = json!(c);
-        }
-        if let Some(n) = f.options.hit_count {
-            bp["hitCondition"] = json!(n.to_string());
-        }
-        bp
+pub(crate) fn set_function_breakpoints_args(
+    f: &FunctionBreakpoints,
+) -> SetFunctionBreakpointsArguments {
+    let one = |name: &String| FunctionBreakpoint {
+        name: name.clone(),
+        condition: f.options.condition.clone(),
+        hit_condition: f.options.hit_count.map(|n| n.to_string()),
     };
-    json!({"breakpoints": f.names.iter().map(one).collect::<Vec<_>>()})
+    SetFunctionBreakpointsArguments {
+        breakpoints: f.names.iter().map(one).collect(),
+    }
 }
 
-fn source_breakpoint(line: u32, options: &BreakpointOptions) -> Value {
-    let mut bp = json!({"line": line});
-    if let Some(c) = &options.condition {
-        bp["condition"] = json!(c);
+fn source_breakpoint(line: u32, options: &BreakpointOptions) -> SourceBreakpoint {
+    SourceBreakpoint {
+        line,
+        condition: options.condition.clone(),
+        hit_condition: options.hit_count.map(|n| n.to_string()),
+        log_message: options.log_message.clone(),
     }
-    if let Some(n) = options.hit_count {
-        bp["hitCondition"] = json!(n.to_string());
-    }
-    if let Some(m) = &options.log_message {
-        bp["logMessage"] = json!(m);
-    }
-    bp
 }
 
 /// The arguments of `setBreakpoints` for one file: its own lines (with its options), then the
@@ -282,36 +279,29 @@ pub(crate) fn set_breakpoints_args(
     own: Option<&FileBreakpoints>,
     placed: &[&Placed],
     function_options: &BreakpointOptions,
-) -> Value {
-    let mut bps = Vec::new();
-    let mut lines = Vec::new();
+) -> SetBreakpointsArguments {
+    let mut breakpoints = Vec::new();
     if let Some(own) = own {
         for l in &own.lines {
-            bps.push(source_breakpoint(*l, &own.options));
-            lines.push(*l);
+            breakpoints.push(source_breakpoint(*l, &own.options));
         }
     }
     for p in placed {
-        bps.push(source_breakpoint(p.line, function_options));
-        lines.push(p.line);
+        breakpoints.push(source_breakpoint(p.line, function_options));
     }
-    json!({
-        "source": {
-            "path": file.display().to_string(),
-            "name": file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+    SetBreakpointsArguments {
+        source: Source {
+            path: Some(file.display().to_string()),
+            name: Some(
+                file.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ),
         },
-        "breakpoints": bps,
-        "lines": lines,
-        "sourceModified": false,
-    })
-}
-
-/// The `breakpoints` array of a `setBreakpoints` response.
-pub(crate) fn breakpoint_list(body: &Value) -> Vec<Value> {
-    body.get("breakpoints")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
+        lines: breakpoints.iter().map(|b| b.line).collect(),
+        breakpoints,
+        source_modified: false,
+    }
 }
 
 /// The rows of placed function breakpoints, one per asked name in order, shaped like the
@@ -320,25 +310,25 @@ pub(crate) fn breakpoint_list(body: &Value) -> Vec<Value> {
 pub(crate) fn placed_results(
     names: &[String],
     placement: &Placement,
-    answers: &[(Placed, Value)],
-) -> Vec<Value> {
+    answers: &[(Placed, Breakpoint)],
+) -> Vec<Breakpoint> {
     names
         .iter()
         .map(|name| {
             if let Some((p, bp)) = answers.iter().find(|(p, _)| &p.name == name) {
                 let mut bp = bp.clone();
-                if bp.pointer("/source/path").is_none() {
-                    bp["source"] = json!({"path": p.path.display().to_string()});
+                if bp.source.as_ref().and_then(|s| s.path.as_ref()).is_none() {
+                    bp.source = Some(Source {
+                        path: Some(p.path.display().to_string()),
+                        name: None,
+                    });
                 }
-                if bp.get("line").is_none() {
-                    bp["line"] = json!(p.line);
-                }
+                bp.line = bp.line.or(Some(p.line));
                 let how = format!("placed on {}, definition from {}", p.how, placement.by);
-                let message = match bp.get("message").and_then(Value::as_str) {
+                bp.message = Some(match bp.message.as_deref() {
                     Some(m) if !m.is_empty() => format!("{m}; {how}"),
                     _ => how,
-                };
-                bp["message"] = json!(message);
+                });
                 bp
             } else {
                 let why = placement
@@ -347,7 +337,11 @@ pub(crate) fn placed_results(
                     .find(|(n, _)| n == name)
                     .map(|(_, w)| w.clone())
                     .unwrap_or_else(|| "not placed".to_string());
-                json!({"verified": false, "message": why})
+                Breakpoint {
+                    verified: false,
+                    message: Some(why),
+                    ..Breakpoint::default()
+                }
             }
         })
         .collect()

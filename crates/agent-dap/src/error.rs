@@ -69,9 +69,21 @@ pub enum DapError {
     #[error("the adapter refused `{command}`: {message}")]
     Refused {
         /// The DAP request.
-        command: String,
+        command: &'static str,
         /// The adapter's error message.
         message: String,
+    },
+    /// The adapter answered a request, or sent an event, in a shape this crate does not read.
+    #[error(
+        "the adapter's `{command}` {what} is malformed: {detail}; the session goes on, but this cannot be answered: try another operation, or `terminate` and launch again"
+    )]
+    Malformed {
+        /// The DAP request or event.
+        command: &'static str,
+        /// Which message: `reply`, `notification` (an event) or `params`.
+        what: &'static str,
+        /// What was wrong: the field and what was expected of it.
+        detail: String,
     },
     /// The adapter did not answer in time.
     #[error(
@@ -120,4 +132,14 @@ pub enum DapError {
     /// Writing to or reading from the adapter failed.
     #[error("i/o with the debug adapter failed: {0}")]
     Io(#[from] std::io::Error),
+}
+
+impl From<agent_rpc::Malformed> for DapError {
+    fn from(m: agent_rpc::Malformed) -> Self {
+        DapError::Malformed {
+            command: m.method,
+            what: m.what,
+            detail: m.detail,
+        }
+    }
 }

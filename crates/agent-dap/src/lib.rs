@@ -21,6 +21,9 @@
 //!   task per adapter, responses matched by `request_seq`, end of stream failing every request):
 //!   events applied in order, reverse requests answered (`runInTerminal` declined,
 //!   `startDebugging` refused), a timeout on every request.
+//! - Every request it sends and every event it reads is declared once in `protocol`, with lenient
+//!   serde types for what real adapters send; a body of another shape is
+//!   [`DapError::Malformed`], naming the command and the field, never a made-up default.
 //! - A stop is one answer: `launch`, `attach`, `continue`, `pause` and the steps wait (bounded)
 //!   for the debuggee to stop or exit and return the stop snapshot — the reason (an exception's
 //!   type and message, an exit's code and output tail), `file:line` with the source around it,
@@ -43,6 +46,7 @@ mod args;
 mod breakpoints;
 mod error;
 mod ops;
+mod protocol;
 mod session;
 mod state;
 mod supervisor;

@@ -5,15 +5,23 @@ use crate::DapError;
 use crate::adapters::{AdapterId, Started};
 use crate::args::Exceptions;
 use crate::breakpoints::{
-    Placed, Placement, Wanted, breakpoint_list, place, placed_in, placed_results,
-    set_breakpoints_args, set_function_breakpoints_args,
+    Placed, Placement, Wanted, place, placed_in, placed_results, set_breakpoints_args,
+    set_function_breakpoints_args,
 };
-use crate::state::{Known, OutputBuf, Shared, State, human, lock};
+use crate::protocol::{
+    Breakpoint, Capabilities, ConfigurationDone, Disconnect, DisconnectArguments, Initialize,
+    InitializeArguments, NoArguments, SetBreakpoints, SetExceptionBreakpoints,
+    SetExceptionBreakpointsArguments, SetFunctionBreakpoints,
+};
+use crate::state::{Known, OutputBuf, Shared, State, human};
 use crate::transport::Client;
 use agent_proc::{Child, Tail};
-use serde_json::{Value, json};
+use agent_rpc::Request;
+use parking_lot::{Mutex, MutexGuard};
+use serde::de::IgnoredAny;
+use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
@@ -28,7 +36,7 @@ pub(crate) struct Session {
     pub command: String,
     pub client: Arc<Client>,
     pub shared: Arc<Shared>,
-    pub capabilities: Mutex<Value>,
+    capabilities: Mutex<Capabilities>,
     pub known: Mutex<Known>,
     pub started: Instant,
     pub ttl: Duration,
@@ -71,7 +79,10 @@ impl Session {
                     if n == 0 {
                         break;
                     }
-                    lock(&shared.output).push(&String::from_utf8_lossy(&chunk[..n]));
+                    shared
+                        .output
+                        .lock()
+                        .push(&String::from_utf8_lossy(&chunk[..n]));
                 }
             });
         }
@@ -82,7 +93,7 @@ impl Session {
             command: started.command,
             client,
             shared,
-            capabilities: Mutex::new(Value::Null),
+            capabilities: Mutex::new(Capabilities::default()),
             known: Mutex::new(Known::default()),
             started: Instant::now(),
             ttl,
@@ -96,7 +107,7 @@ impl Session {
             farewell: Mutex::new(None),
         });
         let polite = Arc::downgrade(&session);
-        *lock(&session.farewell) = Some(agent_proc::on_shutdown(move || {
+        *session.farewell.lock() = Some(agent_proc::on_shutdown(move || {
             let polite = polite.clone();
             async move {
                 if let Some(s) = polite.upgrade() {
@@ -118,7 +129,7 @@ impl Session {
                 s.end(why, false).await;
             }
         });
-        *lock(&session.watcher) = Some(watcher.abort_handle());
+        *session.watcher.lock() = Some(watcher.abort_handle());
         session
     }
 
@@ -162,14 +173,11 @@ impl Session {
         }
     }
 
-    /// Send a request, with the session's timeout; map a closed connection to a clear error.
-    pub async fn request(&self, command: &str, args: Value) -> Result<Value, DapError> {
+    /// Send the request `R`, with the session's timeout, and read its body; map a closed
+    /// connection to a clear error.
+    pub async fn call<R: Request>(&self, params: &R::Params) -> Result<R::Result, DapError> {
         self.check_live()?;
-        match self
-            .client
-            .request(command, args, self.request_timeout)
-            .await
-        {
+        match self.client.call::<R>(params, self.request_timeout).await {
             Err(DapError::AdapterGone { .. }) => Err(DapError::AdapterGone {
                 detail: self.gone_detail(),
             }),
@@ -209,9 +217,9 @@ impl Session {
     }
 
     /// The ids known since the last stop (cleared when the debuggee has moved).
-    pub fn known(&self) -> std::sync::MutexGuard<'_, Known> {
+    pub fn known(&self) -> MutexGuard<'_, Known> {
         let gen_now = self.shared.state.borrow().stop_gen;
-        let mut k = lock(&self.known);
+        let mut k = self.known.lock();
         if k.stop_gen != gen_now {
             *k = Known {
                 stop_gen: gen_now,
@@ -235,7 +243,7 @@ impl Session {
         if !first {
             return;
         }
-        let watcher = lock(&self.watcher).take();
+        let watcher = self.watcher.lock().take();
         if from_caller && let Some(w) = watcher {
             // The watcher calls `end` itself with `from_caller == false`; never abort it then.
             w.abort();
@@ -253,9 +261,10 @@ impl Session {
             };
             let _ = self
                 .client
-                .request(
-                    "disconnect",
-                    json!({"terminateDebuggee": !self.attached}),
+                .call::<Disconnect>(
+                    &DisconnectArguments {
+                        terminate_debuggee: !self.attached,
+                    },
                     wait,
                 )
                 .await;
@@ -283,61 +292,45 @@ impl Session {
         self.adapter_pid
     }
 
-    /// Whether the adapter advertises `capability` (`supportsFunctionBreakpoints`…).
-    pub fn supports(&self, capability: &str) -> bool {
-        lock(&self.capabilities)
-            .get(capability)
-            .and_then(Value::as_bool)
-            == Some(true)
+    /// What the adapter offers (nothing until `initialize` is answered).
+    pub fn capabilities(&self) -> MutexGuard<'_, Capabilities> {
+        self.capabilities.lock()
     }
 
-    /// Run the DAP start-up sequence: `initialize` → `launch`/`attach` (not awaited) →
+    /// Run the DAP start-up sequence: `initialize` → `launch`/`attach` (`R`, not awaited) →
     /// `initialized` → breakpoints, function breakpoints, exception filters →
     /// `configurationDone` → the launch/attach response.
-    pub async fn configure(
+    pub async fn configure<R>(
         &self,
-        request: &str,
         arguments: Value,
         wanted: &Wanted<'_>,
         exceptions: Exceptions,
         startup_timeout: Duration,
-    ) -> Result<Configured, DapError> {
+    ) -> Result<Configured, DapError>
+    where
+        R: Request<Params = Value, Result = IgnoredAny> + 'static,
+    {
         let caps = self
             .client
-            .request(
-                "initialize",
-                json!({
-                    "clientID": "agent-dap",
-                    "clientName": "agent-dap",
-                    "adapterID": self.adapter.name(),
-                    "pathFormat": "path",
-                    "linesStartAt1": true,
-                    "columnsStartAt1": true,
-                    "supportsVariableType": true,
-                    "supportsVariablePaging": false,
-                    "supportsRunInTerminalRequest": false,
-                    "supportsStartDebuggingRequest": false,
-                    "supportsProgressReporting": false,
-                    "supportsMemoryReferences": false,
-                    "supportsInvalidatedEvent": false,
-                    "locale": "en-us",
-                }),
+            .call::<Initialize>(
+                &InitializeArguments::new(self.adapter.name()),
                 startup_timeout,
             )
             .await
-            .map_err(|e| self.startup_error(e))?;
-        *lock(&self.capabilities) = caps.clone();
+            .map_err(|e| self.startup_error(e))?
+            .unwrap_or_default();
+        *self.capabilities.lock() = caps.clone();
 
         let pending = self
             .client
-            .send(request, arguments)
+            .send::<R>(&arguments)
             .await
             .map_err(|e| self.startup_error(e))?;
-        let mut launch_task = tokio::spawn(pending.wait_raw(startup_timeout));
-        let mut launch_resp: Option<crate::transport::Response> = None;
-        let refused = |message: String| DapError::Refused {
-            command: request.to_string(),
-            message,
+        let mut launch_task = tokio::spawn(pending.wait(startup_timeout));
+        let mut answered = false;
+        let internal = |e: tokio::task::JoinError| DapError::Refused {
+            command: R::METHOD,
+            message: format!("internal error: {e}"),
         };
         // Wait for `initialized`, taking the launch response on the way if it comes first
         // (lldb-dap and delve answer launch early; debugpy only after configurationDone; a
@@ -350,12 +343,9 @@ impl Session {
                         drop(r);
                         return Ok(());
                     }
-                    r = &mut launch_task, if launch_resp.is_none() => {
-                        let r = r.map_err(|e| refused(format!("internal error: {e}")))??;
-                        if !r.success {
-                            return Err(refused(r.message));
-                        }
-                        launch_resp = Some(r);
+                    r = &mut launch_task, if !answered => {
+                        r.map_err(internal)??;
+                        answered = true;
                     }
                 }
             }
@@ -366,7 +356,7 @@ impl Session {
             Ok(Err(e)) => return Err(self.startup_error(e)),
             Err(_) => {
                 return Err(self.startup_error(DapError::Timeout {
-                    command: format!("{request} (no `initialized` event)"),
+                    command: format!("{} (no `initialized` event)", R::METHOD),
                     secs: startup_timeout.as_secs(),
                 }));
             }
@@ -377,15 +367,11 @@ impl Session {
             }));
         }
         let functions = wanted.functions;
-        let adapter_has_functions = caps
-            .get("supportsFunctionBreakpoints")
-            .and_then(Value::as_bool)
-            == Some(true);
         // An adapter without function breakpoints: place them by the language servers'
         // definitions — bounded, since the launch request waits (its own timeout running)
         // while servers start.
         let within = startup_timeout / 2;
-        let placement = if !functions.names.is_empty() && !adapter_has_functions {
+        let placement = if !functions.names.is_empty() && !caps.supports_function_breakpoints {
             let placing = place(
                 wanted.locator.as_deref(),
                 wanted.near,
@@ -413,16 +399,16 @@ impl Session {
         for file in files {
             let own = wanted.files.get(file);
             let here = placed_in(placed, file);
-            let body = self
+            let mut list = self
                 .client
-                .request(
-                    "setBreakpoints",
-                    set_breakpoints_args(file, own, &here, &functions.options),
+                .call::<SetBreakpoints>(
+                    &set_breakpoints_args(file, own, &here, &functions.options),
                     startup_timeout,
                 )
                 .await
-                .map_err(|e| self.startup_error(e))?;
-            let mut list = breakpoint_list(&body);
+                .map_err(|e| self.startup_error(e))?
+                .breakpoints
+                .0;
             let n_own = own.map_or(0, |o| o.lines.len()).min(list.len());
             let theirs = list.split_off(n_own);
             answers.extend(here.into_iter().cloned().zip(theirs));
@@ -436,18 +422,16 @@ impl Session {
             None => {
                 let body = self
                     .client
-                    .request(
-                        "setFunctionBreakpoints",
-                        set_function_breakpoints_args(functions),
+                    .call::<SetFunctionBreakpoints>(
+                        &set_function_breakpoints_args(functions),
                         startup_timeout,
                     )
                     .await
                     .map_err(|e| self.startup_error(e))?;
-                Some(breakpoint_list(&body))
+                Some(body.breakpoints.0)
             }
         };
-        let advertised = exception_filters(&caps);
-        let advertised: Vec<&str> = advertised.iter().map(String::as_str).collect();
+        let advertised = caps.filter_ids();
         let filters: Vec<String> = exceptions
             .filters(&advertised)
             .into_iter()
@@ -457,37 +441,33 @@ impl Session {
             // An adapter that rejects a filter it advertised still debugs; not fatal.
             let _ = self
                 .client
-                .request(
-                    "setExceptionBreakpoints",
-                    json!({"filters": filters}),
+                .call::<SetExceptionBreakpoints>(
+                    &SetExceptionBreakpointsArguments {
+                        filters: filters.clone(),
+                    },
                     startup_timeout,
                 )
                 .await;
         }
-        if caps
-            .get("supportsConfigurationDoneRequest")
-            .and_then(Value::as_bool)
-            == Some(true)
-        {
+        if caps.supports_configuration_done_request {
             self.client
-                .request("configurationDone", json!({}), startup_timeout)
+                .call::<ConfigurationDone>(&NoArguments {}, startup_timeout)
                 .await
                 .map_err(|e| self.startup_error(e))?;
         }
-        if launch_resp.is_none() {
-            let r = match tokio::time::timeout(startup_timeout, &mut launch_task).await {
-                Ok(Ok(r)) => r.map_err(|e| self.startup_error(e))?,
-                Ok(Err(e)) => return Err(refused(format!("internal error: {e}"))),
+        if !answered {
+            match tokio::time::timeout(startup_timeout, &mut launch_task).await {
+                Ok(Ok(r)) => {
+                    r.map_err(|e| self.startup_error(e))?;
+                }
+                Ok(Err(e)) => return Err(internal(e)),
                 Err(_) => {
                     launch_task.abort();
                     return Err(DapError::Timeout {
-                        command: request.to_string(),
+                        command: R::METHOD.to_string(),
                         secs: startup_timeout.as_secs(),
                     });
                 }
-            };
-            if !r.success {
-                return Err(self.startup_error(refused(r.message)));
             }
         }
         Ok(Configured {
@@ -519,25 +499,12 @@ impl Session {
     }
 }
 
-/// The ids of the `exceptionBreakpointFilters` an adapter advertises.
-pub(crate) fn exception_filters(caps: &Value) -> Vec<String> {
-    caps.get("exceptionBreakpointFilters")
-        .and_then(Value::as_array)
-        .map(|fs| {
-            fs.iter()
-                .filter_map(|f| f.get("filter").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// What the start-up sequence set.
 pub(crate) struct Configured {
     /// The breakpoints' results per file.
-    pub files: Vec<(PathBuf, Vec<Value>)>,
+    pub files: Vec<(PathBuf, Vec<Breakpoint>)>,
     /// The function breakpoints' results, one per name (`None` when none were asked for).
-    pub functions: Option<Vec<Value>>,
+    pub functions: Option<Vec<Breakpoint>>,
     /// The exception filters set.
     pub filters: Vec<String>,
     /// How the function breakpoints were placed, when the adapter has none of its own.

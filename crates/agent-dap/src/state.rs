@@ -2,20 +2,16 @@
 //! `State`), its captured output, the ids handed out since the last stop. The reader task
 //! writes it through [`Shared`]; everything else reads snapshots.
 
+use crate::protocol::{Continued, ContinuedBody, Event, Exited, Stopped, StoppedBody};
 use crate::transport::Sink;
-use serde_json::Value;
+use agent_rpc::{Malformed, Notification};
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
 use std::time::Duration;
 use tokio::sync::watch;
 
 /// Output kept per session; older output is dropped (and counted).
 const OUTPUT_KEEP: usize = 256 * 1024;
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Poisoning follows only a panic while held; no critical section here can panic.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Where the debuggee is.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -112,83 +108,62 @@ pub(crate) struct Shared {
 }
 
 impl Sink for Shared {
-    fn event(&self, name: &str, body: &Value) {
-        match name {
-            "output" => {
-                let category = body
-                    .get("category")
-                    .and_then(Value::as_str)
-                    .unwrap_or("console");
-                if matches!(category, "stdout" | "stderr")
-                    && let Some(text) = body.get("output").and_then(Value::as_str)
-                {
-                    lock(&self.output).push(text);
+    fn event(&self, event: Result<Event, Malformed>) {
+        let event = match event {
+            Ok(e) => e,
+            Err(m) if m.method == Exited::METHOD => return self.exited(None),
+            Err(m) => match read_anyway(&m) {
+                Some(e) => e,
+                None => return,
+            },
+        };
+        match event {
+            Event::Output(o) => {
+                if o.is_program_output() {
+                    self.output.lock().push(&o.output);
                 }
             }
-            "initialized" => self.state.send_modify(|s| s.initialized = true),
-            "process" => {
-                let pid = body
-                    .get("systemProcessId")
-                    .and_then(Value::as_u64)
-                    .and_then(|p| u32::try_from(p).ok());
+            Event::Initialized => self.state.send_modify(|s| s.initialized = true),
+            Event::Process(p) => {
                 self.state
-                    .send_modify(|s| s.debuggee_pid = pid.or(s.debuggee_pid));
+                    .send_modify(|s| s.debuggee_pid = p.system_process_id.or(s.debuggee_pid));
             }
-            "stopped" => {
-                let thread_id = body.get("threadId").and_then(Value::as_i64);
-                let reason = body
-                    .get("reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown")
-                    .to_string();
-                let description = body
-                    .get("description")
-                    .or_else(|| body.get("text"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
+            Event::Stopped(stopped) => {
+                let description = stopped.description.or(stopped.text);
                 self.state.send_modify(|s| {
                     if s.run != Run::Exited {
                         s.run = Run::Stopped {
-                            thread_id,
-                            reason,
+                            thread_id: stopped.thread_id,
+                            reason: stopped.reason,
                             description,
                         };
                     }
                     s.stop_gen += 1;
                 });
             }
-            "continued" => {
+            Event::Continued(c) => {
                 // Only the named thread moved unless `allThreadsContinued` (DAP): the debuggee
                 // is still stopped while the thread that stopped it has not continued.
-                let thread = body.get("threadId").and_then(Value::as_i64);
-                let all = body.get("allThreadsContinued").and_then(Value::as_bool) == Some(true);
                 self.state.send_modify(|s| match &s.run {
                     Run::Starting => s.run = Run::Running,
                     Run::Stopped { thread_id, .. }
-                        if all
-                            || thread.is_none()
+                        if c.all_threads_continued
+                            || c.thread_id.is_none()
                             || thread_id.is_none()
-                            || *thread_id == thread =>
+                            || *thread_id == c.thread_id =>
                     {
                         s.run = Run::Running;
                     }
                     _ => {}
                 });
             }
-            "exited" => {
-                let code = body.get("exitCode").and_then(Value::as_i64);
-                self.state.send_modify(|s| {
-                    s.exit_code = code;
-                    s.run = Run::Exited;
-                    s.stop_gen += 1;
-                });
-            }
-            "terminated" => self.state.send_modify(|s| {
+            Event::Exited(e) => self.exited(Some(e.exit_code)),
+            Event::Terminated => self.state.send_modify(|s| {
                 s.terminated = true;
                 s.run = Run::Exited;
                 s.stop_gen += 1;
             }),
-            _ => {}
+            Event::Other => {}
         }
     }
 
@@ -199,6 +174,36 @@ impl Sink for Shared {
             }
             s.stop_gen += 1;
         });
+    }
+}
+
+impl Shared {
+    fn exited(&self, code: Option<i64>) {
+        self.state.send_modify(|s| {
+            s.exit_code = code;
+            s.run = Run::Exited;
+            s.stop_gen += 1;
+        });
+    }
+}
+
+/// What a malformed event still says, where dropping it would leave the session waiting on
+/// something that happened: a `stopped` is a stop (its reason `unknown`, the description saying
+/// what was malformed), a `continued` that all threads run (and a malformed `exited` an exit
+/// without a code, in [`Sink::event`]). Any other malformed event is dropped.
+fn read_anyway(m: &Malformed) -> Option<Event> {
+    match m.method {
+        Stopped::METHOD => Some(Event::Stopped(StoppedBody {
+            reason: "unknown".to_string(),
+            description: Some(m.to_string()),
+            text: None,
+            thread_id: None,
+        })),
+        Continued::METHOD => Some(Event::Continued(ContinuedBody {
+            thread_id: None,
+            all_threads_continued: true,
+        })),
+        _ => None,
     }
 }
 
@@ -251,7 +256,7 @@ pub(crate) fn human(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn shared() -> Shared {
         Shared {
@@ -260,36 +265,79 @@ mod tests {
         }
     }
 
+    /// Hand `sh` the event `name` with `body`, read as the transport reads it.
+    fn send(sh: &Shared, name: &str, body: Value) {
+        sh.event(Event::read(name, body));
+    }
+
     /// "stopped" holds only until a `continued` that covers the stopped thread.
     #[test]
     fn stopped_until_a_continued_event_covers_the_stopped_thread() {
         let sh = shared();
         let describe = |sh: &Shared| sh.state.borrow().describe();
-        sh.event("stopped", &json!({"reason": "breakpoint", "threadId": 1}));
+        send(
+            &sh,
+            "stopped",
+            json!({"reason": "breakpoint", "threadId": 1}),
+        );
         assert_eq!(describe(&sh), "stopped (breakpoint, thread 1)");
         // Another thread alone continued: still stopped.
-        sh.event(
+        send(
+            &sh,
             "continued",
-            &json!({"threadId": 2, "allThreadsContinued": false}),
+            json!({"threadId": 2, "allThreadsContinued": false}),
         );
         assert_eq!(describe(&sh), "stopped (breakpoint, thread 1)");
         // The stopped thread continued: running.
-        sh.event(
+        send(
+            &sh,
             "continued",
-            &json!({"threadId": 1, "allThreadsContinued": false}),
+            json!({"threadId": 1, "allThreadsContinued": false}),
         );
         assert_eq!(describe(&sh), "running");
-        sh.event("stopped", &json!({"reason": "pause", "threadId": 1}));
+        send(&sh, "stopped", json!({"reason": "pause", "threadId": 1}));
         // `allThreadsContinued` omitted: that thread only.
-        sh.event("continued", &json!({"threadId": 7}));
+        send(&sh, "continued", json!({"threadId": 7}));
         assert_eq!(describe(&sh), "stopped (pause, thread 1)");
-        sh.event(
+        send(
+            &sh,
             "continued",
-            &json!({"threadId": 7, "allThreadsContinued": true}),
+            json!({"threadId": 7, "allThreadsContinued": true}),
         );
         assert_eq!(describe(&sh), "running");
-        sh.event("exited", &json!({"exitCode": 0}));
-        sh.event("continued", &json!({"threadId": 1}));
+        send(&sh, "exited", json!({"exitCode": 0}));
+        send(&sh, "continued", json!({"threadId": 1}));
         assert_eq!(describe(&sh), "exited with code 0");
+    }
+
+    /// A malformed event that says something happened still moves the state, saying what was
+    /// malformed; one that says nothing the session waits on is dropped.
+    #[test]
+    fn a_malformed_stop_or_exit_still_counts() {
+        let sh = shared();
+        send(&sh, "stopped", json!({"threadId": 1}));
+        let state = sh.state.borrow().clone();
+        assert_eq!(state.stop_gen, 1);
+        match &state.run {
+            Run::Stopped {
+                reason,
+                description: Some(d),
+                thread_id: None,
+            } => {
+                assert_eq!(reason, "unknown");
+                assert!(
+                    d.contains("stopped notification is malformed: missing field `reason`"),
+                    "{d}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        send(&sh, "output", json!({"category": "stdout"}));
+        assert_eq!(sh.output.lock().end(), 0);
+        send(&sh, "continued", Value::Null);
+        assert_eq!(sh.state.borrow().describe(), "running");
+        send(&sh, "exited", json!({"exitCode": "zero"}));
+        assert_eq!(sh.state.borrow().describe(), "exited");
+        assert_eq!(sh.state.borrow().stop_gen, 2);
     }
 }

@@ -8,10 +8,11 @@ use crate::session::Session;
 use crate::{DapConfig, DapError};
 use agent_tier::locate::SymbolLocator;
 use agent_tier::workspace::display_path;
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 pub(crate) struct Supervisor {
     pub root: PathBuf,

@@ -1,27 +1,26 @@
 //! The DAP side of the wire: a thin layer over `agent-rpc`'s connection (framing with a size cap,
 //! a send task owning the writer, responses matched by `request_seq`, end of stream failing every
-//! pending request). Here: events handed to the session in order, reverse requests answered, and
-//! a response's parts (success, message, body) read out.
+//! pending request). Here: typed requests sent and their bodies read as their declared types
+//! (success or refusal as [`Protocol::outcome`] says), events read as [`Event`]s and handed to the
+//! session in order, reverse requests answered.
 
 use crate::DapError;
-use agent_rpc::{Connection, ConnectionError, Dap, Handler, Limits, PendingReply, ReplyError};
+use crate::protocol::{ErrorMessage, Event, EventMessage, ReverseRequest};
+use agent_rpc::{
+    Connection, ConnectionError, Dap, Handler, Limits, Malformed, PendingReply, Protocol,
+    ReplyError, Request,
+};
+use serde::Deserialize;
 use serde_json::Value;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-/// A response's interesting parts.
-#[derive(Debug, Clone)]
-pub(crate) struct Response {
-    pub success: bool,
-    pub message: String,
-    pub body: Value,
-}
-
 /// Receives what the reader task reads, in the order it arrives.
 pub(crate) trait Sink: Send + Sync + 'static {
-    /// An event.
-    fn event(&self, name: &str, body: &Value);
+    /// An event, or why it could not be read as its declared type.
+    fn event(&self, event: Result<Event, Malformed>);
     /// The connection closed (EOF or a framing error).
     fn closed(&self, why: &str);
 }
@@ -31,10 +30,12 @@ pub(crate) struct Client {
     conn: Connection<Dap>,
 }
 
-/// A request sent whose response has not been awaited yet (dropping it abandons the request).
-pub(crate) struct Pending {
-    command: String,
+/// A request `R` sent whose response has not been awaited yet (dropping it abandons the
+/// request).
+pub(crate) struct Pending<R> {
+    conn: Connection<Dap>,
     reply: PendingReply<Dap>,
+    request: PhantomData<fn() -> R>,
 }
 
 /// Adapts a [`Sink`] to the connection's handler.
@@ -42,19 +43,20 @@ struct Events(Arc<dyn Sink>);
 
 impl Handler for Events {
     fn notification(&self, msg: Value) {
-        let name = msg.get("event").and_then(Value::as_str).unwrap_or("");
-        self.0.event(name, msg.get("body").unwrap_or(&Value::Null));
+        let event = EventMessage::read(msg).and_then(|m| Event::read(&m.event, m.body));
+        self.0.event(event);
     }
 
     /// Reverse requests: `runInTerminal` is declined (the debuggee must run under the adapter so
     /// that its output is captured and its process is ours to kill), `startDebugging` is refused
     /// (one session per conversation), anything else is unsupported.
     fn request(&self, msg: &Value) -> Result<Value, ReplyError> {
-        let message = match msg.get("command").and_then(Value::as_str).unwrap_or("") {
-            "runInTerminal" => {
+        let command = ReverseRequest::deserialize(msg).map(|r| r.command);
+        let message = match command.as_deref() {
+            Ok("runInTerminal") => {
                 "runInTerminal is declined by agent-dap: launch with an internal console (the debuggee's output is captured as output events)"
             }
-            "startDebugging" => {
+            Ok("startDebugging") => {
                 "startDebugging is refused by agent-dap: one debug session per conversation, child sessions are not supported"
             }
             _ => "this reverse request is not supported by agent-dap",
@@ -99,114 +101,114 @@ impl Client {
         Arc::new(Client { conn })
     }
 
-    /// Send a request without waiting for its response.
-    pub async fn send(&self, command: &str, arguments: Value) -> Result<Pending, DapError> {
+    /// Send the request `R` without waiting for its response.
+    pub async fn send<R: Request>(&self, params: &R::Params) -> Result<Pending<R>, DapError> {
+        let arguments = agent_rpc::request::params::<R>(params)?;
         let reply = self
             .conn
-            .start_request(command, arguments)
+            .start_request(R::METHOD, arguments)
             .await
             .map_err(gone)?;
         Ok(Pending {
-            command: command.to_string(),
+            conn: self.conn.clone(),
             reply,
+            request: PhantomData,
         })
     }
 
-    /// Send a request and wait (at most `timeout`) for a successful response's body.
-    pub async fn request(
+    /// Send the request `R` and wait (at most `timeout`) for its body.
+    pub async fn call<R: Request>(
         &self,
-        command: &str,
-        arguments: Value,
+        params: &R::Params,
         timeout: Duration,
-    ) -> Result<Value, DapError> {
-        self.send(command, arguments).await?.wait(timeout).await
+    ) -> Result<R::Result, DapError> {
+        self.send::<R>(params).await?.wait(timeout).await
     }
 }
 
-impl Pending {
-    /// Wait (at most `timeout`) for the response; an unsuccessful one is an error.
-    pub async fn wait(self, timeout: Duration) -> Result<Value, DapError> {
-        let command = self.command.clone();
-        let r = self.wait_raw(timeout).await?;
-        if r.success {
-            Ok(r.body)
-        } else {
-            Err(DapError::Refused {
-                command,
-                message: r.message,
-            })
-        }
-    }
-
-    /// Wait for the response, successful or not.
-    pub async fn wait_raw(self, timeout: Duration) -> Result<Response, DapError> {
-        match tokio::time::timeout(timeout, self.reply.wait()).await {
-            Ok(Ok(msg)) => Ok(Response {
-                success: msg.get("success").and_then(Value::as_bool).unwrap_or(false),
-                message: error_message(&msg),
-                body: msg.get("body").cloned().unwrap_or(Value::Null),
-            }),
-            Ok(Err(e)) => Err(gone(e)),
-            Err(_) => Err(DapError::Timeout {
-                command: self.command,
-                secs: timeout.as_secs(),
-            }),
-        }
-    }
-}
-
-fn error_message(msg: &Value) -> String {
-    let mut out = msg
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    if let Some(format) = msg.pointer("/body/error/format").and_then(Value::as_str) {
-        let mut text = format.to_string();
-        if let Some(vars) = msg
-            .pointer("/body/error/variables")
-            .and_then(Value::as_object)
-        {
-            for (k, v) in vars {
-                text = text.replace(&format!("{{{k}}}"), v.as_str().unwrap_or(""));
+impl<R: Request> Pending<R> {
+    /// Wait (at most `timeout`) for the response: its body read as `R`'s, or the adapter's
+    /// refusal.
+    pub async fn wait(self, timeout: Duration) -> Result<R::Result, DapError> {
+        let mut response = match tokio::time::timeout(timeout, self.reply.wait()).await {
+            Ok(Ok(msg)) => msg,
+            Ok(Err(e)) => return Err(gone(e)),
+            Err(_) => {
+                return Err(DapError::Timeout {
+                    command: R::METHOD.to_string(),
+                    secs: timeout.as_secs(),
+                });
             }
-        }
-        if !text.is_empty() && text != out {
-            out = if out.is_empty() {
-                text
-            } else {
-                format!("{out}: {text}")
-            };
+        };
+        fill_in_error_variables(&mut response);
+        match self.conn.protocol().outcome(response) {
+            Ok(body) => Ok(agent_rpc::request::reply::<R>(body)?),
+            Err(e) => Err(DapError::Refused {
+                command: R::METHOD,
+                message: if e.message.is_empty() {
+                    "no message".to_string()
+                } else {
+                    e.message
+                },
+            }),
         }
     }
-    if out.is_empty() {
-        out = "no message".to_string();
+}
+
+/// A refusal's `body.error.format` with its `{name}` placeholders replaced by
+/// `body.error.variables` (debugpy and js-debug send them), before the outcome reads it. An
+/// error of another shape is left as it is: the outcome says what it can of it.
+fn fill_in_error_variables(response: &mut Value) {
+    let Some(error) = response.pointer_mut("/body/error") else {
+        return;
+    };
+    if let Ok(message) = serde_json::from_value::<ErrorMessage>(error.clone()) {
+        error["format"] = Value::String(message.text());
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{NoArguments, Threads};
     use agent_rpc::FrameReader;
+    use parking_lot::Mutex;
     use serde_json::json;
-    use std::sync::Mutex;
     use tokio::io::{AsyncWriteExt, duplex};
-
-    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-        m.lock().unwrap()
-    }
 
     #[derive(Default)]
     struct Log(Mutex<Vec<String>>);
 
     impl Sink for Log {
-        fn event(&self, name: &str, body: &Value) {
-            lock(&self.0).push(format!("{name} {body}"));
+        fn event(&self, event: Result<Event, Malformed>) {
+            let line = match event {
+                Ok(e) => format!("{e:?}"),
+                Err(e) => e.to_string(),
+            };
+            self.0.lock().push(line);
         }
         fn closed(&self, why: &str) {
-            lock(&self.0).push(format!("closed: {why}"));
+            self.0.lock().push(format!("closed: {why}"));
         }
+    }
+
+    /// Requests of the test's own: `first` (any body), `second` (a body with a number `n`).
+    enum First {}
+    impl Request for First {
+        const METHOD: &'static str = "first";
+        type Params = NoArguments;
+        type Result = Value;
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct N {
+        n: i64,
+    }
+    enum Second {}
+    impl Request for Second {
+        const METHOD: &'static str = "second";
+        type Params = NoArguments;
+        type Result = N;
     }
 
     fn frame(v: &Value) -> Vec<u8> {
@@ -220,8 +222,11 @@ mod tests {
         r.read().await.unwrap().unwrap()
     }
 
-    /// Responses are matched by request_seq even out of order; events keep their order;
-    /// reverse requests are answered; the end of the stream fails pending requests.
+    /// Responses are matched by request_seq even out of order and read as their declared
+    /// types (a body of another shape is an error naming the command and the field); a refusal
+    /// says the adapter's message with its variables filled in; events keep their order and
+    /// are read as their types; reverse requests are answered; the end of the stream fails
+    /// pending requests.
     #[tokio::test]
     async fn framing_matching_reverse_requests_and_close() {
         let (ours, theirs) = duplex(1 << 16);
@@ -231,14 +236,17 @@ mod tests {
         let log = Arc::new(Log::default());
         let client = Client::start(our_r, our_w, log.clone());
 
-        let a = client.send("first", json!({})).await.unwrap();
-        let b = client.send("second", json!({})).await.unwrap();
+        let a = client.send::<First>(&NoArguments {}).await.unwrap();
+        let b = client.send::<Second>(&NoArguments {}).await.unwrap();
+        let c = client.send::<Second>(&NoArguments {}).await.unwrap();
         let ra = read_one(&mut their_r).await;
         let rb = read_one(&mut their_r).await;
+        let rc = read_one(&mut their_r).await;
         assert_eq!(ra["command"], "first");
+        assert_eq!(ra["arguments"], json!({}));
         // Answer the second first, split across writes, with an extra header.
         let resp_b = frame(
-            &json!({"type": "response", "request_seq": rb["seq"], "success": true, "command": "second", "body": {"n": 2}}),
+            &json!({"type": "response", "request_seq": rb["seq"], "success": true, "command": "second", "body": {"n": 2, "more": true}}),
         );
         let mut with_header = b"Content-Type: application/vscode-jsonrpc\r\n".to_vec();
         with_header.extend(resp_b);
@@ -246,13 +254,17 @@ mod tests {
         their_w.write_all(x).await.unwrap();
         their_w.write_all(y).await.unwrap();
         their_w
-            .write_all(&frame(&json!({"type": "event", "event": "one", "body": 1})))
+            .write_all(&frame(&json!({"type": "response", "request_seq": rc["seq"], "success": true, "command": "second", "body": {"n": "two"}})))
             .await
             .unwrap();
-        their_w
-            .write_all(&frame(&json!({"type": "event", "event": "two", "body": 2})))
-            .await
-            .unwrap();
+        for event in [
+            json!({"type": "event", "event": "output", "body": {"category": "stdout", "output": "hi\n"}}),
+            json!({"type": "event", "event": "thread", "body": {"reason": "started", "threadId": 1}}),
+            json!({"type": "event", "event": "stopped", "body": {"threadId": 1}}),
+            json!({"type": "event", "event": "terminated"}),
+        ] {
+            their_w.write_all(&frame(&event)).await.unwrap();
+        }
         their_w
             .write_all(&frame(
                 &json!({"type": "request", "seq": 9, "command": "runInTerminal", "arguments": {}}),
@@ -262,27 +274,34 @@ mod tests {
         their_w.write_all(&frame(&json!({"type": "response", "request_seq": ra["seq"], "success": false, "command": "first", "message": "nope",
             "body": {"error": {"format": "bad {x}", "variables": {"x": "thing"}}}}))).await.unwrap();
         let t = Duration::from_secs(5);
-        assert_eq!(b.wait(t).await.unwrap(), json!({"n": 2}));
+        assert_eq!(b.wait(t).await.unwrap(), N { n: 2 });
+        let malformed = c.wait(t).await.unwrap_err().to_string();
+        assert!(
+            malformed.starts_with("the adapter's `second` reply is malformed: invalid type: string \"two\", expected i64"),
+            "{malformed}"
+        );
         let err = a.wait(t).await.unwrap_err().to_string();
         assert_eq!(err, "the adapter refused `first`: nope: bad thing");
         let reverse = read_one(&mut their_r).await;
         assert_eq!(reverse["request_seq"], 9);
         assert_eq!(reverse["success"], false);
         assert!(reverse["message"].as_str().unwrap().contains("declined"));
-        let pending = client.send("third", json!({})).await.unwrap();
+        let pending = client.send::<Threads>(&NoArguments {}).await.unwrap();
         drop(their_w);
         drop(their_r);
         let gone = pending.wait(t).await.unwrap_err().to_string();
         assert!(gone.contains("adapter is gone"), "{gone}");
         let slow = client
-            .request("fourth", json!({}), Duration::from_millis(10))
+            .call::<First>(&NoArguments {}, Duration::from_millis(10))
             .await;
         assert!(slow.is_err());
         assert_eq!(
-            *lock(&log.0),
+            *log.0.lock(),
             vec![
-                "one 1".to_string(),
-                "two 2".to_string(),
+                r#"Output(OutputBody { category: Some("stdout"), output: "hi\n" })"#.to_string(),
+                "Other".to_string(),
+                "the peer's stopped notification is malformed: missing field `reason`".to_string(),
+                "Terminated".to_string(),
                 "closed: end of stream".to_string()
             ]
         );
@@ -294,7 +313,7 @@ mod tests {
         let (r, w) = tokio::io::split(ours);
         let client = Client::start(r, w, Arc::new(Log::default()));
         let err = client
-            .request("threads", json!({}), Duration::from_millis(50))
+            .call::<Threads>(&NoArguments {}, Duration::from_millis(50))
             .await
             .unwrap_err()
             .to_string();

@@ -134,9 +134,18 @@ pub(crate) fn detect(id: AdapterId, root: &Path, start: &Path, extra: &[PathBuf]
     }
 }
 
+/// Why no adapter debugs a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Undebuggable {
+    #[error("it is a directory without Go sources")]
+    DirectoryWithoutGo,
+    #[error("it is neither a .py/.dart/.go file, a Go package directory nor an executable")]
+    UnknownKind,
+}
+
 /// Which adapter debugs `program`: by extension, a Go build-info stamp, or a directory of Go
 /// code; any other executable goes to lldb.
-pub(crate) fn infer(program: &Path) -> Result<AdapterId, String> {
+pub(crate) fn infer(program: &Path) -> Result<AdapterId, Undebuggable> {
     // The most specific first: lldb takes any executable.
     let order = [
         AdapterId::Debugpy,
@@ -148,9 +157,9 @@ pub(crate) fn infer(program: &Path) -> Result<AdapterId, String> {
         return Ok(id);
     }
     Err(if program.is_dir() {
-        "it is a directory without Go sources".into()
+        Undebuggable::DirectoryWithoutGo
     } else {
-        "it is neither a .py/.dart/.go file, a Go package directory nor an executable".into()
+        Undebuggable::UnknownKind
     })
 }
 
@@ -195,7 +204,7 @@ mod tests {
         for (program, expect) in cases {
             let got = match infer(&root.join(program)) {
                 Ok(id) => id.name().to_string(),
-                Err(why) => why,
+                Err(why) => why.to_string(),
             };
             assert_eq!(got, expect, "{program}");
         }

@@ -113,7 +113,7 @@ pub(crate) async fn start(
     })?;
     let stream = connect(port, connect_timeout)
         .await
-        .map_err(|e| spawn_err(adapter, &command, e))?;
+        .map_err(|e| spawn_err(adapter, &command, e.to_string()))?;
     let (r, w) = stream.into_split();
     Ok(Started {
         child: Some(child),
@@ -128,7 +128,7 @@ pub(crate) async fn start(
 
 /// Connect to the DAP server on 127.0.0.1:`port` (retrying while it comes up), as a session's
 /// stream with no process of ours behind it.
-pub(crate) async fn connect_server(port: u16, timeout: Duration) -> Result<Started, String> {
+pub(crate) async fn connect_server(port: u16, timeout: Duration) -> Result<Started, Unreachable> {
     let stream = connect(port, timeout).await?;
     let (r, w) = stream.into_split();
     Ok(Started {
@@ -142,8 +142,17 @@ pub(crate) async fn connect_server(port: u16, timeout: Duration) -> Result<Start
     })
 }
 
+/// Nothing accepted a connection on 127.0.0.1:`port` in time.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot connect to 127.0.0.1:{port}: {error}")]
+pub(crate) struct Unreachable {
+    port: u16,
+    /// The last attempt's error.
+    error: std::io::Error,
+}
+
 /// Connect to a DAP server on 127.0.0.1 (retrying while it comes up).
-async fn connect(port: u16, timeout: Duration) -> Result<tokio::net::TcpStream, String> {
+async fn connect(port: u16, timeout: Duration) -> Result<tokio::net::TcpStream, Unreachable> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
@@ -152,8 +161,8 @@ async fn connect(port: u16, timeout: Duration) -> Result<tokio::net::TcpStream, 
                 let _ = s.set_nodelay(true);
                 return Ok(s);
             }
-            Err(e) if tokio::time::Instant::now() >= deadline => {
-                return Err(format!("cannot connect to 127.0.0.1:{port}: {e}"));
+            Err(error) if tokio::time::Instant::now() >= deadline => {
+                return Err(Unreachable { port, error });
             }
             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
         }

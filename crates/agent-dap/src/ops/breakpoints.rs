@@ -5,11 +5,11 @@ use super::render::{breakpoint_lines, function_lines};
 use crate::DapError;
 use crate::args::BreakpointOptions;
 use crate::breakpoints::{
-    FileBreakpoints, FunctionBreakpoints, Placed, breakpoint_list, place, placed_in,
-    placed_results, set_breakpoints_args, set_function_breakpoints_args,
+    FileBreakpoints, FunctionBreakpoints, Placed, place, placed_in, placed_results,
+    set_breakpoints_args, set_function_breakpoints_args,
 };
+use crate::protocol::{SetBreakpoints, SetFunctionBreakpoints};
 use crate::session::Session;
-use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use agent_tier::workspace::confine_existing;
@@ -25,7 +25,7 @@ pub(super) async fn run(
     lines.sort_unstable();
     lines.dedup();
     {
-        let mut map = lock(&sup.breakpoints);
+        let mut map = sup.breakpoints.lock();
         if lines.is_empty() {
             map.remove(&path);
         } else {
@@ -64,18 +64,15 @@ pub(super) async fn run(
         lines: lines.clone(),
         options: options.clone(),
     };
-    let placed = lock(&sup.placed).clone();
-    let function_options = lock(&sup.functions).options.clone();
+    let placed = sup.placed.lock().clone();
+    let function_options = sup.functions.lock().options.clone();
     let body = s
-        .request(
-            "setBreakpoints",
-            set_breakpoints_args(
-                &path,
-                Some(&own),
-                &placed_in(&placed, &path),
-                &function_options,
-            ),
-        )
+        .call::<SetBreakpoints>(&set_breakpoints_args(
+            &path,
+            Some(&own),
+            &placed_in(&placed, &path),
+            &function_options,
+        ))
         .await?;
     if lines.is_empty() {
         return Ok(
@@ -83,7 +80,7 @@ pub(super) async fn run(
                 .with_structured(json!({"file": shown, "lines": [], "pending": false})),
         );
     }
-    let mut answers = breakpoint_list(&body);
+    let mut answers = body.breakpoints.0;
     answers.truncate(lines.len());
     let (list, rows) = breakpoint_lines(sup, &path, &lines, &answers);
     let note = unsupported_note(&s, &options);
@@ -108,7 +105,7 @@ pub(super) async fn functions(
         names: names.clone(),
         options: options.clone(),
     };
-    *lock(&sup.functions) = set.clone();
+    *sup.functions.lock() = set.clone();
     let Some(s) = session else {
         let text = if names.is_empty() {
             "cleared the function breakpoints; no session is running".to_string()
@@ -122,20 +119,17 @@ pub(super) async fn functions(
             ToolOutput::text(text).with_structured(json!({"functions": names, "pending": true}))
         );
     };
-    if !s.supports("supportsFunctionBreakpoints") {
+    if !s.capabilities().supports_function_breakpoints {
         return placed_functions(sup, &s, &set).await;
     }
     let body = s
-        .request(
-            "setFunctionBreakpoints",
-            set_function_breakpoints_args(&set),
-        )
+        .call::<SetFunctionBreakpoints>(&set_function_breakpoints_args(&set))
         .await?;
     if names.is_empty() {
         return Ok(ToolOutput::text("cleared the function breakpoints")
             .with_structured(json!({"functions": [], "pending": false})));
     }
-    let (list, rows) = function_lines(sup, &names, &breakpoint_list(&body));
+    let (list, rows) = function_lines(sup, &names, &body.breakpoints.0);
     let note = unsupported_note(&s, &options);
     Ok(
         ToolOutput::text(format!("function breakpoints:{list}{note}"))
@@ -161,25 +155,23 @@ async fn placed_functions(
         s.adapter.name(),
     )
     .await;
-    let before: Vec<Placed> = std::mem::replace(&mut *lock(&sup.placed), placement.placed.clone());
+    let before: Vec<Placed> = std::mem::replace(&mut *sup.placed.lock(), placement.placed.clone());
     let mut files: Vec<_> = before.iter().map(|p| p.path.clone()).collect();
     for p in &placement.placed {
         if !files.contains(&p.path) {
             files.push(p.path.clone());
         }
     }
-    let own_sets = lock(&sup.breakpoints).clone();
+    let own_sets = sup.breakpoints.lock().clone();
     let mut answers = Vec::new();
     for file in files {
         let own = own_sets.get(&file);
         let here = placed_in(&placement.placed, &file);
-        let body = s
-            .request(
-                "setBreakpoints",
-                set_breakpoints_args(&file, own, &here, &set.options),
-            )
-            .await?;
-        let mut list = breakpoint_list(&body);
+        let mut list = s
+            .call::<SetBreakpoints>(&set_breakpoints_args(&file, own, &here, &set.options))
+            .await?
+            .breakpoints
+            .0;
         let theirs = list.split_off(own.map_or(0, |o| o.lines.len()).min(list.len()));
         answers.extend(here.into_iter().cloned().zip(theirs));
     }
@@ -212,16 +204,15 @@ fn unsupported_note(s: &Session, options: &BreakpointOptions) -> String {
 }
 
 fn unsupported(s: &Session, options: &BreakpointOptions) -> Vec<&'static str> {
-    let caps = lock(&s.capabilities);
-    let has = |cap: &str| caps.get(cap).and_then(serde_json::Value::as_bool) == Some(true);
+    let caps = s.capabilities();
     let mut out = Vec::new();
-    if options.condition.is_some() && !has("supportsConditionalBreakpoints") {
+    if options.condition.is_some() && !caps.supports_conditional_breakpoints {
         out.push("condition");
     }
-    if options.hit_count.is_some() && !has("supportsHitConditionalBreakpoints") {
+    if options.hit_count.is_some() && !caps.supports_hit_conditional_breakpoints {
         out.push("hit_count");
     }
-    if options.log_message.is_some() && !has("supportsLogPoints") {
+    if options.log_message.is_some() && !caps.supports_log_points {
         out.push("log_message");
     }
     out

@@ -4,9 +4,9 @@ use super::inspect::{check_frame, require_stopped, top_frame};
 use super::render::variable_row;
 use crate::DapError;
 use crate::args::Op;
+use crate::protocol::{Evaluate, EvaluateArguments, Variable};
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
-use serde_json::{Value, json};
 
 pub(super) async fn run(
     sup: &Supervisor,
@@ -24,18 +24,18 @@ pub(super) async fn run(
     };
     let context = s.adapter.adapter().evaluate_context();
     let body = s
-        .request(
-            "evaluate",
-            json!({"expression": expression, "frameId": frame, "context": context}),
-        )
+        .call::<Evaluate>(&EvaluateArguments {
+            expression: expression.to_string(),
+            frame_id: frame,
+            context,
+        })
         .await?;
-    let result = body.get("result").and_then(Value::as_str).unwrap_or("");
-    let row = json!({
-        "name": expression,
-        "value": result,
-        "type": body.get("type"),
-        "variablesReference": body.get("variablesReference"),
-    });
+    let row = Variable {
+        name: expression.to_string(),
+        value: body.result,
+        ty: body.ty,
+        variables_reference: body.variables_reference,
+    };
     let (line, structured) = variable_row(&s, &row);
     Ok(ToolOutput::text(format!("in frame {frame}: {line}")).with_structured(structured))
 }

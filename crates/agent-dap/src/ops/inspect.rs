@@ -3,10 +3,13 @@
 
 use super::limits::MAX_FRAMES;
 use crate::DapError;
+use crate::protocol::{
+    NoArguments, Scope, Scopes, ScopesArguments, StackFrame, StackTrace, StackTraceArguments,
+    Thread, Threads, Variable, Variables, VariablesArguments,
+};
 use crate::session::Session;
 use crate::state::{Run, State};
 use crate::supervisor::Supervisor;
-use serde_json::{Value, json};
 use std::path::Path;
 
 /// The session's state, which must be stopped for `op`.
@@ -22,22 +25,17 @@ pub(super) fn require_stopped(s: &Session, op: &'static str) -> Result<State, Da
     }
 }
 
-/// "name (file:line)" of a stack frame.
-pub(super) fn frame_text(sup: &Supervisor, f: &Value) -> String {
-    let name = f.get("name").and_then(Value::as_str).unwrap_or("?");
-    let line = f.get("line").and_then(Value::as_i64).unwrap_or(0);
-    let source = f
-        .pointer("/source/path")
-        .and_then(Value::as_str)
-        .map(|p| sup.shown(Path::new(p)))
-        .or_else(|| {
-            f.pointer("/source/name")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        });
-    match source {
-        Some(src) => format!("{name} ({src}:{line})"),
-        None => format!("{name} (no source)"),
+/// "name (file:line)" of a stack frame: "name (file, no line)" when it has a source but no
+/// line, "name (no source)" when it has neither path nor name of one.
+pub(super) fn frame_text(sup: &Supervisor, f: &StackFrame) -> String {
+    let source = match f.path() {
+        Some(p) => Some(sup.shown(Path::new(p))),
+        None => f.source.as_ref().and_then(|s| s.name.clone()),
+    };
+    match (source, f.line) {
+        (Some(src), Some(line)) => format!("{} ({src}:{line})", f.name),
+        (Some(src), None) => format!("{} ({src}, no line)", f.name),
+        (None, _) => format!("{} (no source)", f.name),
     }
 }
 
@@ -52,27 +50,29 @@ pub(super) async fn location(
         None => first_thread(s).await?,
     };
     let body = s
-        .request(
-            "stackTrace",
-            json!({"threadId": thread, "startFrame": 0, "levels": 1}),
-        )
+        .call::<StackTrace>(&StackTraceArguments {
+            thread_id: thread,
+            start_frame: 0,
+            levels: 1,
+        })
         .await?;
-    let frame = body
-        .get("stackFrames")
-        .and_then(Value::as_array)
-        .and_then(|f| f.first())
-        .cloned()
-        .unwrap_or(Value::Null);
-    Ok(format!("{} in thread {thread}", frame_text(sup, &frame)))
+    let at = match body.stack_frames.0.first() {
+        Some(frame) => frame_text(sup, frame),
+        None => "no frame".to_string(),
+    };
+    Ok(format!("{at} in thread {thread}"))
+}
+
+/// The debuggee's threads.
+pub(super) async fn threads(s: &Session) -> Result<Vec<Thread>, DapError> {
+    Ok(s.call::<Threads>(&NoArguments {}).await?.threads.0)
 }
 
 pub(super) async fn first_thread(s: &Session) -> Result<i64, DapError> {
-    let body = s.request("threads", json!({})).await?;
-    body.get("threads")
-        .and_then(Value::as_array)
-        .and_then(|t| t.first())
-        .and_then(|t| t.get("id"))
-        .and_then(Value::as_i64)
+    threads(s)
+        .await?
+        .first()
+        .map(|t| t.id)
         .ok_or_else(|| DapError::Unknown {
             what: "the debuggee has no threads; call `status`".into(),
         })
@@ -95,16 +95,7 @@ pub(super) async fn pick_thread(
     let Some(thread) = asked else {
         return default_thread(s, state).await;
     };
-    let body = s.request("threads", json!({})).await?;
-    let ids: Vec<i64> = body
-        .get("threads")
-        .and_then(Value::as_array)
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t.get("id").and_then(Value::as_i64))
-                .collect()
-        })
-        .unwrap_or_default();
+    let ids: Vec<i64> = threads(s).await?.iter().map(|t| t.id).collect();
     if ids.contains(&thread) {
         Ok(thread)
     } else {
@@ -120,20 +111,31 @@ pub(super) async fn pick_thread(
     }
 }
 
-/// The `key` array of the answer to `command` (`scopes` → `scopes`, `variables` →
-/// `variables`), empty when the adapter leaves it out.
-pub(super) async fn listed(
-    s: &Session,
-    command: &str,
-    args: Value,
-    key: &str,
-) -> Result<Vec<Value>, DapError> {
-    let body = s.request(command, args).await?;
-    Ok(body
-        .get(key)
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default())
+/// A frame's scopes, their references remembered for `variables`.
+pub(super) async fn scopes(s: &Session, frame: i64) -> Result<Vec<Scope>, DapError> {
+    let scopes = s
+        .call::<Scopes>(&ScopesArguments { frame_id: frame })
+        .await?
+        .scopes
+        .0;
+    let mut known = s.known();
+    known.refs.extend(
+        scopes
+            .iter()
+            .map(|sc| sc.variables_reference)
+            .filter(|r| *r > 0),
+    );
+    Ok(scopes)
+}
+
+/// The children of a reference.
+pub(super) async fn variables(s: &Session, reference: i64) -> Result<Vec<Variable>, DapError> {
+    Ok(s.call::<Variables>(&VariablesArguments {
+        variables_reference: reference,
+    })
+    .await?
+    .variables
+    .0)
 }
 
 /// Fetch the top `levels` frames of `thread` (at most [`MAX_FRAMES`]), remembering their ids
@@ -143,28 +145,22 @@ pub(super) async fn frames(
     s: &Session,
     thread: i64,
     levels: usize,
-) -> Result<(Vec<Value>, Option<i64>), DapError> {
+) -> Result<(Vec<StackFrame>, Option<u64>), DapError> {
     let levels = levels.min(MAX_FRAMES);
     let body = s
-        .request(
-            "stackTrace",
-            json!({"threadId": thread, "startFrame": 0, "levels": levels}),
-        )
+        .call::<StackTrace>(&StackTraceArguments {
+            thread_id: thread,
+            start_frame: 0,
+            levels,
+        })
         .await?;
-    let mut frames = body
-        .get("stackFrames")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let mut frames = body.stack_frames.0;
     frames.truncate(levels);
-    let total = body.get("totalFrames").and_then(Value::as_i64);
     let mut known = s.known();
     for f in &frames {
-        if let Some(id) = f.get("id").and_then(Value::as_i64) {
-            known.frames.insert(id, frame_text(sup, f));
-        }
+        known.frames.insert(f.id, frame_text(sup, f));
     }
-    Ok((frames, total))
+    Ok((frames, body.total_frames))
 }
 
 /// Check that `frame` came from a `stack` since the last stop, fetching the stopped thread's
@@ -199,8 +195,7 @@ pub(super) async fn top_frame(sup: &Supervisor, s: &Session) -> Result<i64, DapE
     let (frames, _) = frames(sup, s, thread, MAX_FRAMES).await?;
     frames
         .first()
-        .and_then(|f| f.get("id"))
-        .and_then(Value::as_i64)
+        .map(|f| f.id)
         .ok_or_else(|| DapError::Unknown {
             what: format!("thread {thread} has no frames; call `stack` with another thread_id"),
         })

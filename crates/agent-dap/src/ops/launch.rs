@@ -7,7 +7,6 @@ use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, LaunchSpec};
 use crate::args::{Exceptions, LaunchTarget, Op};
-use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use agent_tier::workspace::{confine, confine_existing};
@@ -106,7 +105,7 @@ pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput
     };
     let launch = adapter.adapter().launch(&spec).await;
     if let Some(scratch) = launch.scratch {
-        *lock(&sup.scratch) = Some(scratch);
+        *sup.scratch.lock() = Some(scratch);
     }
     start(
         sup,

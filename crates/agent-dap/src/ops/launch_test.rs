@@ -3,6 +3,8 @@
 //! `-test.run ^NAME$`; a Rust package (or one of its files) is built by `cargo test --no-run`,
 //! and the test binary holding the test runs `NAME --exact --nocapture` under lldb-dap.
 
+mod cargo;
+
 use super::limits::{BUILD_TIMEOUT, LIST_TIMEOUT};
 use super::plan::{Built, Plan};
 use crate::DapError;
@@ -11,7 +13,6 @@ use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::process;
 use agent_tier::workspace::confine_existing;
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -150,13 +151,6 @@ fn go_run_pattern(name: &str) -> String {
         .join("/")
 }
 
-/// One test executable `cargo test --no-run` reported.
-struct Artifact {
-    executable: PathBuf,
-    /// `lib demo`, `test api`, `bin demo`.
-    target: String,
-}
-
 /// Build the package's test binaries, find the one holding the test, and plan its launch.
 async fn rust_test(
     sup: &Supervisor,
@@ -211,34 +205,7 @@ async fn rust_test(
         .output(BUILD_TIMEOUT)
         .await
         .map_err(|e| build_failed(e.to_string()))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut artifacts = Vec::new();
-    let mut errors = String::new();
-    for msg in stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-    {
-        match msg["reason"].as_str() {
-            Some("compiler-artifact") if msg["profile"]["test"] == true => {
-                if let Some(exe) = msg["executable"].as_str() {
-                    let kind = msg["target"]["kind"][0].as_str().unwrap_or("test");
-                    let name = msg["target"]["name"].as_str().unwrap_or("?");
-                    artifacts.push(Artifact {
-                        executable: PathBuf::from(exe),
-                        target: format!("{kind} {name}"),
-                    });
-                }
-            }
-            Some("compiler-message") if msg["message"]["level"] == "error" => {
-                if errors.len() < 2000
-                    && let Some(r) = msg["message"]["rendered"].as_str()
-                {
-                    errors.push_str(r);
-                }
-            }
-            _ => {}
-        }
-    }
+    let (artifacts, errors) = cargo::read(&String::from_utf8_lossy(&out.stdout));
     if !out.status.success() {
         let detail = if errors.is_empty() {
             out.stderr.trim().to_string()

@@ -5,10 +5,11 @@ use super::inspect::pick_thread;
 use super::stop::after_move;
 use crate::DapError;
 use crate::args::Motion;
+use crate::protocol::{Continue, Next, Pause, StepIn, StepOut, ThreadArguments};
+use crate::session::Session;
 use crate::state::Run;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
-use serde_json::json;
 
 pub(super) async fn run(
     sup: &Supervisor,
@@ -40,10 +41,7 @@ pub(super) async fn run(
             }
         });
     }
-    if let Err(e) = s
-        .request(motion.request(), json!({"threadId": thread}))
-        .await
-    {
+    if let Err(e) = request(&s, motion, thread).await {
         // The adapter refused or never answered: nothing says the debuggee moved, so it is
         // where it was (unless an event has said otherwise since).
         s.shared.state.send_modify(|st| {
@@ -57,4 +55,17 @@ pub(super) async fn run(
     let state = s.wait_stop(gen_before, wait).await;
     let (text, structured) = after_move(sup, &s, &state, wait).await;
     Ok(ToolOutput::text(text).with_structured(structured))
+}
+
+/// Send the request that makes `motion` on `thread`.
+async fn request(s: &Session, motion: Motion, thread: i64) -> Result<(), DapError> {
+    let on = ThreadArguments { thread_id: thread };
+    match motion {
+        Motion::Continue => s.call::<Continue>(&on).await?,
+        Motion::Pause => s.call::<Pause>(&on).await?,
+        Motion::StepOver => s.call::<Next>(&on).await?,
+        Motion::StepIn => s.call::<StepIn>(&on).await?,
+        Motion::StepOut => s.call::<StepOut>(&on).await?,
+    };
+    Ok(())
 }

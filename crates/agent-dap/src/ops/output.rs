@@ -4,7 +4,6 @@
 use super::limits::MAX_OUTPUT;
 use crate::DapError;
 use crate::args::Op;
-use crate::state::lock;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::json;
@@ -16,7 +15,7 @@ pub(super) async fn run(sup: &Supervisor, cursor: Option<u64>) -> Result<ToolOut
             ended: String::new(),
         });
     };
-    let mut o = lock(&s.shared.output);
+    let mut o = s.shared.output.lock();
     if let Some(c) = cursor
         && usize::try_from(c).map_or(true, |c| c > o.end())
     {

@@ -2,6 +2,7 @@
 //! an output tail. Rendering only: nothing here sends a request.
 
 use super::limits::MAX_VALUE;
+use crate::protocol::{Breakpoint, Variable};
 use crate::session::Session;
 use crate::supervisor::Supervisor;
 use agent_tier::lines;
@@ -38,14 +39,14 @@ pub(super) fn breakpoint_lines(
     sup: &Supervisor,
     file: &Path,
     requested: &[u32],
-    bps: &[Value],
+    bps: &[Breakpoint],
 ) -> (String, Vec<Value>) {
     let mut text = String::new();
     let mut rows = Vec::new();
     let source = std::fs::read(file)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
-    let source_line = |l: i64| {
+    let source_line = |l: u32| {
         usize::try_from(l)
             .ok()
             .and_then(|l| l.checked_sub(1))
@@ -53,10 +54,10 @@ pub(super) fn breakpoint_lines(
             .map(|t| truncate(t.trim(), ECHO_LINE))
     };
     for (i, bp) in bps.iter().enumerate() {
-        let asked = requested.get(i).map(|l| i64::from(*l));
-        let line = bp.get("line").and_then(Value::as_i64).or(asked);
-        let verified = bp.get("verified").and_then(Value::as_bool).unwrap_or(false);
-        let message = bp.get("message").and_then(Value::as_str);
+        let asked = requested.get(i).copied();
+        let line = bp.line.or(asked);
+        let verified = bp.verified;
+        let message = bp.message.as_deref();
         let moved = match (asked, line) {
             (Some(a), Some(l)) if a != l => Some(a),
             _ => None,
@@ -93,20 +94,16 @@ pub(super) fn breakpoint_lines(
 pub(super) fn function_lines(
     sup: &Supervisor,
     names: &[String],
-    bps: &[Value],
+    bps: &[Breakpoint],
 ) -> (String, Vec<Value>) {
     let mut text = String::new();
     let mut rows = Vec::new();
     for (i, name) in names.iter().enumerate() {
-        let bp = bps.get(i).cloned().unwrap_or(Value::Null);
-        let verified = bp.get("verified").and_then(Value::as_bool).unwrap_or(false);
-        let message = bp.get("message").and_then(Value::as_str);
-        let line = bp.get("line").and_then(Value::as_i64);
-        let path = bp
-            .get("source")
-            .and_then(|s| s.get("path"))
-            .and_then(Value::as_str)
-            .filter(|p| !p.is_empty());
+        let bp = bps.get(i).cloned().unwrap_or_default();
+        let verified = bp.verified;
+        let message = bp.message.as_deref();
+        let line = bp.line;
+        let path = bp.source.as_ref().and_then(|s| s.path());
         let file = path.map(|p| sup.shown(Path::new(p)));
         let _ = write!(
             text,
@@ -145,22 +142,16 @@ pub(super) fn function_lines(
 }
 
 /// One variable (or an evaluation's result) as a line and a row, remembering its reference.
-pub(super) fn variable_row(s: &Session, v: &Value) -> (String, Value) {
+pub(super) fn variable_row(s: &Session, v: &Variable) -> (String, Value) {
     variable_row_capped(s, v, MAX_VALUE)
 }
 
 /// [`variable_row`] with the value cut at `max` characters.
-pub(super) fn variable_row_capped(s: &Session, v: &Value, max: usize) -> (String, Value) {
-    let name = v.get("name").and_then(Value::as_str).unwrap_or("?");
-    let value = v.get("value").and_then(Value::as_str).unwrap_or("");
-    let ty = v
-        .get("type")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty());
-    let r = v
-        .get("variablesReference")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
+pub(super) fn variable_row_capped(s: &Session, v: &Variable, max: usize) -> (String, Value) {
+    let name = &v.name;
+    let value = &v.value;
+    let ty = v.ty.as_deref().filter(|t| !t.is_empty());
+    let r = v.variables_reference;
     if r > 0 {
         s.known().refs.insert(r);
     }

@@ -6,7 +6,7 @@ use crate::DapError;
 use crate::args::Op;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::fmt::Write as _;
 
 pub(super) async fn run(sup: &Supervisor, thread_id: Option<i64>) -> Result<ToolOutput, DapError> {
@@ -17,17 +17,17 @@ pub(super) async fn run(sup: &Supervisor, thread_id: Option<i64>) -> Result<Tool
     let mut text = format!("thread {thread}, {} frame(s):", frames.len());
     let mut rows = Vec::new();
     for (i, f) in frames.iter().enumerate() {
-        let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
+        let id = f.id;
         let _ = write!(text, "\n#{i} frame_id {id}: {}", frame_text(sup, f));
         rows.push(json!({"frame_id": id, "at": frame_text(sup, f)}));
     }
     if let Some(t) = total
-        && t > frames.len() as i64
+        && t > frames.len() as u64
     {
         let _ = write!(
             text,
             "\n… {} more frame(s) not shown",
-            t - frames.len() as i64
+            t - frames.len() as u64
         );
     }
     Ok(ToolOutput::text(text).with_structured(json!({"thread_id": thread, "frames": rows})))

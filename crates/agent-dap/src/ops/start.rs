@@ -8,8 +8,9 @@ use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
 use crate::args::Exceptions;
 use crate::breakpoints::Wanted;
+use crate::protocol::{Attach, Launch};
 use crate::session::Session;
-use crate::state::{Run, lock};
+use crate::state::Run;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::{Value, json};
@@ -49,10 +50,10 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         Some((port, AttachVia::DapServer)) => {
             adapters::connect_server(port, cfg.startup_timeout.min(Duration::from_secs(10)))
                 .await
-                .map_err(|detail| DapError::Spawn {
+                .map_err(|e| DapError::Spawn {
                     adapter: adapter.name(),
                     command: format!("connect {}", st.target),
-                    detail,
+                    detail: e.to_string(),
                 })?
         }
         Some((_, AttachVia::Adapter)) | None => {
@@ -79,8 +80,8 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
     );
     *sup.session.lock().await = Some(session.clone());
     let gen_before = session.state().stop_gen;
-    let asked = lock(&sup.breakpoints).clone();
-    let functions = lock(&sup.functions).clone();
+    let asked = sup.breakpoints.lock().clone();
+    let functions = sup.functions.lock().clone();
     let wanted = Wanted {
         files: &asked,
         functions: &functions,
@@ -88,16 +89,16 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         near: st.program,
         root: &sup.root,
     };
-    let configured = match session
-        .configure(
-            request,
-            st.arguments,
-            &wanted,
-            st.exceptions,
-            cfg.startup_timeout,
-        )
-        .await
-    {
+    let configured = if attach {
+        session
+            .configure::<Attach>(st.arguments, &wanted, st.exceptions, cfg.startup_timeout)
+            .await
+    } else {
+        session
+            .configure::<Launch>(st.arguments, &wanted, st.exceptions, cfg.startup_timeout)
+            .await
+    };
+    let configured = match configured {
         Ok(r) => r,
         Err(e) => {
             // The TTL (or the adapter dying) may have ended the session first: say so.
@@ -111,7 +112,7 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
             });
         }
     };
-    *lock(&sup.placed) = configured
+    *sup.placed.lock() = configured
         .placement
         .as_ref()
         .map(|p| p.placed.clone())

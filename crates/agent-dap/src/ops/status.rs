@@ -2,7 +2,7 @@
 
 use super::inspect::location;
 use crate::DapError;
-use crate::state::{Run, human, lock};
+use crate::state::{Run, human};
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
 use serde_json::json;
@@ -10,11 +10,13 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 pub(super) async fn run(sup: &Supervisor) -> Result<ToolOutput, DapError> {
-    let pending: usize = lock(&sup.breakpoints)
+    let pending: usize = sup
+        .breakpoints
+        .lock()
         .values()
         .map(|f| f.lines.len())
         .sum::<usize>()
-        + lock(&sup.functions).names.len();
+        + sup.functions.lock().names.len();
     let Some(s) = sup.current().await else {
         return Ok(ToolOutput::text(format!(
             "no debug session in this conversation; {pending} breakpoint(s) set for the next launch; call `launch` or `attach`"
@@ -38,7 +40,7 @@ pub(super) async fn run(sup: &Supervisor) -> Result<ToolOutput, DapError> {
         }
     }
     let unread = {
-        let o = lock(&s.shared.output);
+        let o = s.shared.output.lock();
         o.end().saturating_sub(o.read_cursor)
     };
     let _ = write!(

@@ -4,14 +4,15 @@
 //! Also where the debuggee went after it moved ([`after_move`]): that stop, its exit, or that it
 //! still runs.
 
-use super::inspect::{first_thread, frame_text, frames, listed};
+use super::inspect::{first_thread, frame_text, frames, scopes, variables};
 use super::limits::{
     EXIT_TAIL, MAX_FRAMES, MAX_OUTPUT, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE,
 };
 use super::render::{tail, truncate, variable_row_capped};
 use crate::DapError;
+use crate::protocol::{ExceptionInfo, StackFrame, ThreadArguments, Variable};
 use crate::session::Session;
-use crate::state::{Run, State, human, lock};
+use crate::state::{Run, State, human};
 use crate::supervisor::Supervisor;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -50,7 +51,12 @@ pub(super) async fn snapshot(
             );
         }
     };
-    let top = frames.first().cloned().unwrap_or(Value::Null);
+    let Some(top) = frames.first().cloned() else {
+        return (
+            format!("stopped ({reason}{desc}) in thread {thread}, which has no frames"),
+            json!({"state": "stopped", "reason": reason, "thread_id": thread}),
+        );
+    };
     let at = format!("{} in thread {thread}", frame_text(sup, &top));
     let raised = if reason == "exception" {
         exception(s, thread).await
@@ -74,16 +80,14 @@ pub(super) async fn snapshot(
     // The frame shown: the top one, or (stopped inside a runtime or library, as a panic or
     // an exception raised by a library call is) the first in the workspace.
     let canonical = sup.root.canonicalize().unwrap_or_else(|_| sup.root.clone());
-    let in_root = |f: &Value| {
-        f.pointer("/source/path")
-            .and_then(Value::as_str)
-            .is_some_and(|p| {
-                Path::new(p).starts_with(&sup.root) || Path::new(p).starts_with(&canonical)
-            })
+    let in_root = |f: &StackFrame| {
+        f.path().is_some_and(|p| {
+            Path::new(p).starts_with(&sup.root) || Path::new(p).starts_with(&canonical)
+        })
     };
     // Below the frames shown when none of them is (a C++ exception ends in `abort` under
     // libstdc++'s frames): the deeper frames are fetched to find it.
-    let deeper = if frames.iter().any(in_root) || total.is_some_and(|t| t <= frames.len()) {
+    let deeper = if frames.iter().any(in_root) || total.is_some_and(|t| t <= frames.len() as u64) {
         Vec::new()
     } else {
         top_frames(sup, s, thread, MAX_FRAMES)
@@ -103,12 +107,10 @@ pub(super) async fn snapshot(
             .unwrap_or((0, top.clone()))
     };
     // The source around the stopped line.
-    let path = focus.pointer("/source/path").and_then(Value::as_str);
-    let line = focus.get("line").and_then(Value::as_u64).unwrap_or(0) as usize;
-    if let Some(path) = path
-        && line > 0
-        && let Some(listing) = source_around(Path::new(path), line)
+    if let (Some(path), Some(line)) = (focus.path(), focus.line)
+        && let Some(listing) = source_around(Path::new(path), line as usize)
     {
+        let line = line as usize;
         let _ = write!(text, "\n{}:{line}", sup.shown(Path::new(path)));
         if focus_index > 0 {
             let _ = write!(text, " (frame #{focus_index}, the first in the workspace)");
@@ -132,13 +134,13 @@ pub(super) async fn snapshot(
     let mut rows = Vec::new();
     let _ = write!(text, "\nframes:");
     for (i, f) in frames.iter().enumerate() {
-        let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
+        let id = f.id;
         let _ = write!(text, "\n#{i} frame_id {id}: {}", frame_text(sup, f));
         rows.push(json!({"frame_id": id, "at": frame_text(sup, f)}));
     }
     let mut listed = frames.len();
     if focus_index >= frames.len() {
-        let id = focus.get("id").and_then(Value::as_i64).unwrap_or(0);
+        let id = focus.id;
         let _ = write!(
             text,
             "\n#{focus_index} frame_id {id}: {}",
@@ -147,13 +149,14 @@ pub(super) async fn snapshot(
         rows.push(json!({"frame_id": id, "at": frame_text(sup, &focus)}));
         listed += 1;
     }
-    let more = total.map_or(0, |t| t.saturating_sub(listed));
+    let more = total.map_or(0, |t| t.saturating_sub(listed as u64));
     if more > 0 {
         let _ = write!(text, "\n… {more} more frame(s) (`stack`)");
     }
     structured["frames"] = json!(rows);
     // The shown frame's locals.
-    if let Some(frame) = focus.get("id").and_then(Value::as_i64) {
+    {
+        let frame = focus.id;
         match locals(s, frame).await {
             Ok(Some((scope, reference, vars))) => {
                 let _ = write!(text, "\n{scope} of frame {frame} (reference {reference}):");
@@ -192,78 +195,36 @@ async fn top_frames(
     s: &Session,
     thread: i64,
     levels: usize,
-) -> Result<(Vec<Value>, Option<usize>), DapError> {
-    let (frames, total) = frames(sup, s, thread, levels).await?;
-    Ok((frames, total.and_then(|t| usize::try_from(t).ok())))
+) -> Result<(Vec<StackFrame>, Option<u64>), DapError> {
+    frames(sup, s, thread, levels).await
 }
 
 /// The exception a thread stopped on: its id (type) and message, when the adapter tells.
 async fn exception(s: &Session, thread: i64) -> Option<(String, String)> {
-    let supported = lock(&s.capabilities)
-        .get("supportsExceptionInfoRequest")
-        .and_then(Value::as_bool)
-        == Some(true);
-    if !supported {
+    if !s.capabilities().supports_exception_info_request {
         return None;
     }
     let body = s
-        .request("exceptionInfo", json!({"threadId": thread}))
+        .call::<ExceptionInfo>(&ThreadArguments { thread_id: thread })
         .await
         .ok()?;
-    let id = body
-        .get("exceptionId")
-        .and_then(Value::as_str)
-        .unwrap_or("exception")
-        .to_string();
-    let message = body
-        .get("description")
-        .and_then(Value::as_str)
-        .or_else(|| body.pointer("/details/message").and_then(Value::as_str))
-        .unwrap_or("")
-        .to_string();
-    Some((id, truncate(message.trim(), 1000)))
+    let message = truncate(body.message().trim(), 1000);
+    Some((body.exception_id, message))
 }
 
 /// The first scope of `frame` that is not expensive (its locals): its name, reference and
 /// variables.
-async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Value>)>, DapError> {
-    let scopes = listed(s, "scopes", json!({"frameId": frame}), "scopes").await?;
-    {
-        let mut known = s.known();
-        for sc in &scopes {
-            if let Some(r) = sc.get("variablesReference").and_then(Value::as_i64)
-                && r > 0
-            {
-                known.refs.insert(r);
-            }
-        }
-    }
-    let Some(scope) = scopes
-        .iter()
-        .find(|sc| sc.get("expensive").and_then(Value::as_bool) != Some(true))
-    else {
+async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Variable>)>, DapError> {
+    let scopes = scopes(s, frame).await?;
+    let Some(scope) = scopes.into_iter().find(|sc| !sc.expensive) else {
         return Ok(None);
     };
-    let name = scope
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("locals")
-        .to_string();
-    let reference = scope
-        .get("variablesReference")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
+    let reference = scope.variables_reference;
     if reference <= 0 {
         return Ok(None);
     }
-    let vars = listed(
-        s,
-        "variables",
-        json!({"variablesReference": reference}),
-        "variables",
-    )
-    .await?;
-    Ok(Some((name, reference, vars)))
+    let vars = variables(s, reference).await?;
+    Ok(Some((scope.name, reference, vars)))
 }
 
 /// Lines `line - STOP_CONTEXT ..= line + STOP_CONTEXT` of `path` (1-based; a line ends at
@@ -316,7 +277,7 @@ pub(super) async fn after_move(
             tokio::time::sleep(Duration::from_millis(200)).await;
             let code = s.state().exit_code.or(state.exit_code);
             let out = {
-                let o = lock(&s.shared.output);
+                let o = s.shared.output.lock();
                 let from = o.read_cursor.max(o.end().saturating_sub(MAX_OUTPUT));
                 o.read(from, MAX_OUTPUT).0
             };

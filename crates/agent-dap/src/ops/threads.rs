@@ -1,27 +1,20 @@
 //! `threads`: the debuggee's thread ids and names.
 
+use super::inspect::threads;
 use crate::DapError;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::fmt::Write as _;
 
 pub(super) async fn run(sup: &Supervisor) -> Result<ToolOutput, DapError> {
     let s = sup.live().await?;
-    let body = s.request("threads", json!({})).await?;
-    let threads = body
-        .get("threads")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let threads = threads(&s).await?;
     let mut text = format!("{} thread(s):", threads.len());
+    let mut rows = Vec::new();
     for t in &threads {
-        let _ = write!(
-            text,
-            "\n- {}: {}",
-            t.get("id").and_then(Value::as_i64).unwrap_or(0),
-            t.get("name").and_then(Value::as_str).unwrap_or("")
-        );
+        let _ = write!(text, "\n- {}: {}", t.id, t.name);
+        rows.push(json!({"id": t.id, "name": t.name}));
     }
-    Ok(ToolOutput::text(text).with_structured(json!({"threads": threads})))
+    Ok(ToolOutput::text(text).with_structured(json!({"threads": rows})))
 }

@@ -1,7 +1,7 @@
 //! `variables`: the children of a reference handed out since the last stop, at most
 //! `MAX_CHILDREN`, each value capped.
 
-use super::inspect::{listed, require_stopped};
+use super::inspect::{require_stopped, variables};
 use super::limits::MAX_CHILDREN;
 use super::render::variable_row;
 use crate::DapError;
@@ -35,13 +35,7 @@ pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<ToolOutput, 
             });
         }
     }
-    let vars = listed(
-        &s,
-        "variables",
-        json!({"variablesReference": reference}),
-        "variables",
-    )
-    .await?;
+    let vars = variables(&s, reference).await?;
     let mut text = format!("{} variable(s) in reference {reference}:", vars.len());
     let mut rows = Vec::new();
     for v in vars.iter().take(MAX_CHILDREN) {
