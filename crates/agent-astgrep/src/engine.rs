@@ -12,6 +12,7 @@ use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
 use crate::tokens::{self, Known};
 use agent_tier::lines;
+use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
@@ -330,7 +331,7 @@ fn walk<T: Send>(
 }
 
 /// One match, ready to render.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct Match {
     /// Path relative to the workspace root.
     pub file: String,

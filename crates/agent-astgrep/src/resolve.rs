@@ -1,20 +1,24 @@
-//! `resolve`: accept or discard an edit that `ast_edit` staged.
+//! `resolve`: accept (every file written, or none) or discard an edit that `ast_edit` staged,
+//! as a [`ResolveReport`].
 
 use crate::shown::escape;
-use crate::staged::{Edits, Slot, lock};
-use crate::{AstGrepError, Shared, blocking, plural};
+use crate::staged::{self, Edits, Slot, lock};
+use crate::{AstGrepError, Shared, blocking};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FsError, apply_all};
 use agent_tier::{BoxError, CallContext, RoomId, Tier, Tool, ToolOutput};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+pub(crate) mod report;
+
+use report::ResolveReport;
 
 /// What `resolve` does with a staged edit: write every file of it (all or nothing), or drop it.
 /// (The variants carry no doc comments: the tool's description says it, once.)
 // missing_docs is allowed for that reason: the schema's description is written once, elsewhere.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ResolveAction {
     Accept,
@@ -52,7 +56,7 @@ impl Tool for ResolveTool {
     }
 
     fn resource_key(&self) -> String {
-        "astgrep.edits".to_string()
+        staged::RESOURCE.to_string()
     }
 
     fn resource_per_room(&self) -> bool {
@@ -81,6 +85,8 @@ fn pending_ids(edits: &Edits) -> String {
     }
 }
 
+/// Write or drop the staged edit `args` names; an accepted edit's result records the files it
+/// changed and what they held before.
 fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
     let given = args.edit_id.trim().to_string();
     let room_edits = shared.edits.of(room);
@@ -111,34 +117,27 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
     };
     match args.operation {
         ResolveAction::Discard => {
-            let files = staged.files.len();
+            let report = ResolveReport {
+                edit_id: given,
+                operation: ResolveAction::Discard,
+                changed_files: Vec::new(),
+                staged_files: staged.files.len(),
+                replacements: staged.replacements,
+            };
             edits.slots.insert(n, Slot::Discarded);
-            Ok(ToolOutput::text(format!(
-                "discarded {given}: nothing was written ({} staged)",
-                plural(files, "file was", "files were")
-            ))
-            .with_structured(
-                json!({"edit_id": given, "operation": "discard", "changed_files": []}),
-            ))
+            Ok(ToolOutput::report(&report))
         }
         ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
             Ok(()) => {
-                let files = staged.files.clone();
-                let replacements = staged.replacements;
-                let out = ToolOutput::text(format!(
-                    "accepted {given}: wrote {} in {}: {}",
-                    plural(replacements, "replacement", "replacements"),
-                    plural(files.len(), "file", "files"),
-                    files
-                        .iter()
-                        .map(|f| escape(f))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-                .with_structured(
-                    json!({"edit_id": given, "operation": "accept", "changed_files": files}),
-                )
-                .with_file_changes(&shared.root, &staged.changes);
+                let report = ResolveReport {
+                    edit_id: given,
+                    operation: ResolveAction::Accept,
+                    changed_files: staged.files.clone(),
+                    staged_files: staged.files.len(),
+                    replacements: staged.replacements,
+                };
+                let out = ToolOutput::report(&report)
+                    .with_file_changes(&shared.root, &staged.changes);
                 edits.slots.insert(n, Slot::Accepted);
                 Ok(out)
             }

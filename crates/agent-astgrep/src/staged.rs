@@ -7,6 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The resource `ast_edit` and `resolve` hold (per room): one call at a time stages or resolves
+/// a room's edits.
+pub(crate) const RESOURCE: &str = "astgrep.edits";
+
 /// Every room's staged edits and the run's edit numbering.
 pub(crate) struct StagedEdits {
     rooms: Arc<Rooms<Mutex<Edits>>>,

@@ -1,14 +1,17 @@
 //! What a search's walk did: the counts and the first skipped files a result reports, so an
-//! empty result can say why it is credible.
+//! empty result can say why it is credible, and the footer line that says it in a result's text.
 
 use crate::shown::relative;
+use agent_tier::display::{clip_path, plural};
+use agent_tier::schemars::{self, JsonSchema};
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Counts of what the walk did.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct Stats {
     /// Files of the language that were considered.
     pub files_searched: usize,
@@ -40,12 +43,90 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// A file (or a directory it could not visit) the walk skipped, and why (`binary`, `not
-/// UTF-8`, `too large`, `unreadable`, `unparseable`, `path over 4096 bytes`, `not visited`).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+/// A file (or a directory it could not visit) the walk skipped, and why.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SkippedFile {
+    /// Relative to the workspace root.
     pub path: String,
+    /// `binary`, `not UTF-8`, `too large`, `unreadable`, `unparseable`, `path over 4096 bytes`
+    /// or `not visited`.
     pub why: &'static str,
+}
+
+impl Stats {
+    /// The footer line of a result: how many `lang` files were searched, ruled out and skipped
+    /// (naming the first few); `max_file_bytes` is the size past which a file is skipped.
+    pub(crate) fn summary(&self, lang: &str, max_file_bytes: u64) -> String {
+        let mut s = format!(
+            "searched {}",
+            plural(
+                self.files_searched,
+                &format!("{lang} file"),
+                &format!("{lang} files")
+            )
+        );
+        if self.files_prefiltered > 0 {
+            let _ = write!(
+                s,
+                " ({} ruled out without parsing: they lack the pattern's identifiers)",
+                self.files_prefiltered
+            );
+        }
+        let mut skipped = Vec::new();
+        for (n, what) in [
+            (self.skipped_binary, "binary".to_string()),
+            (self.skipped_not_utf8, "not UTF-8".to_string()),
+            (
+                self.skipped_large,
+                format!("larger than {}", mib(max_file_bytes)),
+            ),
+            (self.skipped_unreadable, "unreadable".to_string()),
+            (self.skipped_unparseable, "unparseable".to_string()),
+            (
+                self.skipped_unvisited,
+                "unlisted (a directory the walk could not open: nothing under it was searched)"
+                    .to_string(),
+            ),
+        ] {
+            if n > 0 {
+                skipped.push(format!("{n} {what}"));
+            }
+        }
+        if !skipped.is_empty() {
+            let _ = write!(s, "; skipped {}", skipped.join(", "));
+            let total = self.skipped_binary
+                + self.skipped_not_utf8
+                + self.skipped_large
+                + self.skipped_unreadable
+                + self.skipped_unparseable
+                + self.skipped_unvisited;
+            let names: Vec<String> = self
+                .skipped_files
+                .iter()
+                .map(|f| {
+                    if f.why == PATH_TOO_LONG {
+                        format!("{}: {}", clip_path(&f.path), f.why)
+                    } else {
+                        clip_path(&f.path)
+                    }
+                })
+                .collect();
+            if !names.is_empty() {
+                let more = if total > names.len() { ", …" } else { "" };
+                let _ = write!(s, " ({}{more})", names.join(", "));
+            }
+        }
+        s
+    }
+}
+
+/// A size limit as a person reads it: `64 MiB`, or its bytes when not whole mebibytes.
+fn mib(bytes: u64) -> String {
+    if bytes.is_multiple_of(1024 * 1024) {
+        format!("{} MiB", bytes / (1024 * 1024))
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// How many skipped files a result names.

@@ -1,0 +1,61 @@
+//! For `examples/bench` (issue 26): the limit a search runs against — the files a search must
+//! parse, parsed with tree-sitter alone.
+
+use crate::error::AstGrepError;
+use crate::lang::Lang;
+use crate::{pattern, tokens};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// For `examples/bench` (issue 26): the limit a search runs against. Finds the files of
+/// `language` under `root` (the walk `ast_grep` makes) whose word tokens admit `pattern`'s
+/// literals — the files a search must parse — and parses them with tree-sitter on `threads`
+/// threads, no matching. Returns (files parsed, their bytes, wall time of the parses alone).
+#[doc(hidden)]
+pub fn bare_parse(
+    root: &std::path::Path,
+    language: &str,
+    pattern: &str,
+    threads: usize,
+) -> Result<(usize, u64, Duration), AstGrepError> {
+    let lang = Lang::from_id(language).ok_or_else(|| AstGrepError::UnknownLanguage {
+        given: language.to_string(),
+        valid: Lang::ids(),
+    })?;
+    let compiled = pattern::compile(lang, pattern)?;
+    let wanted = tokens::wanted(&compiled.literals);
+    let mut texts = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .require_git(false)
+        .hidden(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !lang.owns(entry.path()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        if tokens::holds_all(&tokens::tokens(&text), &wanted) {
+            texts.push(text);
+        }
+    }
+    let bytes = texts.iter().map(|t| t.len() as u64).sum();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                let mut parser = tree_sitter::Parser::new();
+                if parser.set_language(&lang.ts_language()).is_err() {
+                    return;
+                }
+                while let Some(text) = texts.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    drop(parser.parse(text, None));
+                }
+            });
+        }
+    });
+    Ok((texts.len(), bytes, start.elapsed()))
+}
