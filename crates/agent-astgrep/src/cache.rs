@@ -18,10 +18,11 @@ use crate::lang::Lang;
 use crate::tokens::TokenIndex;
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 pub type Tree = AstGrep<StrDoc<Lang>>;
@@ -113,18 +114,13 @@ impl ParseCache {
         self.index.as_deref()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        // Nothing below panics while holding the lock.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// One search's view of the cache. `reaches(path, lang)` says whether the search could
     /// visit that file as that language: a tree it reaches is never evicted for its own.
     pub fn visit<R>(&self, reaches: R) -> Visit<'_, R>
     where
         R: Fn(&Path, Lang) -> bool + Sync,
     {
-        let since = self.lock().tick;
+        let since = self.inner.lock().tick;
         Visit {
             cache: self,
             since,
@@ -136,7 +132,7 @@ impl ParseCache {
     /// Forget the hits and misses so far.
     #[cfg(test)]
     pub fn reset_counts(&self) {
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         inner.hits = 0;
         inner.misses = 0;
     }
@@ -144,14 +140,14 @@ impl ParseCache {
     /// (hits, misses) so far.
     #[cfg(test)]
     pub fn counts(&self) -> (u64, u64) {
-        let inner = self.lock();
+        let inner = self.inner.lock();
         (inner.hits, inner.misses)
     }
 
     /// Estimated bytes held, trees held, and the most bytes ever held.
     #[cfg(test)]
     pub fn used(&self) -> (u64, usize, u64) {
-        let inner = self.lock();
+        let inner = self.inner.lock();
         (inner.used, inner.map.len(), inner.peak)
     }
 }
@@ -174,7 +170,7 @@ impl<R: Fn(&Path, Lang) -> bool + Sync> Visit<'_, R> {
         if self.cache.capacity == 0 {
             return None;
         }
-        let mut inner = self.cache.lock();
+        let mut inner = self.cache.inner.lock();
         let key = (path.to_path_buf(), lang);
         let fresh = inner
             .map
@@ -220,7 +216,7 @@ impl<R: Fn(&Path, Lang) -> bool + Sync> Visit<'_, R> {
             tree,
         };
         let mut evicted = Vec::new();
-        let mut inner = self.cache.lock();
+        let mut inner = self.cache.inner.lock();
         let replaces = inner.map.get(&key).map_or(0, |e| e.cost);
         if self.make_room(&mut inner, cost.saturating_sub(replaces), &mut evicted) {
             inner.insert(key, entry, &mut evicted);

@@ -18,10 +18,10 @@ use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, NodeMatch};
 use memchr::memmem;
+use parking_lot::Mutex;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
 /// `Scope::lang_from` of a search with no language given: one walk per language present.
@@ -208,10 +208,7 @@ fn walk<T: Send>(
         };
         let handle = |ast: &AstGrep<StrDoc<Lang>>| {
             if let Some(t) = f(path, ast) {
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((path.to_path_buf(), t));
+                results.lock().push((path.to_path_buf(), t));
             }
         };
         if let (Some(len), Some(mtime)) = (len, mtime)
@@ -325,7 +322,7 @@ fn walk<T: Send>(
             })
         });
     }
-    let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut out = results.into_inner();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     (out, counters.stats(&scope.root))
 }

@@ -1,6 +1,9 @@
-//! The crate's one error type.
+//! The crate's error types: a tool call's ([`AstGrepError`]) and the identifier witness's
+//! ([`WitnessError`]).
 
+use crate::lang::Lang;
 use agent_tier::workspace::FsError;
+use std::path::PathBuf;
 
 /// Why an `ast_grep`, `ast_edit` or `resolve` call failed.
 #[derive(Debug, thiserror::Error)]
@@ -216,4 +219,21 @@ pub enum AstGrepError {
     /// A bug: what went wrong.
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// Why the identifier witness cannot search near a file.
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessError {
+    /// No bundled grammar reads the file.
+    #[error("no grammar for `{}`; the witness knows {}", .path.display(), Lang::ids())]
+    NoGrammar {
+        /// The file.
+        path: PathBuf,
+    },
+    /// No language server answers for the file's language: it has no identifiers to witness.
+    #[error("{language} files have no identifiers to witness")]
+    NoIdentifiers {
+        /// The language's id.
+        language: &'static str,
+    },
 }

@@ -4,8 +4,8 @@
 //! result's text may grow, and the bounded collection of the matches a result will show, so
 //! that a pattern matching every node of a file costs what is shown, not what is found.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 /// Levels of syntax tree a pattern may nest (its accepted node, counted down to its deepest
 /// token). Real patterns nest a few dozen at most. Compiling and matching take a few stack
@@ -63,15 +63,10 @@ impl<T> Kept<T> {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Held<T>> {
-        // Nothing below panics while holding the lock.
-        self.held.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// How many of `file`'s first matches (in position order) could be kept: `limit`, or none
     /// once `limit` matches of files sorting before it are held.
     pub fn room(&self, file: &str) -> usize {
-        let held = self.lock();
+        let held = self.held.lock();
         let full = held.count >= self.limit
             && held
                 .files
@@ -86,7 +81,7 @@ impl<T> Kept<T> {
         if matches.is_empty() {
             return;
         }
-        let mut held = self.lock();
+        let mut held = self.held.lock();
         held.count += matches.len();
         held.files.insert(file, matches);
         if held.count <= self.limit {
@@ -111,7 +106,7 @@ impl<T> Kept<T> {
 
     /// What was kept, in file order.
     pub fn into_sorted(self) -> Vec<T> {
-        let held = self.held.into_inner().unwrap_or_else(|e| e.into_inner());
+        let held = self.held.into_inner();
         held.files.into_values().flatten().collect()
     }
 }

@@ -2,7 +2,7 @@
 //! as a [`ResolveReport`].
 
 use crate::shown::escape;
-use crate::staged::{self, Edits, Slot, lock};
+use crate::staged::{self, Edits, Slot};
 use crate::{AstGrepError, Shared, blocking};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FsError, apply_all};
@@ -90,7 +90,7 @@ fn pending_ids(edits: &Edits) -> String {
 fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
     let given = args.edit_id.trim().to_string();
     let room_edits = shared.edits.of(room);
-    let mut edits = lock(&room_edits);
+    let mut edits = room_edits.lock();
     let number = given
         .strip_prefix("edit_")
         .and_then(|n| n.parse::<u64>().ok());
@@ -136,8 +136,8 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
                     staged_files: staged.files.len(),
                     replacements: staged.replacements,
                 };
-                let out = ToolOutput::report(&report)
-                    .with_file_changes(&shared.root, &staged.changes);
+                let out =
+                    ToolOutput::report(&report).with_file_changes(&shared.root, &staged.changes);
                 edits.slots.insert(n, Slot::Accepted);
                 Ok(out)
             }

@@ -5,7 +5,7 @@
 //! What a result may carry verbatim is decided by [`agent_tier::display`], for every family.
 
 pub(crate) use agent_tier::display::escape;
-use agent_tier::display::{needs_escape, push_escaped};
+use agent_tier::display::{clip_chars, needs_escape, push_escaped};
 use std::path::Path;
 
 /// Characters of one matched line (or diff line) shown; the rest is counted.
@@ -14,22 +14,16 @@ pub const MAX_LINE_CHARS: usize = 240;
 /// Characters of one capture kept (and shown); the rest is counted.
 pub const MAX_CAPTURE_CHARS: usize = 200;
 
-/// `… (N more characters)`, what a clipped text ends with.
-fn more_characters(n: usize) -> String {
-    format!(
-        "… ({n} more {})",
-        if n == 1 { "character" } else { "characters" }
-    )
-}
-
 /// `line` escaped, at most [`MAX_LINE_CHARS`] characters of it shown (escapes count as what
-/// they print), then how many characters were left out.
+/// they print), then how many characters of the line were left out. Escaping while clipping is
+/// this crate's own (`display::clip_chars` clips text as it is); the note is the same.
 pub fn clip(line: &str) -> String {
     let mut out = String::new();
     let mut shown = 0;
     for (i, c) in line.char_indices() {
         if shown >= MAX_LINE_CHARS {
-            out.push_str(&more_characters(line[i..].chars().count()));
+            // The rest clipped to nothing: the note alone, `… (N more characters)`.
+            out.push_str(&clip_chars(&line[i..], 0));
             return out;
         }
         let before = out.len();
@@ -49,15 +43,7 @@ pub fn clip(line: &str) -> String {
 pub fn kept_capture(text: &str) -> (String, usize) {
     // As `read` counts them: a final line ending ends the last line, it starts none.
     let lines = agent_tier::lines::count(text.as_bytes());
-    let kept = match text.char_indices().nth(MAX_CAPTURE_CHARS) {
-        None => text.to_string(),
-        Some((at, _)) => {
-            let mut s = text[..at].to_string();
-            s.push_str(&more_characters(text[at..].chars().count()));
-            s
-        }
-    };
-    (kept, lines)
+    (clip_chars(text, MAX_CAPTURE_CHARS).into_owned(), lines)
 }
 
 /// The 1-based column, in characters, of byte `offset` of `text` on its line (a line ends at

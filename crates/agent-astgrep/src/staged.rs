@@ -3,9 +3,10 @@
 
 use agent_tier::workspace::FileChange;
 use agent_tier::{Registry, RoomId, Rooms};
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// The resource `ast_edit` and `resolve` hold (per room): one call at a time stages or resolves
 /// a room's edits.
@@ -34,14 +35,9 @@ impl StagedEdits {
     /// Stage `staged` in `room`; its id (`edit_N`).
     pub(crate) fn stage(&self, room: &RoomId, staged: Staged) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&self.of(room)).slots.insert(n, Slot::Pending(staged));
+        self.of(room).lock().slots.insert(n, Slot::Pending(staged));
         format!("edit_{n}")
     }
-}
-
-/// Poisoning only follows a panic inside a critical section; none on the edits can panic.
-pub(crate) fn lock(edits: &Mutex<Edits>) -> std::sync::MutexGuard<'_, Edits> {
-    edits.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One room's edits by number.

@@ -4,10 +4,10 @@
 use crate::shown::relative;
 use agent_tier::display::{clip_path, plural};
 use agent_tier::schemars::{self, JsonSchema};
+use parking_lot::Mutex;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Counts of what the walk did.
@@ -150,10 +150,7 @@ pub(crate) struct Counters {
 impl Counters {
     pub(crate) fn skip(&self, counter: &AtomicUsize, path: &Path, why: &'static str) {
         counter.fetch_add(1, Ordering::Relaxed);
-        self.skipped
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((path.to_path_buf(), why));
+        self.skipped.lock().push((path.to_path_buf(), why));
     }
 
     /// An entry the walk yielded as an error: counted, and named by its path when it has one.
@@ -172,8 +169,7 @@ impl Counters {
     }
 
     pub(crate) fn stats(&self, root: &Path) -> Stats {
-        let mut skipped =
-            std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut skipped = std::mem::take(&mut *self.skipped.lock());
         skipped.sort();
         Stats {
             files_searched: self.searched.load(Ordering::Relaxed),

@@ -27,9 +27,9 @@
 //!
 //! Owns: the per-file entries and their bound. Never: parses, or decides a match.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 /// The most token hashes the index keeps over all files (8 bytes each, 64 MiB): past it, new
@@ -214,14 +214,9 @@ impl TokenIndex {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        // Nothing below panics while holding the lock.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// What is known of `path` at `len` and `mtime`, its tokens checked against `wanted`.
     pub fn known(&self, path: &Path, len: u64, mtime: SystemTime, wanted: &[u64]) -> Known {
-        let inner = self.lock();
+        let inner = self.inner.lock();
         match inner.files.get(path) {
             Some(e) if e.len == len && e.mtime == mtime => match &e.tokens {
                 Some(t) => Known::Indexed {
@@ -236,7 +231,7 @@ impl TokenIndex {
 
     /// The tokens of `path` when it is indexed at `len` and `mtime`.
     pub fn tokens_of(&self, path: &Path, len: u64, mtime: SystemTime) -> Option<Box<[u64]>> {
-        let inner = self.lock();
+        let inner = self.inner.lock();
         let e = inner.files.get(path)?;
         (e.len == len && e.mtime == mtime)
             .then(|| e.tokens.clone())
@@ -257,7 +252,7 @@ impl TokenIndex {
         let recent = SystemTime::now()
             .duration_since(mtime)
             .map_or(true, |age| age < RACY);
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         let (old_tokens, was_parsed) = match inner.files.get(path) {
             Some(e) if e.len == len && e.mtime == mtime => {
                 (e.tokens.as_ref().map_or(0, |t| t.len()), e.parsed)
@@ -295,7 +290,7 @@ impl TokenIndex {
     /// The run changed these files: what was known of them is dropped (a rewrite may keep its
     /// size and mtime tick).
     pub fn changed(&self, paths: &[PathBuf]) {
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         for p in paths {
             if let Some(e) = inner.files.remove(p) {
                 inner.held -= e.tokens.map_or(0, |t| t.len());
@@ -306,7 +301,7 @@ impl TokenIndex {
     /// (files known, files indexed, token hashes held).
     #[cfg(test)]
     pub fn size(&self) -> (usize, usize, usize) {
-        let inner = self.lock();
+        let inner = self.inner.lock();
         let indexed = inner.files.values().filter(|e| e.tokens.is_some()).count();
         (inner.files.len(), indexed, inner.held)
     }

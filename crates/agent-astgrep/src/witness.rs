@@ -16,12 +16,14 @@
 //! which symbol (that is the language server's answer, asked by the family that uses the
 //! witness).
 
+use crate::error::WitnessError;
 use crate::lang::Lang;
 use crate::tokens::{self, TokenIndex};
 use agent_tier::witness::{IdentifierWitness, Occurrence, Sightings};
+use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// A file bigger than this is not indexed (and is counted as skipped).
@@ -122,7 +124,7 @@ impl Witness {
     /// list while no directory changed, else a new walk.
     fn walk(&self, langs: &[Lang]) -> Vec<Found> {
         let listed = {
-            let walks = self.walks.lock().unwrap_or_else(|e| e.into_inner());
+            let walks = self.walks.lock();
             walks.get(langs).and_then(|w| {
                 w.dirs
                     .iter()
@@ -135,10 +137,7 @@ impl Witness {
             None => {
                 let walked = self.walk_tree(langs);
                 let files = walked.files.clone();
-                self.walks
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(langs.to_vec(), walked);
+                self.walks.lock().insert(langs.to_vec(), walked);
                 files
             }
         };
@@ -179,18 +178,18 @@ impl Witness {
                 };
                 if t.is_dir() && entry.depth() > 0 {
                     let m = entry.metadata().ok().and_then(|m| m.modified().ok());
-                    let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut f = found.lock();
                     f.dirs.push((entry.path().to_path_buf(), m));
                 } else if t.is_file()
                     && let Some(lang) = Lang::from_file(entry.path()).filter(|l| langs.contains(l))
                 {
-                    let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut f = found.lock();
                     f.files.push((entry.path().to_path_buf(), lang));
                 }
                 ignore::WalkState::Continue
             })
         });
-        let mut out = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut out = found.into_inner();
         out.files.sort();
         out
     }
@@ -228,10 +227,7 @@ impl Witness {
                             .then(|| read_text(&f.path))
                             .flatten();
                         let Some(text) = text else {
-                            skipped
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .insert(f.path.clone());
+                            skipped.lock().insert(f.path.clone());
                             continue;
                         };
                         let toks = tokens::tokens(&text);
@@ -241,36 +237,48 @@ impl Witness {
                             self.index
                                 .note(&f.path, f.len, mtime, Some(toks.clone()), false);
                         }
-                        fresh
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .insert(f.path.clone(), toks);
+                        fresh.lock().insert(f.path.clone(), toks);
                     }
                 });
             }
         });
-        (
-            skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
-            fresh.into_inner().unwrap_or_else(|e| e.into_inner()),
-        )
+        (skipped.into_inner(), fresh.into_inner())
     }
 }
 
 impl IdentifierWitness for Witness {
     fn occurrences(&self, near: &Path, name: &str, limit: usize) -> Result<Sightings, String> {
-        let lang = Lang::from_file(near).ok_or_else(|| {
-            format!(
-                "no grammar for `{}`; the witness knows {}",
-                near.display(),
-                Lang::ids()
-            )
+        // The trait (agent-tier's) takes the error as the text its callers show.
+        self.sightings(near, name, limit).map_err(|e| e.to_string())
+    }
+
+    fn changed(&self, paths: &[PathBuf]) {
+        self.index.changed(paths);
+        // A file the run rewrote may keep its size and mtime tick: answers that came from it
+        // are not reused, and a created or removed file means a new walk.
+        let mut answers = self.answers.lock();
+        answers.retain(|a| !a.holders.iter().any(|(p, _, _)| paths.contains(p)));
+        drop(answers);
+        self.walks.lock().retain(|_, w| {
+            paths
+                .iter()
+                .all(|p| w.files.iter().any(|(f, _)| f == p) == p.is_file())
+        });
+    }
+}
+
+impl Witness {
+    /// Where `name` occurs as an identifier in the files of `near`'s language family, at most
+    /// `limit` occurrences: [`IdentifierWitness::occurrences`].
+    fn sightings(&self, near: &Path, name: &str, limit: usize) -> Result<Sightings, WitnessError> {
+        let lang = Lang::from_file(near).ok_or_else(|| WitnessError::NoGrammar {
+            path: near.to_path_buf(),
         })?;
         let langs = lang.server_family();
         if langs.is_empty() {
-            return Err(format!(
-                "{} files have no identifiers to witness",
-                lang.id()
-            ));
+            return Err(WitnessError::NoIdentifiers {
+                language: lang.id(),
+            });
         }
         let found = self.walk(langs);
         let (skipped, toks) = self.refresh(&found);
@@ -289,7 +297,7 @@ impl IdentifierWitness for Witness {
             .collect();
         let unchanged = skipped.is_empty();
         if unchanged {
-            let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+            let answers = self.answers.lock();
             if let Some(a) = answers.iter().find(|a| a.key == key && a.holders == held)
                 && a.sightings.files == found.len()
                 && (a.sightings.occurrences.len() <= limit)
@@ -308,7 +316,7 @@ impl IdentifierWitness for Witness {
             return Ok(stop);
         }
         if unchanged && out.skipped == 0 {
-            let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+            let mut answers = self.answers.lock();
             answers.retain(|a| a.key != key);
             if answers.len() >= ANSWERS {
                 answers.remove(0);
@@ -322,25 +330,6 @@ impl IdentifierWitness for Witness {
         Ok(out)
     }
 
-    fn changed(&self, paths: &[PathBuf]) {
-        self.index.changed(paths);
-        // A file the run rewrote may keep its size and mtime tick: answers that came from it
-        // are not reused, and a created or removed file means a new walk.
-        let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
-        answers.retain(|a| !a.holders.iter().any(|(p, _, _)| paths.contains(p)));
-        drop(answers);
-        self.walks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|_, w| {
-                paths
-                    .iter()
-                    .all(|p| w.files.iter().any(|(f, _)| f == p) == p.is_file())
-            });
-    }
-}
-
-impl Witness {
     /// The positions of `name` in `holders` (parsed again), into `out`; `Some` with the
     /// truncated answer when `limit` is reached.
     fn positions(
@@ -436,6 +425,24 @@ mod tests {
         // The JavaScript file is another language family.
         let js = root.join("c.js");
         assert_eq!(sites(&w, &js, "fetch"), vec![("c.js".into(), 0, 0)]);
+    }
+
+    #[test]
+    fn a_file_without_identifiers_to_witness_is_an_error_saying_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = Witness::new(dir.path().to_path_buf(), Default::default());
+        let err = w
+            .occurrences(Path::new("notes.cobol"), "x", 10)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "no grammar for `notes.cobol`; the witness knows {}",
+                Lang::ids()
+            )
+        );
+        let err = w.occurrences(Path::new("a.json"), "x", 10).unwrap_err();
+        assert_eq!(err, "json files have no identifiers to witness");
     }
 
     /// Lines as the language servers number them: a lone `\r` ends one too.
