@@ -15,13 +15,14 @@
 //!   passes unchanged through a launcher such as `docker exec -i`. No port, no socket, no secret.
 //!   The frames are typed at both ends (`protocol.rs`): one enum of what a driver sends, one of
 //!   what the host sends, tagged by `"t"`; a frame that fits neither is a typed error that is
-//!   shown, never a default.
-//! - The drivers are real modules: Python's is a package (`src/driver/agent_kernel_driver/`, one
-//!   module per job) imported from a per-user cache directory named by its hash, so its
-//!   bytecode is cached; behind a sandbox launcher, where that directory may not be visible, each
-//!   module's source is passed on the command line and executed into the same package layout
-//!   (not concatenated: each file stays a module on its own). The node driver is one script
-//!   passed to `node -e`. `driver.rs` says how each is booted.
+//!   shown, never a default. The drivers check each frame the host sends the same way (its
+//!   kind, and each field's type) and say on stderr what they ignored.
+//! - The drivers are real modules: each is a package, one module per job (Python's in
+//!   `src/driver/agent_kernel_driver/`, node's CommonJS modules in `src/driver/node/`), loaded
+//!   from a per-user cache directory named by its hash (so Python's bytecode is cached); behind a
+//!   sandbox launcher, where that directory may not be visible, each module's source is passed on
+//!   the command line and executed into the same package layout (not concatenated: each file
+//!   stays a module on its own). `driver.rs` says how each is booted.
 //! - The sandbox launcher (`RunInfo::sandbox_prefix`) is put in front of the interpreter when the
 //!   run has one; this crate never starts a sandbox.
 //! - A cell's `tool(name, args)` re-enters the registry through
@@ -44,6 +45,7 @@ mod inflow;
 mod kernel;
 mod protocol;
 mod render;
+mod report;
 mod saved;
 
 pub use error::KernelError;
@@ -233,7 +235,7 @@ impl Tool for EvalTool {
     fn description(&self) -> String {
         DESCRIPTION.replace(
             "{budget}",
-            &render::human(self.state.config.inactivity_budget),
+            &report::human(self.state.config.inactivity_budget),
         )
     }
 
@@ -354,7 +356,7 @@ impl Tool for EvalTool {
                         Slot::Restarted(Box::new(k), reason)
                     }
                     Err(e) => {
-                        out.restart = Some(Err(e.to_string()));
+                        out.restart = Some(Err(e));
                         Slot::Lost(reason)
                     }
                 }

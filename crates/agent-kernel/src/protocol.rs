@@ -8,10 +8,27 @@
 //! `stream` and `display` frames by that prefix, unparsed, when the host is behind.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
-/// A MIME bundle: MIME type → data (text, base64 PNG, or whatever JSON a `_repr_*_` returned).
-pub(crate) type Bundle = Map<String, Value>;
+/// A MIME bundle: MIME type → data. The two types the host reads are strings (a value's text,
+/// a base64 PNG); the rest are whatever JSON a `_repr_*_` returned, passed on as they are.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+pub(crate) struct Bundle {
+    /// The value as text.
+    #[serde(
+        rename = "text/plain",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) text: Option<String>,
+    /// A PNG image, base64.
+    #[serde(rename = "image/png", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) png: Option<String>,
+    /// Every other MIME type.
+    #[serde(flatten)]
+    pub(crate) other: BTreeMap<String, serde_json::Value>,
+}
 
 /// A frame the driver sends.
 #[derive(Debug, Deserialize)]
@@ -26,7 +43,11 @@ pub(crate) enum DriverFrame {
     /// A `display()` output.
     Display { data: Bundle },
     /// A cell's `tool(name, args)` call; the host answers with [`HostFrame::BridgeResult`].
-    Bridge { id: u64, name: String, args: Value },
+    Bridge {
+        id: u64,
+        name: String,
+        args: serde_json::Value,
+    },
     /// The cell `id` finished.
     Done(Done),
 }
@@ -98,7 +119,7 @@ pub(crate) enum HostFrame<'a> {
         id: u64,
         is_error: bool,
         text: &'a str,
-        structured: Option<&'a Value>,
+        structured: Option<&'a serde_json::Value>,
         images: usize,
     },
 }
@@ -107,7 +128,7 @@ impl HostFrame<'_> {
     /// The frame as one line.
     pub(crate) fn to_line(&self) -> String {
         // Serialising these types cannot fail: string keys, no maps with non-string keys, no
-        // floats that are not finite (`Value` holds no NaN).
+        // floats that are not finite (a JSON value holds no NaN).
         let mut line = serde_json::to_string(self).unwrap_or_default();
         line.push('\n');
         line
@@ -169,14 +190,23 @@ pub(crate) fn decode(body: &[u8]) -> Decoded {
             format!("{} […]", &text[..end])
         }
     };
+    /// The `"t"` field of a frame that fits no shape: its kind when it is a string.
     #[derive(Deserialize)]
     struct Tag {
-        t: Option<Value>,
+        t: Option<Kind>,
     }
-    let kind = serde_json::from_slice::<Tag>(body)
-        .ok()
-        .and_then(|tag| tag.t)
-        .and_then(|t| t.as_str().map(str::to_string));
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Kind {
+        Named(String),
+        Other(serde::de::IgnoredAny),
+    }
+    let kind = match serde_json::from_slice::<Tag>(body) {
+        Ok(Tag {
+            t: Some(Kind::Named(kind)),
+        }) => Some(kind),
+        _ => None,
+    };
     Decoded::Bad(match kind {
         None => FrameError::Untagged { body: quoted },
         Some(kind) => FrameError::Malformed {

@@ -1,10 +1,15 @@
-//! Collecting one cell's output (capped) and rendering it as a tool result.
+//! Collecting one cell's output (capped, images attached and saved) into the result of `eval`
+//! ([`EvalReport`]).
 
+use crate::KernelError;
 use crate::protocol::{Bundle, CellError};
+use crate::report::{
+    Ending, EvalReport, Exception, ImageRef, KernelInfo, MAX_DISPLAYS, MAX_IMAGES, Output, Shown,
+};
 use crate::saved::ImageDir;
+use agent_tier::display::clip_middle_bytes;
 use agent_tier::{Image, ToolOutput};
 use base64::Engine;
-use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,48 +24,27 @@ pub(crate) enum Status {
 }
 
 impl Status {
-    fn as_str(&self) -> &'static str {
+    fn ending(&self) -> Ending {
         match self {
-            Status::Ok => "ok",
-            Status::Error => "error",
-            Status::Interrupted => "interrupted",
-            Status::Killed => "killed",
-            Status::Died { .. } => "died",
+            Status::Ok => Ending::Ok,
+            Status::Error => Ending::Error,
+            Status::Interrupted => Ending::Interrupted,
+            Status::Killed => Ending::Killed,
+            Status::Died { .. } => Ending::Died,
         }
     }
 }
 
 enum Item {
     Stream { name: &'static str, text: String },
-    Display { text: String, data: Value },
+    Display { text: String, data: Shown },
     Cut,
 }
 
-const MAX_IMAGES: usize = 20;
-/// At most this many `display()` outputs are returned per cell (the drivers stop sending more).
-pub(crate) const MAX_DISPLAYS: usize = 50;
-
-/// `text` cut to about `cap` bytes: the first three quarters and the last quarter, with a note of
-/// how much was cut in between; the second value is how many bytes were cut.
-pub(crate) fn clip(text: &str, cap: usize) -> (String, usize) {
-    if text.len() <= cap {
-        return (text.to_string(), 0);
-    }
-    let room = cap.saturating_sub(80).max(16);
-    let head = floor_char(text, room * 3 / 4);
-    let mut tail = text.len() - room / 4;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    let cut = tail - head;
-    (
-        format!(
-            "{}\n[… {cut} bytes cut here …]\n{}",
-            &text[..head],
-            &text[tail..]
-        ),
-        cut,
-    )
+/// `text` cut to about `cap` bytes, owned: the first three quarters and the last quarter, with
+/// a line saying how much was cut between them.
+fn clip(text: &str, cap: usize) -> String {
+    clip_middle_bytes(text, cap).0.into_owned()
 }
 
 /// One cell's output, in order, with stream text capped at `cap` bytes: the first three quarters
@@ -77,7 +61,7 @@ pub(crate) struct Collector {
     /// Where returned images are also written, and this call's number in the run.
     saved: Option<(Arc<ImageDir>, u64)>,
     dropped_images: usize,
-    result: Option<(String, Value)>,
+    result: Option<(String, Shown)>,
     error: Option<CellError>,
     bridge_calls: Vec<String>,
     notes: Vec<String>,
@@ -98,7 +82,7 @@ pub(crate) struct Collector {
     pub(crate) state_lost: bool,
     pub(crate) pid: Option<u32>,
     /// After a killed or crashed cell: the fresh kernel's pid, or why it could not start.
-    pub(crate) restart: Option<Result<u32, String>>,
+    pub(crate) restart: Option<Result<u32, KernelError>>,
     pub(crate) version: String,
     pub(crate) budget: Duration,
     pub(crate) grace: Duration,
@@ -223,64 +207,51 @@ impl Collector {
         }
     }
 
-    /// A MIME bundle: images become attached PNGs, the rest stays as data.
-    fn bundle(&mut self, data: &Bundle) -> (String, Value) {
-        let mut kept = Map::new();
-        let mut omitted = Map::new();
-        let mut text = data
-            .get("text/plain")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        for (k, v) in data {
-            if k == "image/png" {
-                let bytes = v
-                    .as_str()
-                    .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok());
-                match bytes {
-                    Some(b) if self.images.len() < MAX_IMAGES => {
-                        let (w, h) = png_size(&b);
-                        let n = self.images.len() + 1;
-                        let path = self.saved.as_ref().and_then(|(d, c)| d.save(*c, n, &b));
-                        self.images.push(Image::png(b));
-                        text = match &path {
-                            Some(p) => format!(
-                                "[image {n}: PNG {w}×{h}, attached; saved as {}]",
-                                p.display()
-                            ),
-                            None => format!("[image {n}: PNG {w}×{h}, attached]"),
-                        };
-                        kept.insert(
-                            k.clone(),
-                            json!({ "image": n - 1, "path": path.map(|p| p.display().to_string()) }),
-                        );
-                    }
-                    Some(_) => {
-                        self.dropped_images += 1;
-                        text =
-                            format!("[image not returned: at most {MAX_IMAGES} images per cell]");
-                    }
-                    None => {}
-                }
-            } else if k == "text/plain" {
-                let plain = v.as_str().unwrap_or("");
-                kept.insert(k.clone(), Value::String(clip(plain, self.cap).0));
+    /// A MIME bundle as returned: the image attached (and saved), the text and every other
+    /// type cut to the cap (a type over it is left out and its size given), and the line a
+    /// model reads for it.
+    fn bundle(&mut self, data: &Bundle) -> (String, Shown) {
+        let mut shown = Shown::default();
+        let mut text = data.text.clone().unwrap_or_default();
+        if let Some(png) = &data.png
+            && let Ok(b) = base64::engine::general_purpose::STANDARD.decode(png)
+        {
+            if self.images.len() < MAX_IMAGES {
+                let (w, h) = png_size(&b);
+                let n = self.images.len() + 1;
+                let path = self.saved.as_ref().and_then(|(d, c)| d.save(*c, n, &b));
+                self.images.push(Image::png(b));
+                text = match &path {
+                    Some(p) => format!(
+                        "[image {n}: PNG {w}×{h}, attached; saved as {}]",
+                        p.display()
+                    ),
+                    None => format!("[image {n}: PNG {w}×{h}, attached]"),
+                };
+                shown.image = Some(ImageRef {
+                    image: n - 1,
+                    path: path.map(|p| p.display().to_string()),
+                });
             } else {
-                match v {
-                    Value::String(s) if s.len() > self.cap => {
-                        // a cut HTML table or markdown is no use; the text stands for it
-                        omitted.insert(k.clone(), json!(s.len()));
-                    }
-                    _ => {
-                        kept.insert(k.clone(), v.clone());
-                    }
+                self.dropped_images += 1;
+                text = format!("[image not returned: at most {MAX_IMAGES} images per cell]");
+            }
+        }
+        if let Some(plain) = &data.text {
+            shown.text = Some(clip(plain, self.cap));
+        }
+        for (mime, v) in &data.other {
+            match v.as_str() {
+                // a cut HTML table or markdown is no use; the text stands for it
+                Some(s) if s.len() > self.cap => {
+                    shown.omitted_bytes.insert(mime.clone(), s.len());
+                }
+                _ => {
+                    shown.other.insert(mime.clone(), v.clone());
                 }
             }
         }
-        if !omitted.is_empty() {
-            kept.insert("omitted_bytes".into(), Value::Object(omitted));
-        }
-        (clip(&text, self.cap).0, Value::Object(kept))
+        (clip(&text, self.cap), shown)
     }
 
     /// A `display()` output. At most [`MAX_DISPLAYS`] per cell and about twice the cap in bytes
@@ -292,7 +263,8 @@ impl Collector {
             return;
         }
         let (text, data) = self.bundle(data);
-        let cost = text.len() + data.to_string().len();
+        // The size of its data as a client reads it (JSON).
+        let cost = text.len() + serde_json::to_string(&data).map_or(0, |d| d.len());
         if self.displays_kept > 0 && self.display_used + cost > budget {
             self.displays_dropped += 1;
             return;
@@ -311,9 +283,9 @@ impl Collector {
     /// (the drivers cut them first; this holds whatever a driver sends).
     pub(crate) fn error(&mut self, err: &CellError) {
         self.error = Some(CellError {
-            ename: clip(&err.ename, 200).0,
-            evalue: clip(&err.evalue, self.cap / 8).0,
-            traceback: clip(&err.traceback, self.cap).0,
+            ename: clip(&err.ename, 200),
+            evalue: clip(&err.evalue, self.cap / 8),
+            traceback: clip(&err.traceback, self.cap),
         });
     }
 
@@ -327,21 +299,16 @@ impl Collector {
         self.bridge_calls.push(name.to_string());
     }
 
-    /// What is left after the kernel was lost during the cell.
-    fn after_loss(&self, restarted: &str) -> String {
-        let gone = "every name (variables, imports) from this and earlier cells is gone";
-        match &self.restart {
-            Some(Ok(_)) => format!("{restarted} — {gone}"),
-            Some(Err(e)) => format!(
-                " — {gone}; restarting it failed ({}), the next call tries again",
-                clip(e, 300).0
-            ),
-            None => format!(" — {gone}; the next call starts a fresh kernel"),
-        }
+    /// The tool result: the report, with the images attached.
+    pub(crate) fn render(self) -> ToolOutput {
+        let (report, images) = self.report();
+        let mut out = ToolOutput::report(&report);
+        out.images = images;
+        out
     }
 
-    /// The tool result.
-    pub(crate) fn render(mut self) -> ToolOutput {
+    /// The result of the cell, and its images.
+    fn report(mut self) -> (EvalReport, Vec<Image>) {
         self.finish_tail();
         if self.dropped_idle > 0 {
             self.notes.push(format!(
@@ -350,161 +317,68 @@ impl Collector {
                 crate::inflow::QUEUE_CAP
             ));
         }
-        let mut text = String::new();
-        for n in &self.notes {
-            text.push_str(&format!("[{n}]\n"));
-        }
+        let tail = std::mem::take(&mut self.tail);
         let mut outputs = Vec::new();
-        let body_start = text.len();
-        for item in &self.items {
+        for item in std::mem::take(&mut self.items) {
             match item {
-                Item::Stream { name, text: t } => {
-                    text.push_str(t);
-                    outputs.push(json!({"type": "stream", "name": name, "text": t}));
-                }
+                Item::Stream { name, text } => outputs.push(Output::Stream { name, text }),
                 Item::Cut => {
-                    if !text.ends_with('\n') && text.len() > body_start {
-                        text.push('\n');
-                    }
-                    text.push_str(&format!(
-                        "[… {} bytes of output cut here (the cap is {} bytes); the last part follows …]\n",
-                        self.cut, self.cap
-                    ));
-                    text.push_str(&self.tail);
-                    outputs.push(json!({"type": "cut", "bytes": self.cut}));
-                    outputs.push(json!({"type": "stream", "name": "tail", "text": self.tail}));
+                    outputs.push(Output::Cut { bytes: self.cut });
+                    outputs.push(Output::Stream {
+                        name: "tail",
+                        text: tail.clone(),
+                    });
                 }
-                Item::Display { text: t, data } => {
-                    if !text.ends_with('\n') && text.len() > body_start {
-                        text.push('\n');
-                    }
-                    text.push_str(t);
-                    text.push('\n');
-                    outputs.push(json!({"type": "display", "data": data}));
-                }
+                Item::Display { text, data } => outputs.push(Output::Display { data, text }),
             }
         }
-        if let Some((t, _)) = &self.result {
-            if !text.ends_with('\n') && text.len() > body_start {
-                text.push('\n');
-            }
-            text.push_str(t);
-            text.push('\n');
-        }
-        if let Some(e) = &self.error {
-            if !text.ends_with('\n') && text.len() > body_start {
-                text.push('\n');
-            }
-            text.push_str(&e.traceback);
-            text.push('\n');
-        }
-        if self.displays_dropped > 0 {
-            text.push_str(&format!(
-                "[{} more display output(s) not shown: at most {MAX_DISPLAYS} and about {} bytes of display() output are returned per cell]\n",
-                self.displays_dropped,
-                self.cap.saturating_mul(2)
-            ));
-        }
-        if self.dropped_live > 0 {
-            text.push_str(&format!(
-                "[{} bytes of output were dropped while the host was behind the kernel]\n",
-                self.dropped_live
-            ));
-        }
-        if self.dropped_images > 0 {
-            text.push_str(&format!(
-                "[{} more image(s) not returned: at most {MAX_IMAGES} per cell]\n",
-                self.dropped_images
-            ));
-        }
-        let lang = self.language;
-        match &self.status {
-            Status::Ok | Status::Error => {}
-            Status::Interrupted => text.push_str(&format!(
-                "[interrupted: the cell went {} without output (the inactivity budget; output resets it, a pending tool() call pauses it); the {lang} kernel is alive and keeps every name from earlier cells; {} — print progress from long loops to keep them running]\n",
-                human(self.budget),
-                defined_before_interrupt(&self.defined, self.defined_total)
-            )),
-            Status::Killed => text.push_str(&format!(
-                "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed{}]\n",
-                human(self.budget),
-                human(self.grace),
-                self.after_loss(" and restarted")
-            )),
-            Status::Died { exit, stderr_tail } => {
-                text.push_str(&format!(
-                    "[the {lang} kernel died during this cell: it {exit}{}]\n",
-                    self.after_loss("; it was restarted")
-                ));
-                let tail = stderr_tail.trim_end();
-                if !tail.is_empty() && !text.contains(tail) {
-                    text.push_str("stderr tail:\n");
-                    text.push_str(tail);
-                    text.push('\n');
-                }
-            }
-        }
-        if text.len() == body_start && self.status == Status::Ok {
-            text.push_str("(no output)\n");
-        }
-        while text.ends_with('\n') {
-            text.pop();
-        }
+        let (result_text, result) = self.result.take().unzip();
         let (exit, stderr_tail) = match &self.status {
             Status::Died { exit, stderr_tail } => (Some(exit.clone()), Some(stderr_tail.clone())),
             _ => (None, None),
         };
-        let structured = json!({
-            "language": lang,
-            "status": self.status.as_str(),
-            "outputs": outputs,
-            "result": self.result.as_ref().map(|(_, d)| d.clone()),
-            "error": self.error.as_ref().map(|e| json!({
-                "ename": e.ename,
-                "evalue": e.evalue,
-                "traceback": e.traceback,
-            })),
-            "output_cut_bytes": self.cut,
-            "displays_dropped": self.displays_dropped,
-            "dropped_between_cells_bytes": self.dropped_idle,
-            "bridge_calls": self.bridge_calls,
-            "defined": self.defined,
-            "defined_total": self.defined_total,
-            "kernel": {
-                "pid": self.pid,
-                "restarted_pid": self.restart.as_ref().and_then(|r| r.as_ref().ok()),
-                "version": self.version,
-                "fresh": self.fresh,
-                "state_lost": self.state_lost || matches!(self.status, Status::Killed | Status::Died { .. }),
-                "exit": exit,
-                "stderr_tail": stderr_tail,
+        let (restarted_pid, restart_failed) = match self.restart.take() {
+            Some(Ok(pid)) => (Some(pid), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+            None => (None, None),
+        };
+        let status = self.status.ending();
+        let report = EvalReport {
+            language: self.language,
+            status,
+            outputs,
+            result,
+            error: self.error.take().map(|e| Exception {
+                ename: e.ename,
+                evalue: e.evalue,
+                traceback: e.traceback,
+            }),
+            output_cut_bytes: self.cut,
+            displays_dropped: self.displays_dropped,
+            dropped_between_cells_bytes: self.dropped_idle,
+            bridge_calls: std::mem::take(&mut self.bridge_calls),
+            defined: std::mem::take(&mut self.defined),
+            defined_total: self.defined_total,
+            kernel: KernelInfo {
+                pid: self.pid,
+                restarted_pid,
+                version: std::mem::take(&mut self.version),
+                fresh: self.fresh,
+                state_lost: self.state_lost || matches!(status, Ending::Killed | Ending::Died),
+                exit,
+                stderr_tail,
             },
-        });
-        ToolOutput {
-            text,
-            structured: Some(structured),
-            images: self.images,
-            is_error: self.status != Status::Ok,
-            ..Default::default()
-        }
+            notes: std::mem::take(&mut self.notes),
+            result_text,
+            cap: self.cap,
+            dropped_live: self.dropped_live,
+            dropped_images: self.dropped_images,
+            budget: self.budget,
+            grace: self.grace,
+            restart_failed,
+        };
+        (report, self.images)
     }
-}
-
-/// What an interrupted cell left behind: the names it bound or rebound before the interrupt.
-fn defined_before_interrupt(names: &[String], total: u64) -> String {
-    if total == 0 {
-        return "this cell bound no top-level name before the interrupt".into();
-    }
-    let more = total.saturating_sub(names.len() as u64);
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    format!(
-        "names this cell bound before the interrupt (kept): {}{more}",
-        names.join(", ")
-    )
 }
 
 /// A PNG's width and height from its IHDR chunk (0×0 when it is not a PNG).
@@ -517,36 +391,9 @@ pub(crate) fn png_size(b: &[u8]) -> (u32, u32) {
     (w, h)
 }
 
-/// A duration as a person would say it: `5 min`, `2 s`, `1.5 s`, `300 ms`.
-pub(crate) fn human(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms >= 60_000 && ms.is_multiple_of(60_000) {
-        format!("{} min", ms / 60_000)
-    } else if ms >= 1000 && ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else if ms >= 1000 {
-        format!("{:.1} s", d.as_secs_f64())
-    } else {
-        format!("{ms} ms")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_durations() {
-        let cases = [
-            (300_000, "5 min"),
-            (2000, "2 s"),
-            (1500, "1.5 s"),
-            (300, "300 ms"),
-        ];
-        for (ms, want) in cases {
-            assert_eq!(human(Duration::from_millis(ms)), want);
-        }
-    }
 
     #[test]
     fn output_is_capped_head_and_tail() {
@@ -567,6 +414,29 @@ mod tests {
             .structured
             .as_ref()
             .map(|s| s["output_cut_bytes"].clone());
-        assert_eq!(cut, Some(json!(900 - 75 - 25)));
+        assert_eq!(cut, Some(serde_json::json!(900 - 75 - 25)));
+    }
+
+    #[test]
+    fn a_bundle_keeps_what_fits_and_names_what_it_left_out() {
+        use serde_json::json;
+        let mut c = Collector::new("python", 100);
+        let bundle: Bundle = serde_json::from_value(json!({
+            "text/plain": "x",
+            "text/html": "h".repeat(200),
+            "application/json": {"a": 1},
+        }))
+        .unwrap();
+        c.display(&bundle);
+        let out = c.render();
+        assert_eq!(out.text, "x");
+        assert_eq!(
+            out.structured.unwrap()["outputs"],
+            json!([{"type": "display", "data": {
+                "text/plain": "x",
+                "application/json": {"a": 1},
+                "omitted_bytes": {"text/html": 200},
+            }}])
+        );
     }
 }

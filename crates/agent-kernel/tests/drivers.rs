@@ -1,5 +1,6 @@
 //! The shipped drivers are valid source files on their own: every module of the Python driver
-//! package passes `python3 -m py_compile`, and the node driver passes `node --check`.
+//! package passes `python3 -m py_compile`, and every module of the node driver package passes
+//! `node --check`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,9 +54,18 @@ fn every_python_driver_module_compiles_on_its_own() {
 }
 
 #[test]
-fn the_node_driver_passes_node_check() {
+fn every_node_driver_module_passes_node_check() {
     let node = agent_testkit::require("node");
-    let mut cmd = Command::new(node);
-    cmd.arg("--check").arg(driver_dir().join("node.js"));
-    check(cmd, "node --check node.js");
+    let mut modules: Vec<PathBuf> = std::fs::read_dir(driver_dir().join("node"))
+        .expect("the node driver package")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "js"))
+        .collect();
+    modules.sort();
+    assert!(modules.len() >= 5, "{modules:?}");
+    for module in &modules {
+        let mut cmd = Command::new(&node);
+        cmd.arg("--check").arg(module);
+        check(cmd, &format!("node --check {}", module.display()));
+    }
 }

@@ -8,4 +8,5 @@ mod images;
 mod javascript;
 mod lifecycle;
 mod python;
+mod results;
 mod state;

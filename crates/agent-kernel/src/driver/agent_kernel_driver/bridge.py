@@ -23,7 +23,8 @@ class Inbox:
         return self._items.pop(0)
 
 
-# the host's frames other than bridge replies ("exec"), then None at the end of the wire
+# the host's frames other than bridge replies ("exec", each checked by wire.host_frame), then
+# None at the end of the wire
 inbox = Inbox()
 waiters = {}
 ids = [0]
@@ -36,11 +37,13 @@ def reader():
         if line is None:
             break
         try:
-            msg = wire.json_loads(line)
+            msg = wire.host_frame(wire.json_loads(line))
         except ValueError:
             continue
-        if msg.get("t") == "bridge_result":
-            w = waiters.pop(msg.get("id"), None)
+        if msg is None:
+            continue
+        if msg["t"] == "bridge_result":
+            w = waiters.pop(msg["id"], None)
             if w is not None:
                 w[1] = msg
                 w[0].set()
@@ -90,9 +93,9 @@ def tool(name, args=None):
     wire.send({"t": "bridge", "id": bid, "name": name, "args": args})
     slot[0].wait()
     res = slot[1]
-    if res.get("is_error"):
-        raise ToolError("tool %r failed: %s" % (name, res.get("text", "")))
-    out = ToolResult(res.get("text", ""))
-    out.structured = res.get("structured")
-    out.images = res.get("images", 0)
+    if res["is_error"]:
+        raise ToolError("tool %r failed: %s" % (name, res["text"]))
+    out = ToolResult(res["text"])
+    out.structured = res["structured"]
+    out.images = res["images"]
     return out

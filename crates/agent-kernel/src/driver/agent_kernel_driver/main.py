@@ -22,19 +22,17 @@ def run():
         msg = bridge.inbox.get()
         if msg is None:
             os._exit(0)
-        if msg.get("t") != "exec":
-            continue
+        # an "exec" frame, its fields checked by wire.host_frame
         cid = msg["id"]
-        cap = msg.get("cap")
-        if isinstance(cap, int) and cap >= 64:
-            limits["cap"] = cap
+        if msg["cap"] >= 64:
+            limits["cap"] = msg["cap"]
         cell_displays["sent"] = 0
         cell_displays["dropped"] = 0
         status, result, err = "error", None, None
         # ids, not references: holding the old values would keep them alive through the cell
         before = {k: id(v) for k, v in user_ns.items()}
         try:
-            status, result, err = cell.run_cell(cid, msg.get("code", ""))
+            status, result, err = cell.run_cell(cid, msg["code"])
             res_bundle = None
             if result is not None:
                 res_bundle = bundle(result)

@@ -124,6 +124,32 @@ def boot():
     spawn(flusher)
 
 
+# The frames the host sends after its hello (protocol.rs's HostFrame), by kind: each field and
+# the types it may have (None: any JSON value, null included). A frame of another shape is said
+# on stderr and ignored, never read with a default.
+HOST_FRAMES = {
+    "exec": (("id", int), ("code", str), ("cap", int)),
+    "bridge_result": (("id", int), ("is_error", bool), ("text", str), ("structured", None),
+                      ("images", int)),
+}
+
+
+def host_frame(msg):
+    """`msg` when it is one of HOST_FRAMES with every field of its type; else None, said on stderr."""
+    kind = msg["t"] if isinstance(msg, dict) and "t" in msg else None
+    fields = HOST_FRAMES[kind] if isinstance(kind, str) and kind in HOST_FRAMES else None
+    if fields is not None:
+        wrong = [k for k, t in fields if k not in msg or (t is not None and not isinstance(msg[k], t))]
+        if not wrong:
+            return msg
+        what = "a `%s` message from the host has a missing or mistyped %s" % (
+            kind, ", ".join("`%s`" % k for k in wrong))
+    else:
+        what = "a message from the host is of no kind the kernel driver knows"
+    emit("stderr", "[%s, so the kernel driver ignored it]\n" % what)
+    return None
+
+
 def write_frame(obj):
     try:
         body = json_dumps(obj)
