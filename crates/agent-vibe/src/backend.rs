@@ -1,14 +1,16 @@
 //! What runs a worker: the [`VibeBackend`] trait the harness supplies, and the shipped
 //! [`CommandBackend`] (a configured program per tier).
 
+use crate::error::{RunError, Unavailable};
 use agent_proc::Launcher;
 use agent_tier::Surface;
 use agent_tier::process::resolve_binary;
 use agent_tier::schemars::{self, JsonSchema};
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -83,14 +85,9 @@ struct Beat {
 const LAST_LINE: usize = 200;
 
 impl Heartbeat {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Beat> {
-        // Poisoning needs a panic while held; no section here can panic.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The worker is alive now.
     pub fn beat(&self) {
-        self.lock().at = Some(std::time::Instant::now());
+        self.0.lock().at = Some(std::time::Instant::now());
     }
 
     /// The worker wrote `bytes` (stdout or stderr): it is alive now, and its last non-blank
@@ -98,7 +95,7 @@ impl Heartbeat {
     pub fn output(&self, bytes: &[u8]) {
         let text = String::from_utf8_lossy(bytes);
         let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty());
-        let mut b = self.lock();
+        let mut b = self.0.lock();
         b.at = Some(std::time::Instant::now());
         if let Some(line) = line {
             b.line = Some(tail_of(line, LAST_LINE));
@@ -107,12 +104,12 @@ impl Heartbeat {
 
     /// When it last beat; `None`: never.
     pub fn last(&self) -> Option<std::time::Instant> {
-        self.lock().at
+        self.0.lock().at
     }
 
     /// The last non-blank line of output given to [`Heartbeat::output`]; `None`: none yet.
     pub fn last_line(&self) -> Option<String> {
-        self.lock().line.clone()
+        self.0.lock().line.clone()
     }
 }
 
@@ -137,14 +134,15 @@ pub trait VibeBackend: Send + Sync + 'static {
 
     /// Whether a worker of `tier` can be started at all; checked at spawn so that a missing
     /// program fails the spawn at once. The error says what to configure.
-    fn check(&self, tier: WorkerTier) -> Result<(), String> {
+    fn check(&self, tier: WorkerTier) -> Result<(), Unavailable> {
         let _ = tier;
         Ok(())
     }
 
     /// Run the job to its end: `Ok(result)` when the worker succeeded, `Err(what happened)` when
-    /// it failed. Dropping the future must stop the worker and everything it started.
-    fn run(&self, job: WorkerJob) -> BoxFuture<'static, Result<String, String>>;
+    /// it failed (a harness backend's own text: [`RunError::Other`], or `.into()` a string).
+    /// Dropping the future must stop the worker and everything it started.
+    fn run(&self, job: WorkerJob) -> BoxFuture<'static, Result<String, RunError>>;
 }
 
 /// A worker program: the program and its arguments.
@@ -258,38 +256,37 @@ impl VibeBackend for CommandBackend {
         "command"
     }
 
-    fn check(&self, tier: WorkerTier) -> Result<(), String> {
+    fn check(&self, tier: WorkerTier) -> Result<(), Unavailable> {
         let Some(cmd) = self.program(tier) else {
-            return Err(format!(
-                "no worker program is configured for tier `{tier}` (tiers with a program: {}); use one of those, or have the host set `VibeConfig.{tier}` or the `{}` environment variable",
-                self.configured(),
-                env_name(tier)
-            ));
+            return Err(Unavailable::NotConfigured {
+                tier: tier.as_str(),
+                configured: self.configured(),
+                env: env_name(tier),
+            });
         };
         if self.prefix.is_empty()
             && resolve_binary(&self.cwd, &[], &[cmd.program.as_str()]).is_none()
             && !self.cwd.join(&cmd.program).is_file()
         {
-            return Err(format!(
-                "the worker program for tier `{tier}`, `{}`, is not on PATH or in {}; install it or configure another",
-                cmd.program,
-                self.cwd.display()
-            ));
+            return Err(Unavailable::NotFound {
+                tier: tier.as_str(),
+                program: cmd.program.clone(),
+                folder: self.cwd.display().to_string(),
+            });
         }
         Ok(())
     }
 
-    fn run(&self, job: WorkerJob) -> BoxFuture<'static, Result<String, String>> {
+    fn run(&self, job: WorkerJob) -> BoxFuture<'static, Result<String, RunError>> {
         let cmd = self.program(job.tier).cloned();
         let cwd = self.cwd.clone();
         let prefix = self.prefix.clone();
         let max_output = self.max_output;
         Box::pin(async move {
             let Some(cmd) = cmd else {
-                return Err(format!(
-                    "no worker program is configured for tier `{}`",
-                    job.tier
-                ));
+                return Err(RunError::NotConfigured {
+                    tier: job.tier.as_str(),
+                });
             };
             run_command(&cmd, &cwd, &prefix, max_output, &job).await
         })
@@ -322,7 +319,7 @@ async fn run_command(
     prefix: &[String],
     max_output: usize,
     job: &WorkerJob,
-) -> Result<String, String> {
+) -> Result<String, RunError> {
     let mut c = agent_proc::Command::new(&Launcher::prefixed(prefix), &cmd.program)
         .args(&cmd.args)
         .stdin_piped()
@@ -341,11 +338,9 @@ async fn run_command(
     // Dropping the child (this run ends, or its future is dropped because the worker was
     // stopped) ends its group and everything that carries its tag, even in a new session:
     // nothing the worker started outlives it.
-    let child = c.spawn().await.map_err(|e| {
-        format!(
-            "cannot start the worker program `{}`: {e}; check that it is installed",
-            cmd.display()
-        )
+    let child = c.spawn().await.map_err(|source| RunError::Start {
+        command: cmd.display(),
+        source,
     })?;
     let stderr = child.stderr();
     let captured = Arc::new(Mutex::new(Captured::default()));
@@ -359,8 +354,7 @@ async fn run_command(
                     break;
                 }
                 heartbeat.output(&chunk[..n]);
-                // Poisoning needs a panic while held; this section cannot panic.
-                let mut c = captured.lock().unwrap_or_else(|e| e.into_inner());
+                let mut c = captured.lock();
                 let room = max_output.saturating_sub(c.bytes.len());
                 let keep = n.min(room);
                 c.bytes.extend_from_slice(&chunk[..keep]);
@@ -377,10 +371,7 @@ async fn run_command(
             let _ = stdin.shutdown().await;
         });
     }
-    let status = child
-        .wait_exit()
-        .await
-        .map_err(|e| format!("cannot wait for the worker program: {e}"))?;
+    let status = child.wait_exit().await.map_err(RunError::Wait)?;
     // Let the reader drain what the worker wrote (bounded: a leftover grandchild may hold the
     // pipe open), then kill the group, which closes it.
     if let Some(r) = reader {
@@ -394,7 +385,7 @@ async fn run_command(
     }
     child.kill();
     let (stdout, dropped) = {
-        let c = captured.lock().unwrap_or_else(|e| e.into_inner());
+        let c = captured.lock();
         (lossy(&c.bytes), c.dropped)
     };
     let mut stdout = stdout;
@@ -406,22 +397,14 @@ async fn run_command(
     if status.success() {
         return Ok(stdout);
     }
-    let how = agent_proc::describe_exit(status);
-    let mut msg = format!("the worker program `{}` {how}", cmd.display());
-    let err = stderr.text();
-    if !err.trim().is_empty() {
-        msg.push_str(&format!(
-            "\nstderr (last lines):\n{}",
-            tail_of(err.trim_end(), 2000)
-        ));
-    }
-    if !stdout.trim().is_empty() {
-        msg.push_str(&format!(
-            "\nstdout (last lines):\n{}",
-            tail_of(stdout.trim_end(), 2000)
-        ));
-    }
-    Err(msg)
+    // The end of what it wrote on a stream, if anything.
+    let last_lines = |text: &str| (!text.trim().is_empty()).then(|| tail_of(text.trim_end(), 2000));
+    Err(RunError::Exited {
+        command: cmd.display(),
+        how: agent_proc::describe_exit(status),
+        stderr: last_lines(&stderr.text()),
+        stdout: last_lines(&stdout),
+    })
 }
 
 struct AbortOnDrop(tokio::task::AbortHandle);

@@ -25,6 +25,7 @@
 
 mod backend;
 mod error;
+mod report;
 mod roster;
 mod tools;
 
@@ -32,9 +33,10 @@ pub use backend::{
     BoxFuture, CommandBackend, DEFAULT_MAX_OUTPUT, Heartbeat, VibeBackend, WorkerCommand,
     WorkerJob, WorkerTier,
 };
-pub use error::VibeError;
+pub use error::{RunError, Unavailable, VibeError};
+pub use report::{bounded, human_elapsed};
 pub use roster::{Roster, WorkerState, WorkerView};
-pub use tools::{KillArgs, ListArgs, SendArgs, SpawnArgs, WaitArgs, bounded, human_elapsed};
+pub use tools::{KillArgs, ListArgs, SendArgs, SpawnArgs, WaitArgs};
 
 use agent_tier::Registry;
 use std::sync::Arc;

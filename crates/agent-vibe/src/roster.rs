@@ -4,14 +4,16 @@
 use crate::backend::{Heartbeat, VibeBackend, WorkerJob, WorkerTier};
 use crate::error::VibeError;
 use agent_tier::Surface;
+use agent_tier::schemars::{self, JsonSchema};
+use parking_lot::Mutex;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 /// Where a worker is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerState {
     /// Its current run has not ended.
@@ -128,7 +130,7 @@ pub struct Roster {
 impl Drop for Roster {
     fn drop(&mut self) {
         // The run is over: stop every worker still going (their groups are killed on drop).
-        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        let state = self.state.get_mut();
         for w in state.workers.values_mut() {
             if let Some(t) = w.task.take() {
                 t.abort();
@@ -158,11 +160,6 @@ impl Roster {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        // Poisoning needs a panic while held; no section that holds it can panic.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn bump(&self) {
         self.changed.send_modify(|v| *v += 1);
     }
@@ -181,7 +178,7 @@ impl Roster {
     }
 
     fn with_worker<T>(&self, id: &str, f: impl FnOnce(&mut Worker) -> T) -> Result<T, VibeError> {
-        let mut state = self.lock();
+        let mut state = self.state.lock();
         let found = seq_of(id).filter(|s| state.workers.contains_key(s));
         match found {
             Some(seq) => match state.workers.get_mut(&seq) {
@@ -216,7 +213,7 @@ impl Roster {
         w.task = Some(tokio::spawn(async move {
             let result = match tokio::time::timeout(max_run, run).await {
                 Ok(Ok(out)) => (WorkerState::Done, out),
-                Ok(Err(e)) => (WorkerState::Failed, e),
+                Ok(Err(e)) => (WorkerState::Failed, e.to_string()),
                 Err(_) => (
                     WorkerState::TimedOut,
                     format!(
@@ -255,12 +252,10 @@ impl Roster {
         surface: Surface,
         budget: Duration,
     ) -> Result<WorkerView, VibeError> {
-        self.backend
-            .check(tier)
-            .map_err(|reason| VibeError::Backend { reason })?;
+        self.backend.check(tier)?;
         let _op = self.ops.lock().await;
         let view = {
-            let mut state = self.lock();
+            let mut state = self.state.lock();
             let seq = state.next;
             state.next += 1;
             let mut w = Worker {
@@ -386,6 +381,11 @@ impl Roster {
 
     /// Every worker of this run, oldest first.
     pub fn list(&self) -> Vec<WorkerView> {
-        self.lock().workers.values().map(Worker::view).collect()
+        self.state
+            .lock()
+            .workers
+            .values()
+            .map(Worker::view)
+            .collect()
     }
 }

@@ -2,11 +2,13 @@
 
 use crate::backend::{VibeBackend, WorkerTier};
 use crate::error::VibeError;
-use crate::roster::{Roster, WorkerView};
+use crate::report::{
+    Killed, Listed, Roll, Sent, Spawned, Waited, WorkerRow, bounded, human_elapsed,
+};
+use crate::roster::{Roster, WorkerState, WorkerView};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{BoxError, CallContext, Hints, Rooms, Tier, Tool, ToolOutput};
 use serde::Deserialize;
-use serde_json::json;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,46 +24,9 @@ pub(crate) struct Limits {
     pub stall_after: Duration,
 }
 
-/// A human duration with one decimal for seconds: `0.4s`, `12.0s`, `3m05s`.
-pub fn human_elapsed(secs: f64) -> String {
-    if secs < 60.0 {
-        format!("{secs:.1}s")
-    } else {
-        let s = secs as u64;
-        if s < 3600 {
-            format!("{}m{:02}s", s / 60, s % 60)
-        } else {
-            format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-        }
-    }
-}
-
-/// The first `chars` characters of `text` on one line, with `…` when cut.
-pub fn bounded(text: &str, chars: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= chars {
-        flat
-    } else {
-        let cut: String = flat.chars().take(chars).collect();
-        format!("{cut}…")
-    }
-}
-
-fn header(v: &WorkerView) -> String {
-    format!(
-        "{} ({}, {} tier): {} after {}, run {}",
-        v.worker_id,
-        v.label,
-        v.tier,
-        v.state.as_str(),
-        human_elapsed(v.elapsed_seconds),
-        v.runs
-    )
-}
-
 /// What a waiting `vibe_wait` reports: the worker's header and its last output line.
 fn waiting_line(v: &WorkerView, line: Option<&str>) -> String {
-    let mut text = header(v);
+    let mut text = WorkerRow::of(v, None).header();
     match (v.last_output_seconds_ago, line) {
         (Some(ago), Some(line)) => {
             let _ = write!(text, "; last output {} ago: {line}", human_elapsed(ago));
@@ -72,18 +37,6 @@ fn waiting_line(v: &WorkerView, line: Option<&str>) -> String {
         _ => text.push_str("; no output yet"),
     }
     text
-}
-
-fn structured(v: &WorkerView, result: Option<&str>) -> serde_json::Value {
-    json!({
-        "worker_id": v.worker_id,
-        "label": v.label,
-        "tier": v.tier,
-        "state": v.state,
-        "elapsed_seconds": v.elapsed_seconds,
-        "runs": v.runs,
-        "result": result,
-    })
 }
 
 /// Arguments of `vibe_spawn`.
@@ -245,11 +198,9 @@ impl Tool for Spawn {
                 budget,
             )
             .await?;
-        let text = format!(
-            "spawned {} ({}, {} tier); it is running. Collect its result with vibe_wait {{\"worker_id\": \"{}\"}}.",
-            v.worker_id, v.label, v.tier, v.worker_id
-        );
-        Ok(ToolOutput::text(text).with_structured(structured(&v, None)))
+        Ok(ToolOutput::report(&Spawned {
+            worker: WorkerRow::of(&v, None),
+        }))
     }
 }
 
@@ -288,22 +239,11 @@ impl Tool for Send {
             .of(&cx)
             .send(&args.worker_id, &args.message, cx.surface)
             .await?;
-        let mut text = format!(
-            "{} ({}) runs again with the message appended to its brief{}; collect its result with vibe_wait.",
-            v.worker_id,
-            v.label,
-            if was_running {
-                " (its previous run was stopped)"
-            } else {
-                ""
-            }
-        );
-        if let Some(prev) = &unread {
-            let _ = write!(text, "\nIts previous result, not read before:\n{prev}");
-        }
-        let mut s = structured(&v, None);
-        s["previous_result"] = json!(unread);
-        Ok(ToolOutput::text(text).with_structured(s))
+        Ok(ToolOutput::report(&Sent {
+            worker: WorkerRow::of(&v, None),
+            previous_result: unread,
+            was_running,
+        }))
     }
 }
 
@@ -345,23 +285,12 @@ impl Tool for Wait {
         } else {
             wait.await?
         };
-        let mut text = header(&v);
-        if !ended {
-            let _ = write!(
-                text,
-                "\nstill running after waiting {}; wait again, send it a message, or kill it.",
-                human_elapsed(timeout.as_secs_f64())
-            );
-            return Ok(ToolOutput::text(text).with_structured(structured(&v, None)));
-        }
-        match &v.result {
-            Some(r) if !r.trim().is_empty() => {
-                let _ = write!(text, "\nresult:\n{r}");
-            }
-            Some(_) => text.push_str("\nresult: (empty output)"),
-            None => text.push_str("\nresult: (none: it was stopped before its first run ended)"),
-        }
-        Ok(ToolOutput::text(text).with_structured(structured(&v, v.result.as_deref())))
+        let result = if ended { v.result.as_deref() } else { None };
+        Ok(ToolOutput::report(&Waited {
+            worker: WorkerRow::of(&v, result),
+            ended,
+            waited: timeout,
+        }))
     }
 }
 
@@ -390,15 +319,10 @@ impl Tool for Kill {
     }
     async fn call(&self, args: KillArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let (v, was_running) = self.0.of(&cx).kill(&args.worker_id).await?;
-        let text = if was_running {
-            format!("{}: stopped.", header(&v))
-        } else {
-            format!(
-                "{}: it was not running, so nothing was stopped.",
-                header(&v)
-            )
-        };
-        Ok(ToolOutput::text(text).with_structured(structured(&v, None)))
+        Ok(ToolOutput::report(&Killed {
+            worker: WorkerRow::of(&v, None),
+            was_running,
+        }))
     }
 }
 
@@ -423,66 +347,29 @@ impl Tool for List {
         )
     }
     async fn call(&self, _args: ListArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
-        let views = self.0.of(&cx).list();
-        if views.is_empty() {
-            return Ok(ToolOutput::text(
-                "no workers in this conversation yet; start one with vibe_spawn",
-            )
-            .with_structured(json!({"workers": []})));
-        }
-        let cap = self.1.list_result_chars;
-        let mut text = String::new();
-        let mut rows = Vec::new();
-        let (mut running, mut unread, mut stalled_n) = (0, 0, 0);
-        for v in &views {
-            let _ = write!(text, "{}", header(v));
-            let mut stalled = false;
-            if v.state == crate::roster::WorkerState::Running {
-                running += 1;
-                match v.last_output_seconds_ago {
-                    Some(s) => {
-                        let _ = write!(text, ", last output {} ago", human_elapsed(s));
-                    }
-                    None => text.push_str(", no output yet"),
-                }
+        let stall_after = self.1.stall_after.as_secs_f64();
+        let workers = self
+            .0
+            .of(&cx)
+            .list()
+            .iter()
+            .map(|v| {
+                let preview = v
+                    .result
+                    .as_deref()
+                    .map(|r| bounded(r, self.1.list_result_chars));
                 let silence = v.last_output_seconds_ago.unwrap_or(v.elapsed_seconds);
-                stalled = silence >= self.1.stall_after.as_secs_f64();
-                if stalled {
-                    stalled_n += 1;
-                    let _ = write!(
-                        text,
-                        "; STALLED (silent over {}): wait, send it a message, or kill it",
-                        human_elapsed(self.1.stall_after.as_secs_f64())
-                    );
+                Listed {
+                    worker: WorkerRow::of(v, preview.as_deref()),
+                    unread: v.unread,
+                    last_output_seconds_ago: v.last_output_seconds_ago,
+                    stalled: v.state == WorkerState::Running && silence >= stall_after,
                 }
-            }
-            let preview = v.result.as_deref().map(|r| bounded(r, cap));
-            if let Some(p) = &preview {
-                let mark = if v.unread {
-                    unread += 1;
-                    " (unread)"
-                } else {
-                    ""
-                };
-                let _ = write!(text, "\n    last result{mark}: {p}");
-            }
-            text.push('\n');
-            let mut row = structured(v, preview.as_deref());
-            row["unread"] = json!(v.unread);
-            row["last_output_seconds_ago"] = json!(v.last_output_seconds_ago);
-            row["stalled"] = json!(stalled);
-            rows.push(row);
-        }
-        let stalled = if stalled_n > 0 {
-            format!(" ({stalled_n} stalled)")
-        } else {
-            String::new()
-        };
-        let _ = write!(
-            text,
-            "{} workers, {running} running{stalled}, {unread} with an unread result",
-            views.len()
-        );
-        Ok(ToolOutput::text(text).with_structured(json!({"workers": rows})))
+            })
+            .collect();
+        Ok(ToolOutput::report(&Roll {
+            workers,
+            stall_after: self.1.stall_after,
+        }))
     }
 }
