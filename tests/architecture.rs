@@ -845,3 +845,115 @@ fn the_file_check_sees_super_crate_and_self_paths() {
     .into();
     assert!(cycle(&graph).is_some());
 }
+
+/// The accessor chains that turn a peer's missing or mistyped field into a made-up value: an
+/// empty or `?` string, a zero, an empty default. Each returns the offending chain.
+fn silent_defaults(line: &str) -> Option<&'static str> {
+    const READS: &[&str] = &[
+        "as_str)",
+        "as_str()",
+        "as_i64)",
+        "as_i64()",
+        "as_u64)",
+        "as_u64()",
+        "as_f64)",
+        "as_f64()",
+        "as_array)",
+        "as_array()",
+        "as_object)",
+        "as_object()",
+    ];
+    const DEFAULTS: &[&str] = &[
+        ".unwrap_or(\"\")",
+        ".unwrap_or(\"?\")",
+        ".unwrap_or(0)",
+        ".unwrap_or(0.0)",
+        ".unwrap_or(-1)",
+        ".unwrap_or_default()",
+        ".cloned().unwrap_or_default()",
+    ];
+    let code = line.split("//").next().unwrap_or(line);
+    for read in READS {
+        if let Some(at) = code.find(read)
+            && !code[..at].ends_with("String::")
+        {
+            let rest = &code[at + read.len()..];
+            for d in DEFAULTS {
+                if rest.starts_with(d) {
+                    return Some(d);
+                }
+            }
+        }
+    }
+    if code.contains("json!({\"type\": \"object\"})") && code.contains("unwrap_or") {
+        return Some("a schema replaced by {\"type\": \"object\"}");
+    }
+    None
+}
+
+/// No library code defaults a missing protocol field silently: a peer's message is read through
+/// a declared type (agent-rpc's `Request`/`Notification`), where a field that may be absent is
+/// an `Option` and a field that must be there fails as `Malformed`, naming it.
+#[test]
+fn no_library_code_defaults_a_missing_protocol_field() {
+    let mut found = Vec::new();
+    let crates = FAMILIES
+        .iter()
+        .copied()
+        .chain(["agent-rpc", "agent-tier", "agent-tools-cli"]);
+    for krate in crates {
+        for (path, src) in crate_sources(krate) {
+            for (n, line) in src.lines().enumerate() {
+                if let Some(what) = silent_defaults(line) {
+                    let rel = path
+                        .strip_prefix(root())
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string();
+                    found.push(format!("{rel}:{}: {what}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a peer's field read with a made-up default (declare it in a type instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_default_check_sees_every_spelling() {
+    let cases = [
+        (
+            "let id = v.get(\"id\").and_then(Value::as_i64).unwrap_or(0);",
+            true,
+        ),
+        ("let n = f[\"name\"].as_str().unwrap_or(\"?\");", true),
+        (
+            "let s = v.get(\"source\").and_then(Value::as_str).unwrap_or(\"\");",
+            true,
+        ),
+        (
+            "let l = v[\"items\"].as_array().cloned().unwrap_or_default();",
+            true,
+        ),
+        (
+            "let s = schema.unwrap_or_else(|_| json!({\"type\": \"object\"}));",
+            true,
+        ),
+        ("let n = frame.line.unwrap_or(0); // shown as `?`", false),
+        ("let s = opt.as_deref().unwrap_or(\"\");", false),
+        (
+            "let id = reply.id.ok_or(Malformed::missing(\"id\"))?;",
+            false,
+        ),
+        (
+            "let a = args.get(1).map(String::as_str).unwrap_or(\"\");",
+            false,
+        ),
+    ];
+    for (code, bad) in cases {
+        assert_eq!(silent_defaults(code).is_some(), bad, "{code}");
+    }
+}

@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 mod bench_astgrep_rss;
+mod bench_calls;
 mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
@@ -106,7 +107,7 @@ fn main() -> Result<()> {
         Some("bench") => bench(&root, args.get(1).map(String::as_str).unwrap_or("all")),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup | test [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|astgrep|lsp|dap|kernel|all]>"
+                "usage: cargo xtask <setup | test [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|calls|astgrep|lsp|dap|kernel|all]>"
             );
             std::process::exit(2)
         }
@@ -631,6 +632,15 @@ fn bench(root: &Path, which: &str) -> Result<()> {
     let all = which == "all";
     if all || which == "host" {
         bench_host(root)?;
+    }
+    if all || which == "calls" {
+        println!("== bench calls: ast_grep per process and in one serve run, against the CLI ==");
+        // `AGENT_TOOLS_BENCH_BIN` measures a binary built elsewhere (an earlier commit's).
+        let bin = match std::env::var_os("AGENT_TOOLS_BENCH_BIN") {
+            Some(b) => PathBuf::from(b),
+            None => host_binary(root, true)?,
+        };
+        bench_calls::run(root, &bin)?;
     }
     for family in ["astgrep", "lsp", "dap", "kernel"] {
         if all || which == family {

@@ -19,9 +19,19 @@ pub(crate) struct Host {
 impl Host {
     /// `bin serve --root dir` with `env` added, initialized.
     pub(crate) fn start(bin: &Path, dir: &Path, env: &[(&str, &OsStr)]) -> Result<Host> {
+        Host::spawn(bin, dir, &[], env)
+    }
+
+    /// `bin serve --root dir ARGS…`, initialized.
+    pub(crate) fn start_with(bin: &Path, dir: &Path, args: &[&str]) -> Result<Host> {
+        Host::spawn(bin, dir, args, &[])
+    }
+
+    fn spawn(bin: &Path, dir: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Result<Host> {
         let mut child = Command::new(bin)
             .args(["serve", "--root"])
             .arg(dir)
+            .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
