@@ -5,6 +5,7 @@ use crate::render::{Diag, Finding, Loc};
 use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
 use agent_tier::ToolOutput;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -65,30 +66,57 @@ const CHECKERS: &[Checker] = &[
 const PER_FILE: usize = 10;
 const IN_ALL: usize = 30;
 
+/// One line of `cargo check --message-format=json`: a compiler message is the line that
+/// matters (other reasons, and lines that are not JSON, are skipped).
+#[derive(Deserialize)]
+struct CargoLine {
+    reason: String,
+    manifest_path: Option<String>,
+    message: Option<CompilerMessage>,
+}
+
+#[derive(Deserialize)]
+struct CompilerMessage {
+    level: String,
+    message: String,
+    code: Option<CompilerCode>,
+    spans: Vec<CompilerSpan>,
+}
+
+#[derive(Deserialize)]
+struct CompilerCode {
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct CompilerSpan {
+    file_name: String,
+    line_start: u32,
+    column_start: u32,
+    is_primary: bool,
+}
+
 fn parse_cargo(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     for line in stdout.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if v.get("reason").and_then(Value::as_str) != Some("compiler-message") {
-            continue;
-        }
-        let m = &v["message"];
-        let level = m["level"].as_str().unwrap_or("");
-        if level != "error" && level != "warning" {
-            continue;
-        }
-        let Some(span) = m["spans"]
-            .as_array()
-            .and_then(|s| s.iter().find(|s| s["is_primary"].as_bool() == Some(true)))
+        let Ok(CargoLine {
+            reason,
+            manifest_path,
+            message: Some(m),
+        }) = serde_json::from_str::<CargoLine>(line)
         else {
             continue;
         };
+        if reason != "compiler-message" || (m.level != "error" && m.level != "warning") {
+            continue;
+        }
+        let Some(span) = m.spans.iter().find(|s| s.is_primary) else {
+            continue;
+        };
         // Paths are relative to the cargo workspace root, which is `root` or an ancestor.
-        let file = span["file_name"].as_str().unwrap_or("");
-        let manifest_dir = v["manifest_path"]
-            .as_str()
+        let file = span.file_name.as_str();
+        let manifest_dir = manifest_path
+            .as_deref()
             .and_then(|p| Path::new(p).parent())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| root.to_path_buf());
@@ -101,37 +129,51 @@ fn parse_cargo(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
         }
         out.push((
             path,
-            span["line_start"].as_u64().unwrap_or(1) as u32,
-            span["column_start"].as_u64().unwrap_or(1) as u32,
-            level.to_string(),
-            m["code"]["code"].as_str().unwrap_or("").to_string(),
-            m["message"].as_str().unwrap_or("").to_string(),
+            span.line_start,
+            span.column_start,
+            m.level,
+            m.code.map(|c| c.code).unwrap_or_default(),
+            m.message,
         ));
     }
     out
 }
 
+/// `pyright --outputjson`'s report.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PyrightReport {
+    general_diagnostics: Vec<PyrightDiagnostic>,
+}
+
+#[derive(Deserialize)]
+struct PyrightDiagnostic {
+    file: String,
+    severity: String,
+    message: String,
+    range: Option<crate::protocol::Range>,
+    rule: Option<String>,
+}
+
 fn parse_pyright(root: &Path, stdout: &str, _stderr: &str) -> Vec<Finding> {
-    let Ok(v) = serde_json::from_str::<Value>(stdout) else {
+    let Ok(report) = serde_json::from_str::<PyrightReport>(stdout) else {
         return Vec::new();
     };
-    v["generalDiagnostics"]
-        .as_array()
+    report
+        .general_diagnostics
         .into_iter()
-        .flatten()
-        .filter_map(|d| {
-            let sev = d["severity"].as_str().unwrap_or("error");
-            if sev != "error" && sev != "warning" {
-                return None;
-            }
-            Some((
-                root.join(d["file"].as_str().unwrap_or("")),
-                d["range"]["start"]["line"].as_u64().unwrap_or(0) as u32 + 1,
-                d["range"]["start"]["character"].as_u64().unwrap_or(0) as u32 + 1,
-                sev.to_string(),
-                d["rule"].as_str().unwrap_or("").to_string(),
-                d["message"].as_str().unwrap_or("").to_string(),
-            ))
+        .filter(|d| d.severity == "error" || d.severity == "warning")
+        .map(|d| {
+            // A diagnostic about the whole file has no range: its first line.
+            let start = d.range.map(|r| r.start);
+            (
+                root.join(&d.file),
+                start.map_or(1, |s| s.line + 1),
+                start.map_or(1, |s| s.character + 1),
+                d.severity,
+                d.rule.unwrap_or_default(),
+                d.message,
+            )
         })
         .collect()
 }

@@ -4,7 +4,7 @@
 use crate::render::Finding;
 use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
-use serde_json::Value;
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// Most translation units checked per database.
@@ -25,15 +25,21 @@ pub fn databases(ws: &Path) -> Vec<PathBuf> {
 const WRITES: &[&str] = &["-o", "-MF", "-MT", "-MQ"];
 const WRITES_ALONE: &[&str] = &["-c", "-MD", "-MMD", "-M", "-MM"];
 
+/// One entry of a compilation database: its folder, and its command as a vector
+/// (`arguments`) or a shell line (`command`).
+#[derive(Debug, Clone, Deserialize)]
+struct Entry {
+    directory: Option<String>,
+    arguments: Option<Vec<String>>,
+    command: Option<String>,
+}
+
 /// The argument vector of one entry, made to only check syntax and types.
-fn syntax_only(entry: &Value) -> Option<Vec<String>> {
-    let args: Vec<String> = match entry.get("arguments").and_then(Value::as_array) {
-        Some(a) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .map(String::from)
-            .collect(),
-        None => shell_words::split(entry.get("command")?.as_str()?).ok()?,
+fn syntax_only(entry: &Entry) -> Option<Vec<String>> {
+    let args: Vec<String> = match (&entry.arguments, &entry.command) {
+        (Some(a), _) => a.clone(),
+        (None, Some(c)) => shell_words::split(c).ok()?,
+        (None, None) => return None,
     };
     let mut out = Vec::new();
     let mut skip_next = false;
@@ -93,7 +99,7 @@ pub async fn run(sup: &Supervisor, dir: &Path) -> Result<(Vec<Finding>, usize), 
     let db = dir.join("compile_commands.json");
     let text =
         std::fs::read_to_string(&db).map_err(|e| format!("cannot read {}: {e}", db.display()))?;
-    let entries: Vec<Value> = serde_json::from_str(&text)
+    let entries: Vec<Entry> = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a compilation database: {e}", db.display()))?;
     let skipped = entries.len().saturating_sub(MAX_UNITS);
     let mut findings = Vec::new();
@@ -103,8 +109,8 @@ pub async fn run(sup: &Supervisor, dir: &Path) -> Result<(Vec<Finding>, usize), 
         };
         // The unit's directory, confined to the workspace.
         let cwd = entry
-            .get("directory")
-            .and_then(Value::as_str)
+            .directory
+            .as_deref()
             .map(PathBuf::from)
             .unwrap_or_else(|| dir.to_path_buf());
         let Ok(cwd) = agent_tier::workspace::confine_existing(
@@ -145,12 +151,13 @@ mod tests {
 
     #[test]
     fn entries_lose_their_outputs() {
-        let e = json!({"command": "cc -Iinc -c -o build/x.o -MD -MF x.d src/x.c"});
+        let entry = |v| serde_json::from_value::<Entry>(v).unwrap();
+        let e = entry(json!({"command": "cc -Iinc -c -o build/x.o -MD -MF x.d src/x.c"}));
         assert_eq!(
             syntax_only(&e).unwrap(),
             ["cc", "-Iinc", "src/x.c", "-fsyntax-only"]
         );
-        let e = json!({"arguments": ["g++", "-obuild/y.o", "y.cpp"]});
+        let e = entry(json!({"arguments": ["g++", "-obuild/y.o", "y.cpp"]}));
         assert_eq!(syntax_only(&e).unwrap(), ["g++", "y.cpp", "-fsyntax-only"]);
     }
 

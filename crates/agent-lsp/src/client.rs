@@ -5,10 +5,20 @@
 
 use crate::config::ServerSpec;
 use crate::error::LspError;
+use crate::protocol::{
+    self, ConfigurationChange, Diagnostic, DidChange, DidChangeConfiguration, DidChangeParams,
+    DidClose, DidCloseParams, DidOpen, DidOpenParams, DidSave, DidSaveParams, Empty, Exit,
+    Initialize, InitializeParams, Initialized, Offered, Sent, ServerCapabilities, Shutdown,
+    TextDocumentIdentifier, TextDocumentItem, VersionedTextDocumentIdentifier, WholeText,
+    WorkspaceFolder,
+};
 use crate::text::{Encoding, path_to_uri, uri_to_path};
 use agent_proc::{Launcher, Tail};
-use agent_rpc::{Connection, ConnectionError, Handler, JsonRpc, Limits, Protocol, ReplyError};
-use serde_json::{Value, json};
+use agent_rpc::{
+    Connection, ConnectionError, Handler, JsonRpc, Limits, Malformed, Protocol, ReplyError,
+    Request,
+};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -39,7 +49,7 @@ pub const PUBLISH_SETTLE: Duration = Duration::from_millis(150);
 /// Diagnostics for one version of a document.
 #[derive(Debug, Clone)]
 pub struct Fresh {
-    pub items: Vec<Value>,
+    pub items: Vec<Diagnostic>,
     /// Whether diagnostics for this content arrived in time.
     pub complete: bool,
     /// Pulled (`textDocument/diagnostic`) rather than waited for as a publish.
@@ -54,7 +64,7 @@ pub struct Fresh {
 pub struct Published {
     pub version: Option<i64>,
     pub seq: u64,
-    pub items: Vec<Value>,
+    pub items: Vec<Diagnostic>,
     pub at: Instant,
 }
 
@@ -96,7 +106,7 @@ pub struct Server {
     pub pid: Option<u32>,
     pub stderr: Tail,
     request_timeout: Duration,
-    caps: OnceLock<Value>,
+    caps: OnceLock<ServerCapabilities>,
     conn: Connection<JsonRpc>,
     shared: Mutex<Shared>,
     tick: watch::Sender<u64>,
@@ -207,62 +217,21 @@ impl Server {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "root".into());
-        let kinds: Vec<u32> = (1..=26).collect();
-        let mut params = json!({
-            "processId": std::process::id(),
-            "clientInfo": {"name": "agent-tools", "version": env!("CARGO_PKG_VERSION")},
-            "rootUri": uri,
-            "rootPath": root.display().to_string(),
-            "workspaceFolders": [{"uri": uri, "name": name}],
-            "capabilities": {
-                "general": {"positionEncodings": ["utf-8", "utf-16"]},
-                "window": {"workDoneProgress": true, "showMessage": {}},
-                "workspace": {
-                    "configuration": true,
-                    "workspaceFolders": true,
-                    "didChangeConfiguration": {"dynamicRegistration": true},
-                    "workspaceEdit": {
-                        "documentChanges": true,
-                        "resourceOperations": ["create", "rename", "delete"],
-                        "failureHandling": "abort"
-                    },
-                    "symbol": {"symbolKind": {"valueSet": kinds}},
-                },
-                "textDocument": {
-                    "synchronization": {"didSave": true, "dynamicRegistration": false},
-                    "hover": {"contentFormat": ["markdown", "plaintext"]},
-                    "definition": {"linkSupport": true},
-                    "typeDefinition": {"linkSupport": true},
-                    "implementation": {"linkSupport": true},
-                    "declaration": {"linkSupport": true},
-                    "references": {},
-                    "documentSymbol": {
-                        "hierarchicalDocumentSymbolSupport": true,
-                        "symbolKind": {"valueSet": kinds}
-                    },
-                    "codeAction": {
-                        "codeActionLiteralSupport": {"codeActionKind": {"valueSet": [
-                            "", "quickfix", "refactor", "refactor.extract", "refactor.inline",
-                            "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"
-                        ]}},
-                        "isPreferredSupport": true
-                    },
-                    "rename": {"prepareSupport": true},
-                    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
-                    "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false}
-                },
-                "experimental": {"serverStatusNotification": true}
-            }
-        });
-        if !spec.init_options.is_null() {
-            params["initializationOptions"] = spec.init_options.clone();
-        }
+        let params = InitializeParams {
+            process_id: std::process::id(),
+            client_info: protocol::ClientInfo {
+                name: "agent-tools",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            root_uri: uri.clone(),
+            root_path: root.display().to_string(),
+            workspace_folders: vec![WorkspaceFolder { uri, name }],
+            capabilities: protocol::client_capabilities(),
+            initialization_options: Some(spec.init_options.clone()).filter(|o| !o.is_null()),
+        };
         let init_timeout = request_timeout.max(Duration::from_secs(60));
-        let caps = match server
-            .request_with("initialize", params, init_timeout)
-            .await
-        {
-            Ok(v) => v.get("capabilities").cloned().unwrap_or(Value::Null),
+        let caps = match server.call_with::<Initialize>(&params, init_timeout).await {
+            Ok(v) => v.capabilities,
             Err(e) => {
                 let tail = tail_lines(&stderr.text(), 15);
                 server.kill();
@@ -270,13 +239,12 @@ impl Server {
             }
         };
         let _ = server.caps.set(caps);
-        server.notify("initialized", json!({})).await?;
+        server.notify::<Initialized>(&Empty {}).await?;
         if !spec.settings.is_null() {
             server
-                .notify(
-                    "workspace/didChangeConfiguration",
-                    json!({"settings": spec.settings}),
-                )
+                .notify::<DidChangeConfiguration>(&ConfigurationChange {
+                    settings: spec.settings.clone(),
+                })
                 .await?;
         }
         lock(&server.shared).last_activity = Some(Instant::now());
@@ -284,22 +252,22 @@ impl Server {
     }
 
     /// The server's capabilities from `initialize`.
-    pub fn caps(&self) -> &Value {
-        static NULL: Value = Value::Null;
-        self.caps.get().unwrap_or(&NULL)
+    pub fn caps(&self) -> &ServerCapabilities {
+        static NONE: std::sync::LazyLock<ServerCapabilities> =
+            std::sync::LazyLock::new(ServerCapabilities::default);
+        self.caps.get().unwrap_or(&NONE)
     }
 
     /// The negotiated position encoding.
     pub fn encoding(&self) -> Encoding {
-        Encoding::from_lsp(self.caps().get("positionEncoding").and_then(Value::as_str))
+        Encoding::from_lsp(self.caps().position_encoding.as_deref())
     }
 
-    /// Whether the server offers a capability (statically or by dynamic registration).
-    pub fn supports(&self, cap: &str, method: &str) -> bool {
-        match self.caps().get(cap) {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Null) | None => lock(&self.shared).registrations.contains(method),
-            Some(_) => true,
+    /// Whether the server offers `R` (statically, or by dynamic registration of its method).
+    pub fn supports<R: Offered>(&self) -> bool {
+        match R::offered(self.caps()) {
+            Some(on) => on,
+            None => lock(&self.shared).registrations.contains(R::METHOD),
         }
     }
 
@@ -338,8 +306,19 @@ impl Server {
         }
     }
 
-    /// Send a notification.
-    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+    /// Send the notification `N`.
+    pub async fn notify<N: Sent>(&self, params: &N::Params) -> Result<(), LspError> {
+        let params = serde_json::to_value(params).map_err(|e| {
+            self.malformed(Malformed {
+                method: N::METHOD,
+                what: "params",
+                detail: e.to_string(),
+            })
+        })?;
+        self.notify_raw(N::METHOD, params).await
+    }
+
+    async fn notify_raw(&self, method: &str, params: Value) -> Result<(), LspError> {
         if self.exited().is_some() {
             return Err(self.crashed(method));
         }
@@ -356,14 +335,35 @@ impl Server {
         }
     }
 
-    /// A request with the default timeout.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, LspError> {
-        self.request_with(method, params, self.request_timeout)
-            .await
+    /// The request `R` with the default timeout, its reply read as `R` declares it.
+    pub async fn call<R: Request>(&self, params: &R::Params) -> Result<R::Result, LspError> {
+        self.call_with::<R>(params, self.request_timeout).await
+    }
+
+    /// The request `R` with an explicit timeout (on timeout it is cancelled); a reply of
+    /// another shape is [`LspError::Malformed`], naming the server, the method and the field.
+    pub async fn call_with<R: Request>(
+        &self,
+        params: &R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LspError> {
+        let params = agent_rpc::request::params::<R>(params).map_err(|e| self.malformed(e))?;
+        let payload = self.request_with(R::METHOD, params, timeout).await?;
+        agent_rpc::request::reply::<R>(payload).map_err(|e| self.malformed(e))
+    }
+
+    /// A message that did not have its declared shape, as this server's error.
+    pub(crate) fn malformed(&self, e: Malformed) -> LspError {
+        LspError::Malformed {
+            server: self.spec.id.clone(),
+            method: e.method.to_string(),
+            what: e.what,
+            detail: e.detail,
+        }
     }
 
     /// A request with an explicit timeout; on timeout it is cancelled.
-    pub async fn request_with(
+    async fn request_with(
         &self,
         method: &str,
         params: Value,
@@ -471,11 +471,15 @@ impl Server {
                 d.version += 1;
                 d.text = text.to_string();
                 let v = d.version;
-                self.notify(
-                    "textDocument/didChange",
-                    json!({"textDocument": {"uri": uri, "version": v},
-                           "contentChanges": [{"text": text}]}),
-                )
+                self.notify::<DidChange>(&DidChangeParams {
+                    text_document: VersionedTextDocumentIdentifier {
+                        uri: uri.clone(),
+                        version: v,
+                    },
+                    content_changes: vec![WholeText {
+                        text: text.to_string(),
+                    }],
+                })
                 .await?;
                 (v, false)
             }
@@ -490,11 +494,14 @@ impl Server {
                     .get(&ext)
                     .cloned()
                     .unwrap_or_else(|| self.spec.language.clone());
-                self.notify(
-                    "textDocument/didOpen",
-                    json!({"textDocument": {"uri": uri, "languageId": language_id,
-                           "version": 1, "text": text}}),
-                )
+                self.notify::<DidOpen>(&DidOpenParams {
+                    text_document: TextDocumentItem {
+                        uri: uri.clone(),
+                        language_id,
+                        version: 1,
+                        text: text.to_string(),
+                    },
+                })
                 .await?;
                 docs.insert(
                     path.to_path_buf(),
@@ -507,16 +514,15 @@ impl Server {
             }
         };
         if !opened || save {
-            let include = self
+            let text = self
                 .caps()
-                .pointer("/textDocumentSync/save/includeText")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let mut p = json!({"textDocument": {"uri": uri}});
-            if include {
-                p["text"] = json!(text);
-            }
-            self.notify("textDocument/didSave", p).await?;
+                .save_includes_text()
+                .then(|| text.to_string());
+            self.notify::<DidSave>(&DidSaveParams {
+                text_document: TextDocumentIdentifier { uri },
+                text,
+            })
+            .await?;
         }
         let now = Instant::now();
         {
@@ -535,10 +541,11 @@ impl Server {
     pub async fn close(&self, path: &Path) {
         if self.docs.lock().await.remove(path).is_some() {
             let _ = self
-                .notify(
-                    "textDocument/didClose",
-                    json!({"textDocument": {"uri": path_to_uri(path)}}),
-                )
+                .notify::<DidClose>(&DidCloseParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: path_to_uri(path),
+                    },
+                })
                 .await;
         }
     }
@@ -552,9 +559,9 @@ impl Server {
     pub async fn shutdown(&self) {
         if self.exited().is_none() {
             let _ = self
-                .request_with("shutdown", Value::Null, Duration::from_secs(2))
+                .call_with::<Shutdown>(&(), Duration::from_secs(2))
                 .await;
-            let _ = self.notify("exit", Value::Null).await;
+            let _ = self.notify::<Exit>(&()).await;
             let _ = self
                 .wait_until(|sh| sh.exited.is_some(), Duration::from_millis(500))
                 .await;

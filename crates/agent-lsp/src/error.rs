@@ -66,6 +66,21 @@ pub enum LspError {
         /// The error's message.
         message: String,
     },
+    /// A language server sent a message of another shape than its method declares (or one
+    /// of ours could not be written).
+    #[error(
+        "{server} sent a malformed {what} for `{method}`: {detail}; try again, or `reload` the server if it keeps happening"
+    )]
+    Malformed {
+        /// The server's id.
+        server: String,
+        /// The LSP method.
+        method: String,
+        /// Which message: `reply`, `notification` or `params`.
+        what: &'static str,
+        /// What was wrong: the field and what it should have been.
+        detail: String,
+    },
     /// A file could not be read.
     #[error("could not read `{path}`: {source}")]
     Read {

@@ -7,17 +7,22 @@
 //!
 //! Never: speaks any protocol but LSP, depends on another family crate, or lets a protocol
 //! message leak into a tool result (results are plain text and JSON built from the few fields
-//! each operation reads; see `docs/decisions.md` for why the client is written on
-//! `serde_json::Value` rather than `lsp-types`).
+//! each operation reads).
 //!
 //! ## Codemap
 //!
+//! - `protocol`: every LSP request the client sends and every notification it reads, declared
+//!   once as a type implementing `agent_rpc::Request` or `agent_rpc::Notification`, with this
+//!   crate's own lenient serde types (not `lsp-types`, whose strict types turn the shapes real
+//!   servers send into failed requests; see `docs/decisions.md`). A reply of another shape is
+//!   [`LspError::Malformed`], naming the server, the method and the field.
 //! - [`config`]: the server table as data — built-in defaults, the user file
 //!   (`$XDG_CONFIG_HOME/agent-tools/lsp.json`, else `~/.config/agent-tools/lsp.json`), the project
 //!   file (`<root>/.agent-tools/lsp.json`, whose server entries count only for a project the
 //!   user's file trusts), then [`LspConfig::overrides`].
 //! - `client`: our LSP client — one transport per server process (reader task, locked writer,
-//!   stderr tail), requests with timeouts, answers to the server's own requests, readiness
+//!   stderr tail), typed requests (`Server::call::<R>`) with timeouts and crash handling,
+//!   answers to the server's own requests, readiness
 //!   (work-done progress, rust-analyzer's `experimental/serverStatus`, a settle period), document
 //!   sync (full text; didSave after every change) and fresh diagnostics: pulled
 //!   (`textDocument/diagnostic`) when the server offers it, statically or by registration,
@@ -54,6 +59,7 @@ mod discover;
 mod error;
 mod on_write;
 mod on_write_scope;
+mod protocol;
 mod rename;
 mod render;
 mod roots;

@@ -10,6 +10,7 @@
 //! call that shows everything.
 
 use crate::client::Server;
+use crate::protocol::Diagnostic;
 use crate::render::{Diag, Renderer};
 use crate::tools::State;
 use agent_tier::workspace::confine;
@@ -50,7 +51,7 @@ pub struct Report {
 
 type Key = (String, String, String);
 /// What each running server had published, per document, before a change.
-type Published = Vec<(Arc<Server>, HashMap<PathBuf, Vec<Value>>)>;
+type Published = Vec<(Arc<Server>, HashMap<PathBuf, Vec<Diagnostic>>)>;
 
 fn keep(d: &Diag) -> bool {
     d.severity == "error" || d.severity == "warning"

@@ -13,10 +13,10 @@
 
 use crate::client::Server;
 use crate::error::LspError;
+use crate::protocol::{DocumentChange, FileOperation, TextEdit, WorkspaceEdit};
 use crate::text::{Encoding, byte_of_units, units_of_byte, uri_to_path};
 use agent_tier::lines;
 use agent_tier::workspace::{FileChange, confine, display_path, read_regular};
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -90,18 +90,17 @@ pub async fn resync(srv: &Server, ws: &Path) -> Result<HashMap<PathBuf, Vec<u8>>
 /// of the root refuses the rename).
 pub fn unsynced(
     ws: &Path,
-    edit: &Value,
+    edit: &WorkspaceEdit,
     synced: &HashMap<PathBuf, Vec<u8>>,
 ) -> Result<Vec<PathBuf>, LspError> {
     let mut uris: Vec<&str> = Vec::new();
-    if let Some(ops) = edit.get("documentChanges").and_then(Value::as_array) {
-        uris.extend(
-            ops.iter()
-                .filter(|op| op.get("kind").is_none())
-                .filter_map(|op| op.pointer("/textDocument/uri").and_then(Value::as_str)),
-        );
-    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        uris.extend(changes.keys().map(String::as_str));
+    if let Some(ops) = &edit.document_changes {
+        uris.extend(ops.iter().filter_map(|op| match op {
+            DocumentChange::Edit(e) => Some(e.text_document.uri.as_str()),
+            DocumentChange::File(_) => None,
+        }));
+    } else if let Some(changes) = &edit.changes {
+        uris.extend(changes.iter().map(|(uri, _)| uri.as_str()));
     }
     let mut out = Vec::new();
     for uri in uris {
@@ -154,7 +153,7 @@ type Landed = Vec<((usize, usize), usize, String)>;
 /// range it replaced and where its new text starts in the result.
 fn apply_text_edits(
     bytes: &[u8],
-    edits: &[Value],
+    edits: &[TextEdit],
     enc: Encoding,
     shown: &str,
 ) -> Result<(Vec<u8>, Landed), LspError> {
@@ -166,8 +165,8 @@ fn apply_text_edits(
     };
     let mut spans: Vec<(usize, usize, usize, &str)> = Vec::new();
     for (i, e) in edits.iter().enumerate() {
-        let (sl, sc) = crate::render::pos(e.pointer("/range/start"));
-        let (el, ec) = crate::render::pos(e.pointer("/range/end"));
+        let (sl, sc) = (e.range.start.line, e.range.start.character);
+        let (el, ec) = (e.range.end.line, e.range.end.character);
         let s = byte_offset(bytes, sl, sc, enc).ok_or_else(|| not_utf8(sl))?;
         let en = byte_offset(bytes, el, ec, enc)
             .ok_or_else(|| not_utf8(el))?
@@ -175,8 +174,7 @@ fn apply_text_edits(
         if std::str::from_utf8(&bytes[s..en]).is_err() {
             return Err(not_utf8(sl));
         }
-        let new = e.get("newText").and_then(Value::as_str).unwrap_or("");
-        spans.push((s, en, i, new));
+        spans.push((s, en, i, e.new_text.as_str()));
     }
     // Apply from the end so earlier offsets stay valid; equal starts keep their order.
     spans.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.cmp(&a.2)));
@@ -208,7 +206,7 @@ fn apply_text_edits(
 /// server was given; any other file is read now.
 pub fn plan_edit(
     ws: &Path,
-    edit: &Value,
+    edit: &WorkspaceEdit,
     enc: Encoding,
     synced: &HashMap<PathBuf, Vec<u8>>,
 ) -> Result<Plan, LspError> {
@@ -234,7 +232,7 @@ pub fn plan_edit(
         Ok(())
     };
     let text_edits = |p: &PathBuf,
-                      edits: &[Value],
+                      edits: &[TextEdit],
                       cur: &mut HashMap<PathBuf, Option<Vec<u8>>>,
                       counts: &mut BTreeMap<PathBuf, usize>,
                       sites: &mut Vec<Site>|
@@ -259,31 +257,27 @@ pub fn plan_edit(
         *counts.entry(p.clone()).or_default() += edits.len();
         Ok(())
     };
-    let overwrite = |op: &Value| {
-        op.pointer("/options/overwrite")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    };
-    let uri = |op: &Value, key: &str| -> Result<PathBuf, LspError> {
-        to_path(ws, op.get(key).and_then(Value::as_str).unwrap_or(""))
-    };
-    if let Some(ops) = edit.get("documentChanges").and_then(Value::as_array) {
+    if let Some(ops) = &edit.document_changes {
         for op in ops {
-            match op.get("kind").and_then(Value::as_str) {
-                Some("create") => {
-                    let p = uri(op, "uri")?;
+            match op {
+                DocumentChange::File(f @ FileOperation::Create { uri, .. }) => {
+                    let p = to_path(ws, uri)?;
                     touch(&p, &mut orig, &mut cur)?;
                     let exists = matches!(cur.get(&p), Some(Some(_)));
-                    if !exists || overwrite(op) {
+                    if !exists || f.overwrites() {
                         cur.insert(p.clone(), Some(Vec::new()));
                     }
                 }
-                Some("rename") => {
-                    let old = uri(op, "oldUri")?;
-                    let new = uri(op, "newUri")?;
+                DocumentChange::File(
+                    f @ FileOperation::Rename {
+                        old_uri, new_uri, ..
+                    },
+                ) => {
+                    let old = to_path(ws, old_uri)?;
+                    let new = to_path(ws, new_uri)?;
                     touch(&old, &mut orig, &mut cur)?;
                     touch(&new, &mut orig, &mut cur)?;
-                    if matches!(cur.get(&new), Some(Some(_))) && !overwrite(op) {
+                    if matches!(cur.get(&new), Some(Some(_))) && !f.overwrites() {
                         return Err(arg_err(format!(
                             "the server's edit renames a file onto existing `{}`; nothing was written",
                             display_path(ws, &new)
@@ -297,35 +291,24 @@ pub fn plan_edit(
                     cur.insert(old.clone(), None);
                     renames.push((display_path(ws, &old), display_path(ws, &new)));
                 }
-                Some("delete") => {
-                    let p = uri(op, "uri")?;
+                DocumentChange::File(FileOperation::Delete { uri, .. }) => {
+                    let p = to_path(ws, uri)?;
                     touch(&p, &mut orig, &mut cur)?;
                     sites.retain(|s| s.path != p);
                     cur.insert(p, None);
                 }
-                _ => {
-                    let p = to_path(
-                        ws,
-                        op.pointer("/textDocument/uri")
-                            .and_then(Value::as_str)
-                            .unwrap_or(""),
-                    )?;
+                DocumentChange::Edit(e) => {
+                    let p = to_path(ws, &e.text_document.uri)?;
                     touch(&p, &mut orig, &mut cur)?;
-                    let edits = op
-                        .get("edits")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default();
-                    text_edits(&p, &edits, &mut cur, &mut counts, &mut sites)?;
+                    text_edits(&p, &e.edits, &mut cur, &mut counts, &mut sites)?;
                 }
             }
         }
-    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+    } else if let Some(changes) = &edit.changes {
         for (u, edits) in changes {
             let p = to_path(ws, u)?;
             touch(&p, &mut orig, &mut cur)?;
-            let edits = edits.as_array().cloned().unwrap_or_default();
-            text_edits(&p, &edits, &mut cur, &mut counts, &mut sites)?;
+            text_edits(&p, edits, &mut cur, &mut counts, &mut sites)?;
         }
     }
     let mut changes = Vec::new();
@@ -364,14 +347,18 @@ mod tests {
     use super::*;
     use crate::text::path_to_uri;
     use agent_tier::workspace::apply_all;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn uri(p: &Path) -> String {
         path_to_uri(p)
     }
 
+    fn read(edit: &Value) -> WorkspaceEdit {
+        serde_json::from_value(edit.clone()).unwrap()
+    }
+
     fn plan(ws: &Path, edit: &Value) -> Result<Plan, LspError> {
-        plan_edit(ws, edit, Encoding::Utf16, &HashMap::new())
+        plan_edit(ws, &read(edit), Encoding::Utf16, &HashMap::new())
     }
 
     #[test]
@@ -489,7 +476,7 @@ mod tests {
         let edit = json!({"changes": {uri(&a): [
             {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}, "newText": "new"},
         ]}});
-        let p = plan_edit(&ws, &edit, Encoding::Utf16, &synced).unwrap();
+        let p = plan_edit(&ws, &read(&edit), Encoding::Utf16, &synced).unwrap();
         // The file changed after the server was synced: nothing is written.
         std::fs::write(&a, "# moved\nold = 1\n").unwrap();
         assert!(apply_all(&ws, &p.changes).is_err());

@@ -1,8 +1,11 @@
 //! Turning server answers into plain text and plain JSON: `path:line:col: <line text>`.
 
+use crate::protocol::{
+    Diagnostic, DocumentSymbolItem, Hover, HoverContents, Locations, Position, SymbolInformation,
+    SymbolKind,
+};
 use crate::text::{Encoding, display_col, lines, uri_to_path};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -150,70 +153,32 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    pub fn diag(&mut self, path: &Path, d: &Value) -> Diag {
-        let (l, c) = pos(d.pointer("/range/start"));
-        let severity = match d.get("severity").and_then(Value::as_u64) {
+    pub fn diag(&mut self, path: &Path, d: &Diagnostic) -> Diag {
+        let severity = match d.severity {
             Some(1) | None => "error",
             Some(2) => "warning",
             Some(3) => "info",
             _ => "hint",
         };
-        let code = match d.get("code") {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
-            _ => String::new(),
-        };
         Diag {
-            loc: self.loc(path, l, c),
+            loc: self.loc(path, d.range.start.line, d.range.start.character),
             severity: severity.to_string(),
-            code,
-            message: d
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            source: d
-                .get("source")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+            code: d.code.as_ref().map(ToString::to_string).unwrap_or_default(),
+            message: d.message.clone(),
+            source: d.source.clone().unwrap_or_default(),
         }
     }
 }
 
-/// `(line, character)` of an LSP `Position` value.
-pub fn pos(p: Option<&Value>) -> (u32, u32) {
-    let g = |k: &str| {
-        p.and_then(|p| p.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as u32
-    };
-    (g("line"), g("character"))
-}
-
-/// Every location in a `Location | Location[] | LocationLink[] | null` answer.
-pub fn locations(v: &Value) -> Vec<(PathBuf, u32, u32)> {
-    let items: Vec<&Value> = match v {
-        Value::Array(a) => a.iter().collect(),
-        Value::Object(_) => vec![v],
-        _ => Vec::new(),
-    };
+/// Every location of a navigation answer, as `(path, line, character)`: once each, `file:`
+/// URIs only.
+pub fn locations(v: &Locations) -> Vec<(PathBuf, u32, u32)> {
     let mut out = Vec::new();
-    for it in items {
-        let (uri, start) = if let Some(u) = it.get("targetUri").and_then(Value::as_str) {
-            let r = it
-                .pointer("/targetSelectionRange/start")
-                .or_else(|| it.pointer("/targetRange/start"));
-            (u, r)
-        } else if let Some(u) = it.get("uri").and_then(Value::as_str) {
-            (u, it.pointer("/range/start"))
-        } else {
-            continue;
-        };
-        if let Some(p) = uri_to_path(uri) {
-            let (l, c) = pos(start);
-            if !out.contains(&(p.clone(), l, c)) {
-                out.push((p, l, c));
+    for it in &v.0 {
+        if let Some(p) = uri_to_path(it.uri()) {
+            let Position { line, character } = it.start();
+            if !out.contains(&(p.clone(), line, character)) {
+                out.push((p, line, character));
             }
         }
     }
@@ -221,33 +186,31 @@ pub fn locations(v: &Value) -> Vec<(PathBuf, u32, u32)> {
 }
 
 /// Hover contents as markdown: `MarkupContent`, `MarkedString` or an array of them.
-pub fn hover_text(v: &Value) -> String {
-    fn one(v: &Value) -> String {
+pub fn hover_text(v: Option<&Hover>) -> String {
+    fn one(v: &HoverContents) -> String {
         match v {
-            Value::String(s) => s.clone(),
-            Value::Object(o) => {
-                let value = o.get("value").and_then(Value::as_str).unwrap_or("");
-                match o.get("language").and_then(Value::as_str) {
-                    Some(lang) => format!("```{lang}\n{value}\n```"),
-                    None => value.to_string(),
-                }
-            }
-            Value::Array(a) => a
+            HoverContents::Text(s) => s.clone(),
+            HoverContents::Block(b) => match &b.language {
+                Some(lang) => format!("```{lang}\n{}\n```", b.value),
+                None => b.value.clone(),
+            },
+            HoverContents::Many(a) => a
                 .iter()
                 .map(one)
                 .filter(|s| !s.trim().is_empty())
                 .collect::<Vec<_>>()
                 .join("\n\n"),
-            _ => String::new(),
         }
     }
-    one(v.get("contents").unwrap_or(&Value::Null))
+    v.and_then(|h| h.contents.as_ref())
+        .map(one)
+        .unwrap_or_default()
         .trim()
         .to_string()
 }
 
 /// The name of an LSP `SymbolKind`.
-pub fn symbol_kind(k: u64) -> &'static str {
+pub fn symbol_kind(k: SymbolKind) -> &'static str {
     const NAMES: [&str; 26] = [
         "file",
         "module",
@@ -313,68 +276,73 @@ impl Sym {
     }
 }
 
-/// Symbols from `DocumentSymbol[]` (hierarchical), `SymbolInformation[]` or `WorkspaceSymbol[]`.
-pub fn symbols(r: &mut Renderer<'_>, v: &Value, doc: Option<&Path>) -> Vec<Sym> {
+/// Symbols from `DocumentSymbol[]` (hierarchical) or `SymbolInformation[]`: those of `doc`.
+pub fn symbols(r: &mut Renderer<'_>, items: &[DocumentSymbolItem], doc: &Path) -> Vec<Sym> {
     fn walk(
         r: &mut Renderer<'_>,
-        items: &[Value],
+        items: &[DocumentSymbolItem],
         depth: usize,
-        doc: Option<&Path>,
+        doc: &Path,
         out: &mut Vec<Sym>,
     ) {
         for it in items {
-            let name = it
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let kind = symbol_kind(it.get("kind").and_then(Value::as_u64).unwrap_or(0)).to_string();
-            let container = it
-                .get("containerName")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let (path, start) = if let Some(loc) = it.get("location") {
-                let p = loc.get("uri").and_then(Value::as_str).and_then(uri_to_path);
-                (p, loc.pointer("/range/start"))
-            } else {
-                (
-                    doc.map(Path::to_path_buf),
-                    it.pointer("/selectionRange/start")
-                        .or_else(|| it.pointer("/range/start")),
-                )
-            };
-            let Some(path) = path else { continue };
-            // Symbols of a file out of the root (through a symlink) are not listed.
-            if escapes(r.ws, &path) {
-                continue;
-            }
-            let loc = match start {
-                Some(s) => {
-                    let (l, c) = pos(Some(s));
-                    r.loc(&path, l, c)
+            match it {
+                DocumentSymbolItem::Flat(s) => flat(r, s, depth, out),
+                DocumentSymbolItem::Nested(s) => {
+                    // Symbols of a file out of the root (through a symlink) are not listed.
+                    if escapes(r.ws, doc) {
+                        continue;
+                    }
+                    let start = s.selection_range.unwrap_or(s.range).start;
+                    out.push(Sym {
+                        name: s.name.clone(),
+                        kind: symbol_kind(s.kind).to_string(),
+                        depth,
+                        container: None,
+                        loc: r.loc(doc, start.line, start.character),
+                    });
                 }
-                None => Loc {
-                    path: r.display(&path),
-                    line: 0,
-                    column: 0,
-                    text: String::new(),
-                },
-            };
-            out.push(Sym {
-                name,
-                kind,
-                depth,
-                container,
-                loc,
-            });
-            if let Some(children) = it.get("children").and_then(Value::as_array) {
-                walk(r, children, depth + 1, doc, out);
             }
+            walk(r, it.children(), depth + 1, doc, out);
         }
     }
     let mut out = Vec::new();
-    if let Some(items) = v.as_array() {
-        walk(r, items, 0, doc, &mut out);
+    walk(r, items, 0, doc, &mut out);
+    out
+}
+
+/// Symbols from `SymbolInformation[]` or `WorkspaceSymbol[]` (a workspace search).
+pub fn workspace_symbols(r: &mut Renderer<'_>, items: &[SymbolInformation]) -> Vec<Sym> {
+    let mut out = Vec::new();
+    for s in items {
+        flat(r, s, 0, &mut out);
     }
     out
+}
+
+/// A flat symbol, where its location says; none for a location that is not a file or leads
+/// out of the root through a symlink.
+fn flat(r: &mut Renderer<'_>, s: &SymbolInformation, depth: usize, out: &mut Vec<Sym>) {
+    let Some(path) = uri_to_path(&s.location.uri) else {
+        return;
+    };
+    if escapes(r.ws, &path) {
+        return;
+    }
+    let loc = match s.location.range {
+        Some(range) => r.loc(&path, range.start.line, range.start.character),
+        None => Loc {
+            path: r.display(&path),
+            line: 0,
+            column: 0,
+            text: String::new(),
+        },
+    };
+    out.push(Sym {
+        name: s.name.clone(),
+        kind: symbol_kind(s.kind).to_string(),
+        depth,
+        container: s.container_name.clone(),
+        loc,
+    });
 }

@@ -5,6 +5,7 @@ use crate::binaries::{project_binary, resolve_command};
 use crate::checker;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
+use crate::protocol::{self, Answer, Locations, Offered, TextDocumentPositionParams};
 use crate::rename;
 use crate::render::{Diag, Loc, Renderer, Sym, escapes, hover_text, locations, symbols};
 use crate::supervisor::Supervisor;
@@ -165,15 +166,6 @@ struct Target {
 
 fn arg_err(s: impl Into<String>) -> LspError {
     LspError::Arg(s.into())
-}
-
-fn is_empty(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    }
 }
 
 const PARTIAL: &str = "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
@@ -360,14 +352,18 @@ the server's references then check the result, and a rename they contradict is r
 mod tests {
     use super::*;
 
+    use serde_json::{Value, json};
+
     #[test]
     fn locations_of_every_shape() {
-        let one = json!({"uri": "file:///a.py", "range": {"start": {"line": 1, "character": 2}}});
-        let link = json!([{"targetUri": "file:///b.py", "targetRange": {"start": {"line": 0, "character": 0}},
-                           "targetSelectionRange": {"start": {"line": 3, "character": 4}}}]);
-        assert_eq!(locations(&one), vec![(PathBuf::from("/a.py"), 1, 2)]);
-        assert_eq!(locations(&json!([one.clone(), one])).len(), 1);
-        assert_eq!(locations(&link), vec![(PathBuf::from("/b.py"), 3, 4)]);
-        assert!(locations(&Value::Null).is_empty());
+        let read = |v: Value| serde_json::from_value::<crate::protocol::Locations>(v).unwrap();
+        let range = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
+        let one = json!({"uri": "file:///a.py", "range": range(1, 2)});
+        let link = json!([{"targetUri": "file:///b.py", "targetRange": range(0, 0),
+                           "targetSelectionRange": range(3, 4)}]);
+        assert_eq!(locations(&read(one.clone())), vec![(PathBuf::from("/a.py"), 1, 2)]);
+        assert_eq!(locations(&read(json!([one.clone(), one]))).len(), 1);
+        assert_eq!(locations(&read(link)), vec![(PathBuf::from("/b.py"), 3, 4)]);
+        assert!(locations(&read(Value::Null)).is_empty());
     }
 }

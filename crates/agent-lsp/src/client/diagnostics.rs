@@ -2,10 +2,14 @@
 //! synced version (pulled, or the publish that carries that version).
 
 use super::*;
+use crate::protocol::{
+    DocumentDiagnostic, DocumentDiagnosticReport, DocumentParams, ExecuteCommandParams, Position,
+    Range, TSSERVER_REQUEST, TsserverDiagnostic, TsserverFile, TsserverRequest,
+};
 
 impl Server {
     /// The diagnostics last published for every document, as they stand now.
-    pub fn published(&self) -> HashMap<PathBuf, Vec<Value>> {
+    pub fn published(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
         lock(&self.shared)
             .diagnostics
             .iter()
@@ -37,7 +41,7 @@ impl Server {
         }
         let mut tried_pull = false;
         loop {
-            if !tried_pull && self.supports("diagnosticProvider", "textDocument/diagnostic") {
+            if !tried_pull && self.supports::<DocumentDiagnostic>() {
                 tried_pull = true;
                 if let Some(items) = self.pull(path, deadline).await {
                     let items = self.merge_pushed(path, synced, items, deadline).await;
@@ -53,7 +57,7 @@ impl Server {
                 sh.diagnostics.get(path).is_some_and(|p| match p.version {
                     Some(v) => v >= synced.version && p.seq > synced.seq_before,
                     None => p.seq > synced.seq_before,
-                }) || (!tried_pull && sh.registrations.contains("textDocument/diagnostic"))
+                }) || (!tried_pull && sh.registrations.contains(DocumentDiagnostic::METHOD))
             };
             let remaining = deadline.saturating_duration_since(Instant::now());
             if !self.wait_until(fresh, remaining).await {
@@ -66,7 +70,7 @@ impl Server {
             }
             let registered = lock(&self.shared)
                 .registrations
-                .contains("textDocument/diagnostic");
+                .contains(DocumentDiagnostic::METHOD);
             if !tried_pull && registered {
                 continue;
             }
@@ -108,10 +112,7 @@ impl Server {
     /// Whether the server passes requests through to tsserver (typescript-language-server's
     /// `typescript.tsserverRequest` command).
     fn offers_tsserver_requests(&self) -> bool {
-        self.caps()
-            .pointer("/executeCommandProvider/commands")
-            .and_then(Value::as_array)
-            .is_some_and(|c| c.iter().any(|c| c == TSSERVER_REQUEST))
+        self.caps().runs_command(TSSERVER_REQUEST)
     }
 
     /// The file's syntactic and semantic diagnostics, asked of tsserver synchronously through
@@ -119,45 +120,37 @@ impl Server {
     /// with `syntacticDiagnosticsSync`, then `semanticDiagnosticsSync`): tsserver handles
     /// requests in order, so the answer is for the content synced before, and complete when
     /// it comes. As LSP diagnostics; `None` when either request fails.
-    async fn tsserver_diagnostics(&self, path: &Path, deadline: Instant) -> Option<Vec<Value>> {
+    async fn tsserver_diagnostics(&self, path: &Path, deadline: Instant) -> Option<Vec<Diagnostic>> {
         let uri = path_to_uri(path);
         let mut items = Vec::new();
         for request in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
-            let params = json!({
-                "command": TSSERVER_REQUEST,
-                "arguments": [request, {"file": uri}],
-            });
+            let params = ExecuteCommandParams {
+                command: TSSERVER_REQUEST,
+                arguments: (request, TsserverFile { file: uri.clone() }),
+            };
             let remaining = deadline.saturating_duration_since(Instant::now());
-            let v = self
-                .request_with("workspace/executeCommand", params, remaining)
+            let response = self
+                .call_with::<TsserverRequest>(&params, remaining)
                 .await
-                .ok()?;
-            if v.get("success") != Some(&Value::Bool(true)) {
+                .ok()??;
+            if !response.success {
                 return None;
             }
-            let body = v.get("body")?.as_array()?;
-            items.extend(body.iter().filter_map(tsserver_to_lsp));
+            items.extend(response.body?.iter().filter_map(tsserver_to_lsp));
         }
         Some(items)
     }
 
     /// `textDocument/diagnostic`, retried on ContentModified; `None` when it fails.
-    async fn pull(&self, path: &Path, deadline: Instant) -> Option<Vec<Value>> {
-        let params = json!({"textDocument": {"uri": path_to_uri(path)}});
+    async fn pull(&self, path: &Path, deadline: Instant) -> Option<Vec<Diagnostic>> {
+        let params = DocumentParams::new(path_to_uri(path));
         for _ in 0..5 {
             let remaining = deadline.saturating_duration_since(Instant::now());
             match self
-                .request_with("textDocument/diagnostic", params.clone(), remaining)
+                .call_with::<DocumentDiagnostic>(&params, remaining)
                 .await
             {
-                Ok(v) if v.get("kind").and_then(Value::as_str) == Some("full") => {
-                    return Some(
-                        v.get("items")
-                            .and_then(Value::as_array)
-                            .cloned()
-                            .unwrap_or_default(),
-                    );
-                }
+                Ok(DocumentDiagnosticReport::Full { items }) => return Some(items),
                 Err(LspError::Rpc { code, .. })
                     if code == CONTENT_MODIFIED || code == SERVER_CANCELLED =>
                 {
@@ -176,9 +169,9 @@ impl Server {
         &self,
         path: &Path,
         synced: Synced,
-        mut items: Vec<Value>,
+        mut items: Vec<Diagnostic>,
         deadline: Instant,
-    ) -> Vec<Value> {
+    ) -> Vec<Diagnostic> {
         let quiet = deadline
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(10));
@@ -189,9 +182,7 @@ impl Server {
             && p.version.is_none_or(|v| v >= synced.version)
         {
             for d in &p.items {
-                let same = |x: &Value| {
-                    x.get("message") == d.get("message") && x.get("range") == d.get("range")
-                };
+                let same = |x: &Diagnostic| x.message == d.message && x.range == d.range;
                 if !items.iter().any(same) {
                     items.push(d.clone());
                 }
@@ -201,56 +192,63 @@ impl Server {
     }
 }
 
-/// typescript-language-server's command that passes a request through to tsserver.
-const TSSERVER_REQUEST: &str = "typescript.tsserverRequest";
-
 /// A tsserver diagnostic (`start`/`end` as 1-based `line` and `offset`, `text`, `code`,
-/// `category`) as an LSP diagnostic, as typescript-language-server would publish it.
-fn tsserver_to_lsp(d: &Value) -> Option<Value> {
-    let pos = |p: &Value| -> Option<Value> {
-        let line = p.get("line")?.as_u64()?.checked_sub(1)?;
-        let character = p.get("offset")?.as_u64()?.checked_sub(1)?;
-        Some(json!({"line": line, "character": character}))
+/// `category`) as an LSP diagnostic, as typescript-language-server would publish it; `None`
+/// for a position before the first line or column.
+fn tsserver_to_lsp(d: &TsserverDiagnostic) -> Option<Diagnostic> {
+    let pos = |p: crate::protocol::TsserverPosition| -> Option<Position> {
+        Some(Position {
+            line: p.line.checked_sub(1)?,
+            character: p.offset.checked_sub(1)?,
+        })
     };
-    let severity = match d.get("category").and_then(Value::as_str) {
+    let severity = match d.category.as_deref() {
         Some("error") => 1,
         Some("warning") => 2,
         Some("suggestion") => 4,
         _ => 3,
     };
-    let mut out = json!({
-        "range": {"start": pos(d.get("start")?)?, "end": pos(d.get("end")?)?},
-        "severity": severity,
-        "message": d.get("text")?.as_str()?,
-        "source": d.get("source").and_then(Value::as_str).unwrap_or("typescript"),
-    });
-    if let Some(code) = d.get("code") {
-        out["code"] = code.clone();
-    }
-    Some(out)
+    Some(Diagnostic {
+        range: Range {
+            start: pos(d.start)?,
+            end: pos(d.end)?,
+        },
+        severity: Some(severity),
+        code: d.code.clone(),
+        source: Some(d.source.clone().unwrap_or_else(|| "typescript".into())),
+        message: d.text.clone(),
+        rest: Default::default(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_tsserver_diagnostic_is_an_lsp_diagnostic() {
-        let d = json!({
+        let d: TsserverDiagnostic = serde_json::from_value(json!({
             "start": {"line": 2, "offset": 14}, "end": {"line": 2, "offset": 15},
             "text": "Type 'string' is not assignable to type 'number'.",
             "code": 2322, "category": "error"
-        });
+        }))
+        .unwrap();
         assert_eq!(
-            tsserver_to_lsp(&d),
-            Some(json!({
+            serde_json::to_value(tsserver_to_lsp(&d)).unwrap(),
+            json!({
                 "range": {"start": {"line": 1, "character": 13}, "end": {"line": 1, "character": 14}},
                 "severity": 1,
-                "message": "Type 'string' is not assignable to type 'number'.",
+                "code": 2322,
                 "source": "typescript",
-                "code": 2322
-            }))
+                "message": "Type 'string' is not assignable to type 'number'.",
+            })
         );
-        assert_eq!(tsserver_to_lsp(&json!({"text": "no position"})), None);
+        let at_zero: TsserverDiagnostic = serde_json::from_value(json!({
+            "start": {"line": 0, "offset": 1}, "end": {"line": 1, "offset": 1},
+            "text": "before the first line"
+        }))
+        .unwrap();
+        assert!(tsserver_to_lsp(&at_zero).is_none());
     }
 }

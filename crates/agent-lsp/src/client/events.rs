@@ -2,49 +2,44 @@
 //! tokens, registrations) and notifications (diagnostics, progress, status), and its exit.
 
 use super::*;
+use crate::protocol::{
+    ApplyEdit, ApplyEditResult, Configuration, Progress, PublishDiagnostics, RegisterCapability,
+    ServerStatus, WorkDoneProgress, WorkspaceFolders,
+};
+use agent_rpc::Notification;
+use serde::Deserialize;
 
 impl Server {
-    fn on_request(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
+    /// Answer one of the server's requests; `Err` is the JSON-RPC error to reply with.
+    fn on_request(&self, method: &str, params: Value) -> Result<Value, (i64, String)> {
         match method {
-            "workspace/configuration" => {
-                let items = params
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                Ok(Value::Array(
-                    items
-                        .iter()
-                        .map(|it| {
-                            lookup_section(
-                                &self.spec.settings,
-                                it.get("section").and_then(Value::as_str),
-                            )
-                        })
-                        .collect(),
-                ))
+            Configuration::METHOD => {
+                let asked = self.incoming::<Configuration>(params)?;
+                let settings: Vec<Value> = asked
+                    .items
+                    .iter()
+                    .map(|it| lookup_section(&self.spec.settings, it.section.as_deref()))
+                    .collect();
+                reply::<Configuration>(&settings)
             }
-            "client/registerCapability" => {
+            RegisterCapability::METHOD => {
+                let asked = self.incoming::<RegisterCapability>(params)?;
                 let mut sh = lock(&self.shared);
-                for r in params
-                    .get("registrations")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(m) = r.get("method").and_then(Value::as_str) {
-                        sh.registrations.insert(m.to_string());
-                    }
+                for r in asked.registrations.iter() {
+                    sh.registrations.insert(r.method.clone());
                 }
-                Ok(Value::Null)
+                reply::<RegisterCapability>(&())
             }
-            "workspace/workspaceFolders" => {
-                let uri = path_to_uri(&self.root);
-                Ok(json!([{"uri": uri, "name": "root"}]))
-            }
-            "workspace/applyEdit" => Ok(
-                json!({"applied": false, "failureReason": "agent-tools applies edits only through lsp_rename"}),
-            ),
+            WorkspaceFolders::METHOD => reply::<WorkspaceFolders>(&vec![WorkspaceFolder {
+                uri: path_to_uri(&self.root),
+                name: "root".into(),
+            }]),
+            ApplyEdit::METHOD => reply::<ApplyEdit>(&ApplyEditResult {
+                applied: false,
+                failure_reason: Some(
+                    "agent-tools applies edits only through lsp_rename".into(),
+                ),
+            }),
             "client/unregisterCapability"
             | "window/workDoneProgress/create"
             | "window/showMessageRequest"
@@ -59,55 +54,73 @@ impl Server {
         }
     }
 
-    fn on_notification(&self, method: &str, params: &Value) {
-        let mut sh = lock(&self.shared);
+    /// The params of the server's request `R`; a malformed one is answered with "invalid
+    /// params", naming the field.
+    fn incoming<R>(&self, params: Value) -> Result<R::Params, (i64, String)>
+    where
+        R: Request,
+        R::Params: serde::de::DeserializeOwned,
+    {
+        protocol::incoming::<R>(params).map_err(|e| (-32602, e.to_string()))
+    }
+
+    /// The params of the notification `N`, or `None` (logged) when they are malformed.
+    fn read<N: Notification>(&self, params: Value) -> Option<N::Params> {
+        match agent_rpc::request::notification::<N>(params) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                tracing::warn!(server = %self.spec.id, error = %e, "ignored a malformed notification");
+                None
+            }
+        }
+    }
+
+    fn on_notification(&self, method: &str, params: Value) {
         match method {
-            "$/progress" => {
-                let token = match params.get("token") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(v) => v.to_string(),
-                    None => return,
+            Progress::METHOD => {
+                let Some(p) = self.read::<Progress>(params) else {
+                    return;
                 };
-                match params.pointer("/value/kind").and_then(Value::as_str) {
-                    Some("begin") => {
+                let mut sh = lock(&self.shared);
+                match p.value {
+                    WorkDoneProgress::Begin {} => {
                         sh.progress_seen = true;
-                        sh.progress.insert(token);
+                        sh.progress.insert(p.token.key());
                     }
-                    Some("end") => {
-                        sh.progress.remove(&token);
+                    WorkDoneProgress::End {} => {
+                        sh.progress.remove(&p.token.key());
                     }
-                    _ => {}
+                    WorkDoneProgress::Report {} => {}
                 }
                 sh.last_activity = Some(Instant::now());
             }
-            "experimental/serverStatus" => {
-                sh.quiescent = params.get("quiescent").and_then(Value::as_bool);
-                sh.last_activity = Some(Instant::now());
-            }
-            "textDocument/publishDiagnostics" => {
-                let Some(path) = params
-                    .get("uri")
-                    .and_then(Value::as_str)
-                    .and_then(uri_to_path)
-                else {
+            ServerStatus::METHOD => {
+                let Some(p) = self.read::<ServerStatus>(params) else {
                     return;
                 };
+                let mut sh = lock(&self.shared);
+                sh.quiescent = p.quiescent;
+                sh.last_activity = Some(Instant::now());
+            }
+            PublishDiagnostics::METHOD => {
+                let Some(p) = self.read::<PublishDiagnostics>(params) else {
+                    return;
+                };
+                let Some(path) = uri_to_path(&p.uri) else {
+                    return;
+                };
+                let mut sh = lock(&self.shared);
                 sh.seq += 1;
-                let p = Published {
-                    version: params.get("version").and_then(Value::as_i64),
+                let published = Published {
+                    version: p.version,
                     seq: sh.seq,
-                    items: params
-                        .get("diagnostics")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
+                    items: p.diagnostics,
                     at: Instant::now(),
                 };
-                sh.diagnostics.insert(path, p);
+                sh.diagnostics.insert(path, published);
             }
             _ => return,
         }
-        drop(sh);
         self.tick.send_modify(|t| *t += 1);
     }
 
@@ -139,11 +152,20 @@ impl Server {
 /// handled in arrival order on the reader task.
 pub(super) struct Events(pub(super) Weak<Server>);
 
+/// A message from the server as the connection hands it over: its method and params.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    method: String,
+    #[serde(default)]
+    params: Value,
+}
+
 impl Handler for Events {
     fn notification(&self, msg: Value) {
-        if let (Some(srv), Some(method)) = (self.0.upgrade(), msg.get("method")) {
-            let params = msg.get("params").unwrap_or(&Value::Null);
-            srv.on_notification(method.as_str().unwrap_or(""), params);
+        if let Some(srv) = self.0.upgrade()
+            && let Ok(m) = serde_json::from_value::<Envelope>(msg)
+        {
+            srv.on_notification(&m.method, m.params);
         }
     }
 
@@ -154,9 +176,11 @@ impl Handler for Events {
                 message: "the client is shutting down".into(),
             });
         };
-        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        let params = msg.get("params").unwrap_or(&Value::Null);
-        srv.on_request(method, params)
+        let m = Envelope::deserialize(msg).map_err(|e| ReplyError {
+            code: -32600,
+            message: format!("invalid request: {e}"),
+        })?;
+        srv.on_request(&m.method, m.params)
             .map_err(|(code, message)| ReplyError { code, message })
     }
 
@@ -166,4 +190,13 @@ impl Handler for Events {
             tokio::spawn(async move { srv.on_exit(&why).await });
         }
     }
+}
+
+/// Our answer to the server's request `R`, as the wire carries it.
+fn reply<R>(result: &R::Result) -> Result<Value, (i64, String)>
+where
+    R: Request,
+    R::Result: serde::Serialize,
+{
+    serde_json::to_value(result).map_err(|e| (-32603, format!("{}: {e}", R::METHOD)))
 }

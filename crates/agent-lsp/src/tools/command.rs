@@ -48,24 +48,6 @@ impl Nav {
             Nav::References => Operation::References,
         }
     }
-
-    pub fn method(self) -> &'static str {
-        match self {
-            Nav::Definition => "textDocument/definition",
-            Nav::TypeDefinition => "textDocument/typeDefinition",
-            Nav::Implementation => "textDocument/implementation",
-            Nav::References => "textDocument/references",
-        }
-    }
-
-    pub fn capability(self) -> &'static str {
-        match self {
-            Nav::Definition => "definitionProvider",
-            Nav::TypeDefinition => "typeDefinitionProvider",
-            Nav::Implementation => "implementationProvider",
-            Nav::References => "referencesProvider",
-        }
-    }
 }
 
 /// What `diagnostics` checks.

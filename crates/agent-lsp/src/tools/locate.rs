@@ -5,12 +5,16 @@
 //! line), or one file's document symbols with their container chain.
 
 use super::*;
+use crate::protocol::{
+    DocumentParams, DocumentSymbolItem, DocumentSymbols, SymbolInformation, SymbolKind,
+    WorkspaceSymbolParams, WorkspaceSymbols,
+};
 use crate::text::uri_to_path;
 use agent_tier::BoxFuture;
 use agent_tier::locate::{Located, SymbolLocator, SymbolPlace};
 
 /// Symbol kinds a function breakpoint can name: method, constructor, function.
-const CALLABLE: [u64; 3] = [6, 9, 12];
+const CALLABLE: [SymbolKind; 3] = [6, 9, 12];
 
 /// Which symbol kinds a search by name keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +26,7 @@ pub(super) enum Kinds {
 }
 
 impl Kinds {
-    fn keeps(self, kind: u64) -> bool {
+    fn keeps(self, kind: SymbolKind) -> bool {
         self == Kinds::Any || CALLABLE.contains(&kind)
     }
 }
@@ -32,7 +36,7 @@ impl Kinds {
 pub(super) struct Decl {
     /// The name as the server reported it.
     pub name: String,
-    pub kind: u64,
+    pub kind: SymbolKind,
     /// What contains it (a class, a module), when known.
     pub container: Option<String>,
     /// The absolute file, inside the root.
@@ -145,18 +149,23 @@ fn qualifies(chain: &str, q: &str, path: Option<&Path>) -> bool {
 /// Whether a reported symbol is the asked one: same bare name, and for a qualified name, a
 /// container (or the reported name's own prefix, or the file's module) that ends with the
 /// qualifier.
-fn matches(item: &Value, qualifier: Option<&str>, last: &str, path: Option<&Path>) -> bool {
-    let reported = item.get("name").and_then(Value::as_str).unwrap_or("");
+fn matches(
+    item: &SymbolInformation,
+    qualifier: Option<&str>,
+    last: &str,
+    path: Option<&Path>,
+) -> bool {
+    let reported = item.name.as_str();
     if bare(reported) != last {
         return false;
     }
     let Some(q) = qualifier else { return true };
     // A container that is an import path (gopls: `example.com/fixture`) is the module itself.
     let container = item
-        .get("containerName")
-        .and_then(Value::as_str)
+        .container_name
+        .as_deref()
         .filter(|c| !c.contains('/'))
-        .unwrap_or("");
+        .unwrap_or_default();
     let h = head(reported);
     let prefix = h
         .strip_suffix(last)
@@ -169,14 +178,14 @@ fn matches(item: &Value, qualifier: Option<&str>, last: &str, path: Option<&Path
 /// In a `documentSymbol` answer, every declaration named `last` (of `kinds`) whose container
 /// chain (the hierarchy's names, or a flat answer's `containerName`) ends with `qualifier`.
 fn in_document(
-    doc: &Value,
+    doc: &[DocumentSymbolItem],
     path: &Path,
     qualifier: Option<&str>,
     last: &str,
     kinds: Kinds,
 ) -> Vec<(Decl, u32)> {
     fn walk(
-        items: &[Value],
+        items: &[DocumentSymbolItem],
         chain: &mut Vec<String>,
         path: &Path,
         want: (Option<&str>, &str, Kinds),
@@ -184,22 +193,16 @@ fn in_document(
     ) {
         let (qualifier, last, kinds) = want;
         for it in items {
-            let kind = it.get("kind").and_then(Value::as_u64).unwrap_or(0);
-            let name = it.get("name").and_then(Value::as_str).unwrap_or("");
-            let flat = it.get("containerName").and_then(Value::as_str);
-            let container = match flat {
+            let (kind, name) = (it.kind(), it.name());
+            let container = match it.container() {
                 Some(c) => c.to_string(),
                 None => chain.join("."),
             };
-            let range = it.get("range").or_else(|| it.pointer("/location/range"));
-            let start = it
-                .pointer("/selectionRange/start")
-                .or_else(|| range.and_then(|r| r.get("start")));
             // A reported name may carry its own qualifier (gopls: `(Greeter).Greet`).
             let h = head(name);
             let own = h
                 .strip_suffix(last)
-                .unwrap_or("")
+                .unwrap_or_default()
                 .trim_end_matches(['.', ':'])
                 .trim_matches(['(', ')', '*', '&']);
             let chain_own = match (container.as_str(), own) {
@@ -210,46 +213,30 @@ fn in_document(
             if bare(name) == last
                 && kinds.keeps(kind)
                 && qualifier.is_none_or(|q| qualifies(&chain_own, q, Some(path)))
-                && let Some(line) = line_of(start.and_then(|s| s.get("line")))
+                && let Some(start) = it.name_start()
             {
-                let character = start
-                    .and_then(|s| s.get("character"))
-                    .and_then(Value::as_u64)
-                    .and_then(|c| u32::try_from(c).ok())
-                    .unwrap_or(0);
-                let end_line = it
-                    .get("range")
-                    .and_then(|r| line_of(r.pointer("/end/line")));
                 out.push((
                     Decl {
                         name: name.to_string(),
                         kind,
                         container: Some(container).filter(|c| !c.is_empty()),
                         path: path.to_path_buf(),
-                        line,
-                        end_line,
+                        line: start.line + 1,
+                        end_line: it.whole_range().map(|r| r.end.line + 1),
                         byte: None,
                     },
-                    character,
+                    start.character,
                 ));
             }
-            if let Some(children) = it.get("children").and_then(Value::as_array) {
+            if !it.children().is_empty() {
                 chain.push(head(name).to_string());
-                walk(children, chain, path, want, out);
+                walk(it.children(), chain, path, want, out);
                 chain.pop();
             }
         }
     }
     let mut out = Vec::new();
-    if let Some(items) = doc.as_array() {
-        walk(
-            items,
-            &mut Vec::new(),
-            path,
-            (qualifier, last, kinds),
-            &mut out,
-        );
-    }
+    walk(doc, &mut Vec::new(), path, (qualifier, last, kinds), &mut out);
     out
 }
 
@@ -260,45 +247,29 @@ fn byte_at(text: &str, line: u32, character: u32, enc: crate::text::Encoding) ->
         .map(|l| crate::text::byte_of_units(l, character, enc))
 }
 
-fn line_of(v: Option<&Value>) -> Option<u32> {
-    v.and_then(Value::as_u64)
-        .and_then(|l| u32::try_from(l).ok())
-        .map(|l| l + 1)
-}
-
 /// In a `documentSymbol` answer, the symbol named `last` (of `kinds`) whose range holds `line`:
 /// its name's line and column and, from a `DocumentSymbol` (which has the whole definition's
 /// range), its last line. A flat `SymbolInformation` answer's range may be only the name: no
 /// last line.
-fn refine(doc: &Value, last: &str, line: u32, kinds: Kinds) -> Option<(u32, Option<u32>, u32)> {
-    let items = doc.as_array()?;
+fn refine(
+    doc: &[DocumentSymbolItem],
+    last: &str,
+    line: u32,
+    kinds: Kinds,
+) -> Option<(u32, Option<u32>, u32)> {
     let mut best = None;
-    for it in items {
-        let kind = it.get("kind").and_then(Value::as_u64).unwrap_or(0);
-        let name = it.get("name").and_then(Value::as_str).unwrap_or("");
-        let whole = it.get("range");
-        let range = whole.or_else(|| it.pointer("/location/range"));
-        let start = line_of(range.and_then(|r| r.pointer("/start/line")));
-        let end = line_of(range.and_then(|r| r.pointer("/end/line")));
-        let name_at = it
-            .pointer("/selectionRange/start")
-            .or_else(|| range.and_then(|r| r.get("start")));
-        let at = line_of(name_at.and_then(|p| p.get("line")));
-        if let (true, Some(s), Some(e), Some(at)) =
-            (kinds.keeps(kind) && bare(name) == last, start, end, at)
-            && s <= line
-            && line <= e
+    for it in doc {
+        if let (true, Some(range), Some(at)) = (
+            kinds.keeps(it.kind()) && bare(it.name()) == last,
+            it.range(),
+            it.name_start(),
+        ) && range.start.line < line
+            && line <= range.end.line + 1
         {
-            let character = name_at
-                .and_then(|p| p.get("character"))
-                .and_then(Value::as_u64)
-                .and_then(|c| u32::try_from(c).ok())
-                .unwrap_or(0);
-            best = Some((at, whole.map(|_| e), character));
+            let end = it.whole_range().map(|r| r.end.line + 1);
+            best = Some((at.line + 1, end, at.character));
         }
-        if let Some(children) = it.get("children")
-            && let Some(found) = refine(children, last, line, kinds)
-        {
+        if let Some(found) = refine(it.children(), last, line, kinds) {
             best = Some(found);
         }
     }
@@ -348,18 +319,15 @@ impl State {
         let mut ids = Vec::new();
         for srv in servers {
             let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-            let (v, partial) = self
-                .ask(&srv, "workspace/symbol", json!({"query": last}))
-                .await?;
+            let query = WorkspaceSymbolParams {
+                query: last.to_string(),
+            };
+            let (v, partial) = self.ask::<WorkspaceSymbols>(&srv, &query).await?;
             found.partial |= partial || !ready;
             ids.push(srv.spec.id.clone());
-            for item in v.as_array().map(Vec::as_slice).unwrap_or_default() {
-                let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
-                let Some(path) = item
-                    .pointer("/location/uri")
-                    .and_then(Value::as_str)
-                    .and_then(uri_to_path)
-                else {
+            for item in v.iter() {
+                let kind = item.kind;
+                let Some(path) = uri_to_path(&item.location.uri) else {
                     continue;
                 };
                 if !kinds.keeps(kind) || !matches(item, qualifier, last, Some(&path)) {
@@ -369,49 +337,28 @@ impl State {
                     found.outside_root += 1;
                     continue;
                 }
-                let range = item.pointer("/location/range");
-                let Some(start) = line_of(range.and_then(|r| r.pointer("/start/line"))) else {
+                let Some(range) = item.location.range else {
                     // A WorkspaceSymbol without a range: the file's symbols say where.
                     continue;
                 };
-                let end =
-                    line_of(range.and_then(|r| r.pointer("/end/line"))).filter(|e| *e > start);
-                let character = range
-                    .and_then(|r| r.pointer("/start/character"))
-                    .and_then(Value::as_u64)
-                    .and_then(|c| u32::try_from(c).ok())
-                    .unwrap_or(0);
+                let start = range.start.line + 1;
+                let end = Some(range.end.line + 1).filter(|e| *e > start);
+                let character = range.start.character;
                 let text = crate::text::read_text(&path).ok();
                 let refined = match &text {
-                    Some(text)
-                        if srv
-                            .supports("documentSymbolProvider", "textDocument/documentSymbol") =>
-                    {
+                    Some(text) if srv.supports::<DocumentSymbols>() => {
                         srv.sync(&path, text, false).await?;
-                        let (doc, _) = self
-                            .ask(
-                                &srv,
-                                "textDocument/documentSymbol",
-                                json!({"textDocument": {"uri": path_to_uri(&path)}}),
-                            )
-                            .await?;
+                        let doc = DocumentParams::new(path_to_uri(&path));
+                        let (doc, _) = self.ask::<DocumentSymbols>(&srv, &doc).await?;
                         refine(&doc, last, start, kinds)
                     }
                     _ => None,
                 };
                 let (line, end_line, character) = refined.unwrap_or((start, end, character));
                 let decl = Decl {
-                    name: item
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or(last)
-                        .to_string(),
+                    name: item.name.clone(),
                     kind,
-                    container: item
-                        .get("containerName")
-                        .and_then(Value::as_str)
-                        .filter(|c| !c.is_empty())
-                        .map(str::to_string),
+                    container: item.container_name.clone().filter(|c| !c.is_empty()),
                     byte: text
                         .as_deref()
                         .and_then(|t| byte_at(t, line, character, srv.encoding())),
@@ -445,18 +392,14 @@ impl State {
         let srv = self.sup.server_for(path).await?;
         srv.sync(path, text, false).await?;
         let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-        if !srv.supports("documentSymbolProvider", "textDocument/documentSymbol") {
+        if !srv.supports::<DocumentSymbols>() {
             return Err(arg_err(format!(
                 "{} does not list a file's symbols, so `symbol` cannot be found by name; give `line` too",
                 srv.spec.id
             )));
         }
         let (doc, partial) = self
-            .ask(
-                &srv,
-                "textDocument/documentSymbol",
-                json!({"textDocument": {"uri": path_to_uri(path)}}),
-            )
+            .ask::<DocumentSymbols>(&srv, &DocumentParams::new(path_to_uri(path)))
             .await?;
         let enc = srv.encoding();
         let mut decls: Vec<Decl> = Vec::new();

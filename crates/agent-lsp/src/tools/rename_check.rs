@@ -4,6 +4,7 @@
 //! the server's own references do not confirm) is rolled back whole.
 
 use super::*;
+use crate::protocol::{ReferenceParams, References};
 use crate::rename::{Plan, Site};
 use crate::text::Encoding;
 use agent_tier::lines;
@@ -88,8 +89,9 @@ impl State {
     ) -> Check {
         let offers = srv
             .caps()
-            .get("referencesProvider")
-            .is_some_and(|v| !v.is_null() && v != &Value::Bool(false));
+            .references_provider
+            .as_ref()
+            .is_some_and(|c| c.on());
         if !offers {
             return Check::NotVerified(format!(
                 "{} does not offer references to check the rename with",
@@ -117,34 +119,27 @@ impl State {
                 site.text
             ));
         };
-        let params = json!({
-            "textDocument": {"uri": path_to_uri(&site.path)},
-            "position": {"line": line, "character": character},
-            "context": {"includeDeclaration": true},
-        });
-        let (refs, partial) = match self
-            .ask_settled(srv, "textDocument/references", params)
-            .await
-        {
+        let params = ReferenceParams::with_declaration(TextDocumentPositionParams::new(
+            path_to_uri(&site.path),
+            line,
+            character,
+        ));
+        let (refs, partial) = match self.ask_settled::<References>(srv, &params).await {
             Ok(answer) => answer,
             Err(e) => {
                 return Check::NotVerified(format!("asking for the references failed: {e}"));
             }
         };
         let mut found: HashSet<(PathBuf, u32, u32)> = HashSet::new();
-        for r in refs.as_array().into_iter().flatten() {
-            let uri = r.get("uri").and_then(Value::as_str).unwrap_or("");
-            let Ok(p) = confine(
-                self.ws(),
-                "reference",
-                &crate::text::uri_to_path(uri)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-            ) else {
+        for r in &refs.0 {
+            let Some(p) = crate::text::uri_to_path(r.uri()) else {
                 continue;
             };
-            let (l, c) = crate::render::pos(r.pointer("/range/start"));
-            found.insert((p, l, c));
+            let Ok(p) = confine(self.ws(), "reference", &p.display().to_string()) else {
+                continue;
+            };
+            let at = r.start();
+            found.insert((p, at.line, at.character));
         }
         let (mut covered, mut unchecked, mut commentary) = (0, 0, 0);
         let mut missed = Vec::new();

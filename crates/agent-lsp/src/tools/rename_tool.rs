@@ -5,21 +5,24 @@ use super::command::{At, Named};
 use super::rename_check::Check;
 use super::witnessed::{check_identifier, identifier_of, site_text};
 use super::*;
+use crate::protocol::{PrepareRename, Rename, RenameParams, WorkspaceEdit};
 
 impl State {
-    /// `textDocument/rename`, asked again once if the content was modified meanwhile.
+    /// `textDocument/rename`, asked again once if the content was modified meanwhile; no
+    /// edit (`null`) is an empty one.
     pub(super) async fn rename_request(
         &self,
         srv: &Server,
-        params: &Value,
-    ) -> Result<Value, LspError> {
-        match srv.request("textDocument/rename", params.clone()).await {
+        params: &RenameParams,
+    ) -> Result<WorkspaceEdit, LspError> {
+        let edit = match srv.call::<Rename>(params).await {
             Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
                 srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                srv.request("textDocument/rename", params.clone()).await
+                srv.call::<Rename>(params).await
             }
             other => other,
-        }
+        }?;
+        Ok(edit.unwrap_or_default())
     }
 
     pub async fn rename(&self, a: RenameArgs) -> Result<ToolOutput, LspError> {
@@ -72,31 +75,26 @@ impl State {
         // disk first (a kernel cell, an editor or `git checkout` may have changed it).
         let mut synced = rename::resync(&srv, self.ws()).await?;
         let enc = srv.encoding();
-        let position =
-            json!({"line": t.line0, "character": units_of_byte(&t.line_text, t.byte, enc)});
-        let td = json!({"uri": path_to_uri(&t.path)});
+        let pos = TextDocumentPositionParams::new(
+            path_to_uri(&t.path),
+            t.line0,
+            units_of_byte(&t.line_text, t.byte, enc),
+        );
         let at = format!("{}:{}", t.display, t.line0 + 1);
-        let prepare = srv
-            .caps()
-            .pointer("/renameProvider/prepareProvider")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        if prepare {
-            let (v, _) = self
-                .ask(
-                    &srv,
-                    "textDocument/prepareRename",
-                    json!({"textDocument": td, "position": position}),
-                )
-                .await?;
-            if v.is_null() {
+        if srv.caps().prepares_rename() {
+            let (v, _) = self.ask::<PrepareRename>(&srv, &pos).await?;
+            if v.is_none() {
                 return Err(arg_err(format!(
                     "{} says `{}` at {at} cannot be renamed (prepareRename returned nothing); check that `symbol` names an identifier defined in the project",
                     srv.spec.id, t.symbol
                 )));
             }
         }
-        let params = json!({"textDocument": td, "position": position, "newName": a.new_name});
+        let params = RenameParams {
+            text_document: pos.text_document,
+            position: pos.position,
+            new_name: a.new_name.clone(),
+        };
         let mut edit = self.rename_request(&srv, &params).await?;
         // A file the edit changes that the server read from disk by itself may be stale: open
         // it with its disk content and ask again, until the edit names only synced files.
@@ -132,7 +130,7 @@ impl State {
             }
             edit = self.rename_request(&srv, &params).await?;
         }
-        if is_empty(&edit) {
+        if edit.is_empty() {
             return Err(arg_err(format!(
                 "{} returned no edit for renaming `{}` at {at}; nothing was written",
                 srv.spec.id, t.symbol

@@ -1,6 +1,8 @@
 //! `symbols`: a file's symbols, or a workspace search that starts the servers it needs.
 
 use super::*;
+use crate::protocol::{DocumentParams, DocumentSymbols, WorkspaceSymbolParams, WorkspaceSymbols};
+use crate::render::workspace_symbols;
 
 impl State {
     pub(super) async fn symbols(
@@ -15,15 +17,11 @@ impl State {
                 srv.sync(&path, &text, false).await?;
                 let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
                 let (v, partial) = self
-                    .ask(
-                        &srv,
-                        "textDocument/documentSymbol",
-                        json!({"textDocument": {"uri": path_to_uri(&path)}}),
-                    )
+                    .ask::<DocumentSymbols>(&srv, &DocumentParams::new(path_to_uri(&path)))
                     .await?;
                 let mut r = Renderer::new(self.ws(), srv.encoding());
                 r.preload(&path, &text);
-                let syms = symbols(&mut r, &v, Some(&path));
+                let syms = symbols(&mut r, &v, &path);
                 Ok(render_syms(
                     format!("symbols in `{display}` ({})", srv.spec.id),
                     syms,
@@ -43,12 +41,13 @@ impl State {
                 let mut ids = Vec::new();
                 for srv in servers {
                     let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                    let (v, p) = self
-                        .ask(&srv, "workspace/symbol", json!({"query": query}))
-                        .await?;
+                    let params = WorkspaceSymbolParams {
+                        query: query.to_string(),
+                    };
+                    let (v, p) = self.ask::<WorkspaceSymbols>(&srv, &params).await?;
                     partial |= p || !ready;
                     let mut r = Renderer::new(self.ws(), srv.encoding());
-                    all.extend(symbols(&mut r, &v, None));
+                    all.extend(workspace_symbols(&mut r, &v));
                     ids.push(srv.spec.id.clone());
                 }
                 let ids = ids.join(", ");
@@ -92,7 +91,7 @@ impl State {
         };
         let mut servers: Vec<Arc<Server>> = servers
             .into_iter()
-            .filter(|s| s.supports("workspaceSymbolProvider", "workspace/symbol"))
+            .filter(|s| s.supports::<WorkspaceSymbols>())
             .collect();
         let mut why_none = Vec::new();
         let mut note = None;
@@ -119,7 +118,7 @@ impl State {
                         if let Ok(text) = crate::text::read_text(&sample) {
                             let _ = srv.sync(&sample, &text, false).await;
                         }
-                        if srv.supports("workspaceSymbolProvider", "workspace/symbol") {
+                        if srv.supports::<WorkspaceSymbols>() {
                             servers.push(srv);
                         } else {
                             why_none

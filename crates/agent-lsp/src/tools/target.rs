@@ -113,20 +113,23 @@ impl State {
         })
     }
 
-    /// A request with retries: ContentModified / cancelled are retried; an empty answer from a
-    /// server that is still young or loading is asked again. Returns the answer and whether it
-    /// may be partial.
-    pub(super) async fn ask(
+    /// The request `R` with retries: ContentModified / cancelled are retried; an empty answer
+    /// from a server that is still young or loading is asked again. Returns the answer and
+    /// whether it may be partial.
+    pub(super) async fn ask<R>(
         &self,
         srv: &Server,
-        method: &str,
-        params: Value,
-    ) -> Result<(Value, bool), LspError> {
+        params: &R::Params,
+    ) -> Result<(R::Result, bool), LspError>
+    where
+        R: agent_rpc::Request,
+        R::Result: Answer,
+    {
         let ready_timeout = self.sup.cfg.ready_timeout;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            match srv.request(method, params.clone()).await {
+            match srv.call::<R>(params).await {
                 Err(LspError::Rpc { code, .. })
                     if attempt < 8
                         && (code == CONTENT_MODIFIED
@@ -138,7 +141,7 @@ impl State {
                 }
                 Err(e) => return Err(e),
                 Ok(v) => {
-                    let empty = is_empty(&v);
+                    let empty = v.is_empty();
                     let young = srv.started.elapsed() < Duration::from_secs(20);
                     if empty && (young || !srv.is_idle()) && attempt < 5 {
                         tokio::time::sleep(Duration::from_millis(700)).await;
@@ -153,23 +156,21 @@ impl State {
 
     /// [`State::ask`], repeated until two consecutive answers hold the same locations (bounded
     /// by the ready timeout); an answer that never settled is partial.
-    pub(super) async fn ask_settled(
+    pub(super) async fn ask_settled<R>(
         &self,
         srv: &Server,
-        method: &str,
-        params: Value,
-    ) -> Result<(Value, bool), LspError> {
-        fn key(v: &Value) -> Vec<String> {
-            let mut k: Vec<String> = match v {
-                Value::Array(a) => a.iter().map(Value::to_string).collect(),
-                Value::Null => Vec::new(),
-                other => vec![other.to_string()],
-            };
+        params: &R::Params,
+    ) -> Result<(Locations, bool), LspError>
+    where
+        R: agent_rpc::Request<Result = Locations>,
+    {
+        fn key(v: &Locations) -> Vec<protocol::AnyLocation> {
+            let mut k = v.0.clone();
             k.sort();
             k
         }
         let deadline = Instant::now() + self.sup.cfg.ready_timeout;
-        let (mut last, _) = self.ask(srv, method, params.clone()).await?;
+        let (mut last, _) = self.ask::<R>(srv, params).await?;
         loop {
             if Instant::now() >= deadline {
                 return Ok((last, true));
@@ -177,7 +178,7 @@ impl State {
             tokio::time::sleep(Duration::from_millis(300)).await;
             srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
                 .await;
-            let (next, p) = self.ask(srv, method, params.clone()).await?;
+            let (next, p) = self.ask::<R>(srv, params).await?;
             if key(&next) == key(&last) {
                 return Ok((next, p));
             }

@@ -7,6 +7,10 @@
 //! what to edit.
 
 use super::*;
+use crate::protocol::{
+    AnyLocation, Declaration, Definition, Implementation, Location, Position, Range,
+    ReferenceParams, References,
+};
 use agent_tier::witness::IdentifierWitness;
 use std::collections::HashMap;
 
@@ -23,6 +27,13 @@ pub(super) struct Site {
     pub path: PathBuf,
     pub line: u32,
     pub character: u32,
+}
+
+impl Site {
+    /// The site as a position to ask the server about.
+    fn params(&self) -> TextDocumentPositionParams {
+        TextDocumentPositionParams::new(path_to_uri(&self.path), self.line, self.character)
+    }
 }
 
 /// What the witness said about one answer.
@@ -128,9 +139,7 @@ pub(super) fn identifier_of(symbol: &str) -> Option<&str> {
 /// The definitions of the symbol at `site`, as `(path, line, character)`; `None` when the
 /// server gave none or failed.
 async fn definition_at(srv: Arc<Server>, site: Site) -> Option<Vec<Site>> {
-    let params = json!({"textDocument": {"uri": path_to_uri(&site.path)},
-                        "position": {"line": site.line, "character": site.character}});
-    let v = srv.request("textDocument/definition", params).await.ok()?;
+    let v = srv.call::<Definition>(&site.params()).await.ok()?;
     let locs: Vec<Site> = listed(&v).into_iter().collect();
     (!locs.is_empty()).then_some(locs)
 }
@@ -285,12 +294,10 @@ impl State {
                 .await
                 .unwrap_or_default(),
         );
-        if srv.supports("declarationProvider", "textDocument/declaration") {
-            let params = json!({"textDocument": {"uri": path_to_uri(&site.path)},
-                                "position": {"line": line, "character": character}});
-            if let Ok(v) = srv.request("textDocument/declaration", params).await {
-                found.extend(listed(&v));
-            }
+        if srv.supports::<Declaration>()
+            && let Ok(v) = srv.call::<Declaration>(&site.params()).await
+        {
+            found.extend(listed(&v));
         }
         let first: Vec<Site> = found.iter().skip(1).cloned().collect();
         for d in first.into_iter().take(3) {
@@ -304,7 +311,7 @@ impl State {
 }
 
 /// `(path, line, character)` of every location in a server's answer.
-pub(super) fn listed(v: &Value) -> HashSet<Site> {
+pub(super) fn listed(v: &Locations) -> HashSet<Site> {
     locations(v)
         .into_iter()
         .map(|(p, line, character)| Site {
@@ -325,10 +332,9 @@ impl State {
         srv: &Arc<Server>,
         at: (&Path, u32, u32),
         name: &str,
-        params: Value,
-    ) -> Result<Result<(Value, bool, Witnessed, Option<String>), String>, LspError> {
-        let method = "textDocument/references";
-        let (mut result, mut partial) = self.ask(srv, method, params.clone()).await?;
+        params: &ReferenceParams,
+    ) -> Result<Result<(Locations, bool, Witnessed, Option<String>), String>, LspError> {
+        let (mut result, mut partial) = self.ask::<References>(srv, params).await?;
         let (sites, files, skipped) = match self.sightings(srv, at.0, name).await {
             Ok(s) => s,
             Err(why) => return Ok(Err(why)),
@@ -386,22 +392,18 @@ impl State {
                 } else {
                     "still indexing"
                 };
-                let extra: Vec<Value> = w
-                    .missing
-                    .iter()
-                    .map(|s| {
-                        json!({"uri": path_to_uri(&s.path), "range": {
-                            "start": {"line": s.line, "character": s.character},
-                            "end": {"line": s.line, "character": s.character}}})
+                result.0.extend(w.missing.iter().map(|s| {
+                    let at = Position {
+                        line: s.line,
+                        character: s.character,
+                    };
+                    AnyLocation::Location(Location {
+                        uri: path_to_uri(&s.path),
+                        range: Range { start: at, end: at },
                     })
-                    .collect();
+                }));
                 let missing: Vec<String> =
                     w.missing.iter().map(|s| site_text(self.ws(), s)).collect();
-                if let Value::Array(a) = &mut result {
-                    a.extend(extra);
-                } else {
-                    result = Value::Array(extra);
-                }
                 w.confirmed += w.missing.len();
                 partial = true;
                 let note = format!(
@@ -423,7 +425,7 @@ impl State {
             tokio::time::sleep(Duration::from_millis(400 * u64::from(round))).await;
             srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
                 .await;
-            (result, partial) = self.ask(srv, method, params.clone()).await?;
+            (result, partial) = self.ask::<References>(srv, params).await?;
         }
     }
 }
@@ -529,15 +531,14 @@ impl State {
         srv: &Arc<Server>,
         near: &Path,
         name: &str,
-        params: Value,
-    ) -> Result<Result<(Value, bool, String), String>, LspError> {
-        let method = "textDocument/implementation";
-        let (mut result, mut partial) = self.ask(srv, method, params.clone()).await?;
+        params: &TextDocumentPositionParams,
+    ) -> Result<Result<(Locations, bool, String), String>, LspError> {
+        let (mut result, mut partial) = self.ask::<Implementation>(srv, params).await?;
         let (sites, files, _) = match self.sightings(srv, near, name).await {
             Ok(s) => s,
             Err(why) => return Ok(Err(why)),
         };
-        let outside = |v: &Value| {
+        let outside = |v: &Locations| {
             let answered: HashSet<PathBuf> = listed(v).into_iter().map(|s| s.path).collect();
             sites
                 .iter()
@@ -547,7 +548,7 @@ impl State {
         let mut elsewhere = outside(&result);
         if elsewhere > 0 && !srv.is_idle() {
             srv.wait_ready(self.sup.cfg.ready_timeout).await;
-            (result, partial) = self.ask(srv, method, params).await?;
+            (result, partial) = self.ask::<Implementation>(srv, params).await?;
             elsewhere = outside(&result);
             partial = partial || !srv.is_idle();
         }

@@ -1,6 +1,17 @@
 //! Unit tests of `locate`.
 
 use super::*;
+use serde_json::{Value, json};
+
+/// `{start, end}` from line (and character) pairs.
+fn range(start: (u32, u32), end: (u32, u32)) -> Value {
+    json!({"start": {"line": start.0, "character": start.1}, "end": {"line": end.0, "character": end.1}})
+}
+
+/// A `documentSymbol` answer read as the client reads it.
+fn symbols_of(v: Value) -> Vec<DocumentSymbolItem> {
+    serde_json::from_value(v).unwrap()
+}
 
 #[test]
 fn names_split_on_their_last_separator() {
@@ -12,8 +23,12 @@ fn names_split_on_their_last_separator() {
 
 #[test]
 fn reported_names_match_by_bare_name_and_container() {
-    let item = |name: &str, container: &str| json!({"name": name, "containerName": container});
-    let matches = |i: &Value, q, l| matches(i, q, l, None);
+    let item = |name: &str, container: &str| -> SymbolInformation {
+        serde_json::from_value(json!({"name": name, "containerName": container, "kind": 12,
+            "location": {"uri": "file:///a.py"}}))
+        .unwrap()
+    };
+    let matches = |i: &SymbolInformation, q, l| matches(i, q, l, None);
     assert!(matches(&item("add(int a, int b)", ""), None, "add"));
     assert!(matches(&item("greet", "Greeter"), Some("Greeter"), "greet"));
     assert!(matches(
@@ -42,16 +57,18 @@ fn reported_names_match_by_bare_name_and_container() {
 
 #[test]
 fn document_symbols_give_the_name_line_and_the_last_line() {
-    let doc = json!([{"name": "Greeter", "kind": 5,
-        "range": {"start": {"line": 0}, "end": {"line": 9}},
-        "selectionRange": {"start": {"line": 0}},
+    let doc = symbols_of(json!([{"name": "Greeter", "kind": 5,
+        "range": range((0, 0), (9, 0)),
+        "selectionRange": range((0, 0), (0, 0)),
         "children": [{"name": "greet", "kind": 6,
-            "range": {"start": {"line": 2}, "end": {"line": 5}},
-            "selectionRange": {"start": {"line": 3}}}]}]);
-    let refine = |d: &Value, n, l| refine(d, n, l, Kinds::Callable).map(|(a, e, _)| (a, e));
+            "range": range((2, 0), (5, 0)),
+            "selectionRange": range((3, 0), (3, 0))}]}]));
+    let refine = |d: &[DocumentSymbolItem], n, l| {
+        refine(d, n, l, Kinds::Callable).map(|(a, e, _)| (a, e))
+    };
     assert_eq!(refine(&doc, "greet", 3), Some((4, Some(6))));
-    let flat = json!([{"name": "add", "kind": 12,
-        "location": {"uri": "file:///a.dart", "range": {"start": {"line": 4}, "end": {"line": 4}}}}]);
+    let flat = symbols_of(json!([{"name": "add", "kind": 12,
+        "location": {"uri": "file:///a.dart", "range": range((4, 0), (4, 0))}}]));
     assert_eq!(
         refine(&flat, "add", 5),
         Some((5, None)),
@@ -83,23 +100,23 @@ fn qualifiers_match_the_container_chain_or_the_module() {
 
 #[test]
 fn document_declarations_follow_the_hierarchy() {
-    let doc = json!([
+    let doc = symbols_of(json!([
         {"name": "Greeter", "kind": 5,
-         "range": {"start": {"line": 0}, "end": {"line": 9}},
-         "selectionRange": {"start": {"line": 0, "character": 6}},
+         "range": range((0, 0), (9, 0)),
+         "selectionRange": range((0, 6), (0, 13)),
          "children": [{"name": "greet", "kind": 6,
-            "range": {"start": {"line": 2}, "end": {"line": 5}},
-            "selectionRange": {"start": {"line": 2, "character": 8}}}]},
+            "range": range((2, 0), (5, 0)),
+            "selectionRange": range((2, 8), (2, 13))}]},
         {"name": "Other", "kind": 5,
-         "range": {"start": {"line": 10}, "end": {"line": 12}},
-         "selectionRange": {"start": {"line": 10, "character": 6}},
+         "range": range((10, 0), (12, 0)),
+         "selectionRange": range((10, 6), (10, 11)),
          "children": [{"name": "greet", "kind": 6,
-            "range": {"start": {"line": 11}, "end": {"line": 12}},
-            "selectionRange": {"start": {"line": 11, "character": 8}}}]},
+            "range": range((11, 0), (12, 0)),
+            "selectionRange": range((11, 8), (11, 13))}]},
         {"name": "(Greeter).Wave", "kind": 6,
-         "range": {"start": {"line": 14}, "end": {"line": 15}},
-         "selectionRange": {"start": {"line": 14, "character": 18}}}
-    ]);
+         "range": range((14, 0), (15, 0)),
+         "selectionRange": range((14, 18), (14, 22))}
+    ]));
     let path = Path::new("/w/lib.py");
     let find = |q, last, kinds| {
         in_document(&doc, path, q, last, kinds)

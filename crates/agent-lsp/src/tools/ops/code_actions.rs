@@ -3,12 +3,12 @@
 
 use super::super::command::At;
 use super::*;
+use crate::protocol::{CodeActionContext, CodeActionParams, CodeActionRequest, Position, Range};
 
 impl State {
     pub(in crate::tools) async fn code_actions(&self, at: &At) -> Result<ToolOutput, LspError> {
         let op = Operation::CodeActions;
         let l = self.locate(op, at).await?;
-        let method = "textDocument/codeAction";
         // The diagnostics on that line give the quick fixes.
         let synced = l.srv.sync(&l.t.path, &l.t.text, false).await?;
         let diags = l
@@ -17,37 +17,32 @@ impl State {
             .await
             .items;
         let line0 = l.t.line0;
-        let on_line: Vec<Value> = diags
+        let on_line: Vec<_> = diags
             .into_iter()
-            .filter(|d| {
-                let s = d
-                    .pointer("/range/start/line")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                let e = d
-                    .pointer("/range/end/line")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(s);
-                (s..=e).contains(&u64::from(line0))
-            })
+            .filter(|d| (d.range.start.line..=d.range.end.line).contains(&line0))
             .collect();
-        let params = json!({"textDocument": l.td,
-            "range": {"start": l.position, "end": {"line": line0, "character": l.end}},
-            "context": {"diagnostics": on_line, "triggerKind": 1}});
-        self.offered(&l, op, "codeActionProvider", method)?;
-        let (result, partial) = self.ask(&l.srv, method, params).await?;
+        let params = CodeActionParams {
+            text_document: l.pos.text_document.clone(),
+            range: Range {
+                start: l.pos.position,
+                end: Position {
+                    line: line0,
+                    character: l.end,
+                },
+            },
+            context: CodeActionContext {
+                diagnostics: on_line,
+                trigger_kind: 1,
+            },
+        };
+        self.offered::<CodeActionRequest>(&l, op)?;
+        let (result, partial) = self.ask::<CodeActionRequest>(&l.srv, &params).await?;
         let partial = partial || !l.ready;
         let (mut structured, r) = self.answer_head(&l, op, partial);
         let mut list = Vec::new();
-        for a in result.as_array().into_iter().flatten() {
-            let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let preferred = a
-                .get("isPreferred")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            list.push(
-                json!({"title": field("title"), "kind": field("kind"), "preferred": preferred}),
-            );
+        for a in result.iter() {
+            list.push(json!({"title": a.title, "kind": a.kind.as_deref().unwrap_or_default(),
+                "preferred": a.is_preferred == Some(true)}));
         }
         // Quick fixes only: refactorings and source actions are listed by count.
         let all = list.len();

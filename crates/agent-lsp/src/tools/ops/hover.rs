@@ -2,27 +2,24 @@
 
 use super::super::command::At;
 use super::*;
+use crate::protocol::{Definition, HoverRequest};
 
 impl State {
     pub(in crate::tools) async fn hover(&self, at: &At) -> Result<ToolOutput, LspError> {
         let op = Operation::Hover;
         let l = self.locate(op, at).await?;
-        let method = "textDocument/hover";
-        self.offered(&l, op, "hoverProvider", method)?;
-        let params = json!({"textDocument": l.td, "position": l.position});
-        let (result, partial) = self.ask(&l.srv, method, params).await?;
+        self.offered::<HoverRequest>(&l, op)?;
+        let (result, partial) = self.ask::<HoverRequest>(&l.srv, &l.pos).await?;
         let partial = partial || !l.ready;
         let (mut structured, r) = self.answer_head(&l, op, partial);
         let mut text = Vec::new();
-        let mut md = hover_text(&result);
+        let mut md = hover_text(result.as_ref());
         // A hover quotes the file that declares the symbol: withheld when that file is reached
         // through a symlink out of the root (`read` refuses it too).
         let outside = if md.is_empty() {
             Vec::new()
         } else {
-            let at_pos = json!({"textDocument": {"uri": path_to_uri(&l.t.path)},
-                "position": {"line": l.t.line0, "character": l.character}});
-            self.declared_outside(&l.srv, at_pos).await
+            self.declared_outside(&l.srv, &l.pos).await
         };
         if !outside.is_empty() {
             md.clear();
@@ -49,11 +46,11 @@ impl State {
     }
 
     /// The files out of the root (through a symlink) that declare the symbol at `at`.
-    async fn declared_outside(&self, srv: &Server, at: Value) -> Vec<String> {
-        if !srv.supports("definitionProvider", "textDocument/definition") {
+    async fn declared_outside(&self, srv: &Server, at: &TextDocumentPositionParams) -> Vec<String> {
+        if !srv.supports::<Definition>() {
             return Vec::new();
         }
-        let Ok((v, _)) = self.ask(srv, "textDocument/definition", at).await else {
+        let Ok((v, _)) = self.ask::<Definition>(srv, at).await else {
             return Vec::new();
         };
         let mut out: Vec<String> = locations(&v)

@@ -17,10 +17,19 @@ pub(super) struct Located {
     /// The symbol's start and end column, in the server's units.
     pub character: u32,
     pub end: u32,
-    pub position: Value,
-    pub td: Value,
+    /// The symbol's start, as the server is asked about it.
+    pub pos: TextDocumentPositionParams,
     /// `file:line:column` as shown to the model (1-based, columns in characters).
     pub at: String,
+}
+
+/// The refusal of an operation the server does not offer.
+pub(super) fn not_offered(l: &Located, op: Operation) -> LspError {
+    arg_err(format!(
+        "{} does not offer `{}`; use another operation (definition, hover, references), or make another server serve this language with `languages` in the lsp config",
+        l.srv.spec.id,
+        op.name()
+    ))
 }
 
 impl State {
@@ -47,8 +56,7 @@ impl State {
         let enc = srv.encoding();
         let character = units_of_byte(&t.line_text, t.byte, enc);
         let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
-        let position = json!({"line": t.line0, "character": character});
-        let td = json!({"uri": path_to_uri(&t.path)});
+        let pos = TextDocumentPositionParams::new(path_to_uri(&t.path), t.line0, character);
         let shown_at = format!(
             "{}:{}:{}",
             t.display,
@@ -61,8 +69,7 @@ impl State {
             ready,
             character,
             end,
-            position,
-            td,
+            pos,
             at: shown_at,
         })
     }
@@ -103,22 +110,12 @@ impl State {
         }
     }
 
-    /// Refuse an operation the server does not offer.
-    pub(super) fn offered(
-        &self,
-        l: &Located,
-        op: Operation,
-        cap: &str,
-        method: &str,
-    ) -> Result<(), LspError> {
-        if l.srv.supports(cap, method) {
+    /// Refuse an operation the server does not offer (`R` is the request that answers it).
+    pub(super) fn offered<R: Offered>(&self, l: &Located, op: Operation) -> Result<(), LspError> {
+        if l.srv.supports::<R>() {
             return Ok(());
         }
-        Err(arg_err(format!(
-            "{} does not offer `{}`; use another operation (definition, hover, references), or make another server serve this language with `languages` in the lsp config",
-            l.srv.spec.id,
-            op.name()
-        )))
+        Err(not_offered(l, op))
     }
 
     /// The answer's structured head, and its renderer with the target file loaded.

@@ -3,6 +3,7 @@
 use super::super::command::{At, Nav};
 use super::super::witnessed::{Witnessed, identifier_of};
 use super::*;
+use crate::protocol::{Definition, Implementation, ReferenceParams, References, TypeDefinition};
 
 impl State {
     pub(in crate::tools) async fn navigate(
@@ -17,15 +18,16 @@ impl State {
             && self.witness().is_some()
             && identifier_of(&at.symbol).is_some();
         let l = self.locate_with(op, at, !witnessed).await?;
-        let method = nav.method();
-        let params = match nav {
-            Nav::References => json!({"textDocument": l.td, "position": l.position,
-                                      "context": {"includeDeclaration": true}}),
-            Nav::Definition | Nav::TypeDefinition | Nav::Implementation => {
-                json!({"textDocument": l.td, "position": l.position})
-            }
+        let supported = match nav {
+            Nav::Definition => l.srv.supports::<Definition>(),
+            Nav::TypeDefinition => l.srv.supports::<TypeDefinition>(),
+            Nav::Implementation => l.srv.supports::<Implementation>(),
+            Nav::References => l.srv.supports::<References>(),
         };
-        self.offered(&l, op, nav.capability(), method)?;
+        if !supported {
+            return Err(not_offered(&l, op));
+        }
+        let refs = ReferenceParams::with_declaration(l.pos.clone());
         // `references` is checked by the witness when the run has one: the server's first
         // answer against where the name occurs (see `witnessed`).
         let mut witness: Option<Witnessed> = None;
@@ -34,7 +36,7 @@ impl State {
             (Nav::References, Some(name)) => {
                 let at = (l.t.path.as_path(), l.t.line0, l.character);
                 match self
-                    .references_witnessed(&l.srv, at, name, params.clone())
+                    .references_witnessed(&l.srv, at, name, &refs)
                     .await?
                 {
                     Ok((v, p, w, note)) => {
@@ -50,7 +52,7 @@ impl State {
             }
             (Nav::Implementation, Some(name)) => {
                 match self
-                    .implementations_witnessed(&l.srv, &l.t.path, name, params.clone())
+                    .implementations_witnessed(&l.srv, &l.t.path, name, &l.pos)
                     .await?
                 {
                     Ok((v, p, note)) => {
@@ -69,12 +71,12 @@ impl State {
             (Some(answer), _) => answer,
             // Servers that analyse in the background (pyright) answer a cold `references` with
             // what they have indexed so far, without saying so: ask until two answers agree.
-            (None, Nav::References | Nav::Implementation) => {
-                self.ask_settled(&l.srv, method, params).await?
+            (None, Nav::References) => self.ask_settled::<References>(&l.srv, &refs).await?,
+            (None, Nav::Implementation) => {
+                self.ask_settled::<Implementation>(&l.srv, &l.pos).await?
             }
-            (None, Nav::Definition | Nav::TypeDefinition) => {
-                self.ask(&l.srv, method, params).await?
-            }
+            (None, Nav::Definition) => self.ask::<Definition>(&l.srv, &l.pos).await?,
+            (None, Nav::TypeDefinition) => self.ask::<TypeDefinition>(&l.srv, &l.pos).await?,
         };
         // A server that was still loading gave a partial answer, unless the witness found
         // nothing it left out.
