@@ -24,6 +24,9 @@
 //! - Every request it sends and every event it reads is declared once in `protocol`, with lenient
 //!   serde types for what real adapters send; a body of another shape is
 //!   [`DapError::Malformed`], naming the command and the field, never a made-up default.
+//! - Each operation's result is a value of its own type (`report`) implementing
+//!   [`agent_tier::Report`]: the text a model reads and the structured content a client reads are
+//!   rendered from it in one place.
 //! - A stop is one answer: `launch`, `attach`, `continue`, `pause` and the steps wait (bounded)
 //!   for the debuggee to stop or exit and return the stop snapshot — the reason (an exception's
 //!   type and message, an exit's code and output tail), `file:line` with the source around it,
@@ -45,8 +48,10 @@ mod adapters;
 mod args;
 mod breakpoints;
 mod error;
+mod limits;
 mod ops;
 mod protocol;
+mod report;
 mod session;
 mod state;
 mod supervisor;

@@ -9,8 +9,8 @@ use crate::breakpoints::{
     set_function_breakpoints_args,
 };
 use crate::protocol::{
-    Breakpoint, Capabilities, ConfigurationDone, Disconnect, DisconnectArguments, Initialize,
-    InitializeArguments, NoArguments, SetBreakpoints, SetExceptionBreakpoints,
+    Breakpoint, Capabilities, Configuration, ConfigurationDone, Disconnect, DisconnectArguments,
+    Initialize, InitializeArguments, NoArguments, SetBreakpoints, SetExceptionBreakpoints,
     SetExceptionBreakpointsArguments, SetFunctionBreakpoints,
 };
 use crate::state::{Known, OutputBuf, Shared, State, human};
@@ -19,7 +19,6 @@ use agent_proc::{Child, Tail};
 use agent_rpc::Request;
 use parking_lot::{Mutex, MutexGuard};
 use serde::de::IgnoredAny;
-use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -302,13 +301,13 @@ impl Session {
     /// `configurationDone` → the launch/attach response.
     pub async fn configure<R>(
         &self,
-        arguments: Value,
+        arguments: Configuration,
         wanted: &Wanted<'_>,
         exceptions: Exceptions,
         startup_timeout: Duration,
     ) -> Result<Configured, DapError>
     where
-        R: Request<Params = Value, Result = IgnoredAny> + 'static,
+        R: Request<Params = Configuration, Result = IgnoredAny> + 'static,
     {
         let caps = self
             .client

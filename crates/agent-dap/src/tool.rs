@@ -3,8 +3,8 @@
 
 use crate::DapConfig;
 use crate::args::{DebugArgs, DebugCommand};
+use crate::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE, STOP_FRAMES};
 use crate::ops;
-use crate::ops::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE, STOP_FRAMES};
 use crate::supervisor::Supervisor;
 use agent_tier::{BoxError, CallContext, Registry, RoomId, Rooms, Tier, Tool, ToolOutput};
 use std::path::PathBuf;

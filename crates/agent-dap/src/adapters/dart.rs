@@ -1,7 +1,9 @@
 //! Dart and Flutter: `dart debug_adapter` over stdio. Launch only.
 
-use super::kit::{Adapter, AttachVia, BoxFuture, Launch, LaunchSpec, has_extension};
-use serde_json::{Value, json};
+use super::kit::{Adapter, AttachVia, BoxFuture, Header, Launch, LaunchSpec, has_extension};
+use crate::protocol::Configuration;
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub(crate) struct Dart;
@@ -33,21 +35,36 @@ impl Adapter for Dart {
 
     fn launch<'a>(&'a self, spec: &'a LaunchSpec<'a>) -> BoxFuture<'a, Launch> {
         Box::pin(async move {
-            json!({
-                "name": "agent-dap", "type": "dart", "request": "launch",
-                "program": spec.program.display().to_string(), "args": spec.args,
-                "cwd": spec.cwd.display().to_string(), "env": spec.env,
-                "console": "debugConsole",
+            Configuration::of(&DartLaunch {
+                header: Header::launch("dart"),
+                program: spec.program.display().to_string(),
+                args: spec.args,
+                cwd: spec.cwd.display().to_string(),
+                env: spec.env,
+                console: "debugConsole",
             })
             .into()
         })
     }
 
-    fn attach(&self, _port: u16) -> Option<(Value, AttachVia)> {
+    fn attach(&self, _port: u16) -> Option<(Configuration, AttachVia)> {
         None
     }
 
     fn exception_filters(&self) -> &'static [&'static str] {
         &["All", "Unhandled"]
     }
+}
+
+/// The Dart adapter's `launch` configuration.
+#[derive(Serialize)]
+struct DartLaunch<'a> {
+    #[serde(flatten)]
+    header: Header,
+    program: String,
+    args: &'a [String],
+    cwd: String,
+    env: &'a BTreeMap<String, String>,
+    /// Output as `output` events (not a terminal).
+    console: &'static str,
 }

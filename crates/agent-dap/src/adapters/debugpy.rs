@@ -1,10 +1,12 @@
 //! Python: `<python> -m debugpy.adapter` over stdio; the python is the project's virtual
 //! environment's when it has one. Attaches to `python -m debugpy --listen PORT` directly.
 
+use super::kit::Header;
 use super::kit::{
     Adapter, AttachVia, BoxFuture, Launch, LaunchSpec, Scratch, find_binary, has_extension,
 };
-use serde_json::{Value, json};
+use crate::protocol::Configuration;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -67,18 +69,22 @@ impl Adapter for Debugpy {
                 }
                 None => Vec::new(),
             };
-            let mut arguments = json!({
-                "name": "agent-dap", "type": "python", "request": "launch",
-                "args": spec.args,
-                "cwd": spec.cwd.display().to_string(), "env": env,
-                "python": [spec.binary.display().to_string()],
-                "console": "internalConsole", "redirectOutput": true, "subProcess": false,
-                "justMyCode": true, "stopOnEntry": false,
+            let (module, program) = match spec.module {
+                Some(m) => (Some(m), None),
+                None => (None, Some(spec.program.display().to_string())),
+            };
+            let arguments = Configuration::of(&DebugpyLaunch {
+                header: Header::launch("python"),
+                module,
+                program,
+                args: spec.args,
+                cwd: spec.cwd.display().to_string(),
+                env,
+                python: [spec.binary.display().to_string()],
+                console: "internalConsole",
+                options: DebugpyOptions::ours(),
+                stop_on_entry: false,
             });
-            match spec.module {
-                Some(m) => arguments["module"] = json!(m),
-                None => arguments["program"] = json!(spec.program.display().to_string()),
-            }
             Launch {
                 arguments,
                 scratch,
@@ -87,10 +93,10 @@ impl Adapter for Debugpy {
         })
     }
 
-    fn attach(&self, _port: u16) -> Option<(Value, AttachVia)> {
-        let arguments = json!({
-            "name": "agent-dap", "type": "python", "request": "attach",
-            "justMyCode": true, "redirectOutput": true, "subProcess": false,
+    fn attach(&self, _port: u16) -> Option<(Configuration, AttachVia)> {
+        let arguments = Configuration::of(&DebugpyAttach {
+            header: Header::attach("python"),
+            options: DebugpyOptions::ours(),
         });
         Some((arguments, AttachVia::DapServer))
     }
@@ -101,6 +107,56 @@ impl Adapter for Debugpy {
 
     fn evaluate_context(&self) -> &'static str {
         "repl"
+    }
+}
+
+/// debugpy's `launch` configuration: a `module` or a `program`, run by `python`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DebugpyLaunch<'a> {
+    #[serde(flatten)]
+    header: Header,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    module: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program: Option<String>,
+    args: &'a [String],
+    cwd: String,
+    env: BTreeMap<String, String>,
+    python: [String; 1],
+    /// Output as `output` events (not a terminal).
+    console: &'static str,
+    #[serde(flatten)]
+    options: DebugpyOptions,
+    stop_on_entry: bool,
+}
+
+/// debugpy's `attach` configuration (to `python -m debugpy --listen PORT`).
+#[derive(Serialize)]
+struct DebugpyAttach {
+    #[serde(flatten)]
+    header: Header,
+    #[serde(flatten)]
+    options: DebugpyOptions,
+}
+
+/// What launching and attaching both say: the project's code only, its output redirected to
+/// `output` events, no child processes debugged.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DebugpyOptions {
+    just_my_code: bool,
+    redirect_output: bool,
+    sub_process: bool,
+}
+
+impl DebugpyOptions {
+    fn ours() -> Self {
+        DebugpyOptions {
+            just_my_code: true,
+            redirect_output: true,
+            sub_process: false,
+        }
     }
 }
 

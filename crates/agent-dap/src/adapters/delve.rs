@@ -3,10 +3,12 @@
 //! `.go` file or a Go binary; attaches to a headless `dlv --headless --accept-multiclient` directly.
 
 use super::kit::{
-    Adapter, AttachVia, BoxFuture, Launch, LaunchSpec, Scratch, Transport, has_extension,
+    Adapter, AttachVia, BoxFuture, Header, Launch, LaunchSpec, Scratch, Transport, has_extension,
     is_executable,
 };
-use serde_json::{Value, json};
+use crate::protocol::Configuration;
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub(crate) struct Delve;
@@ -63,39 +65,43 @@ impl Adapter for Delve {
     fn launch<'a>(&'a self, spec: &'a LaunchSpec<'a>) -> BoxFuture<'a, Launch> {
         Box::pin(async move {
             let package = spec.program.is_dir();
-            let mut a = json!({
-                "name": "agent-dap", "type": "go", "request": "launch",
-                "mode": match (spec.test, package) {
+            // Delve builds a package as `__debug_bin…` in the package directory and leaves it
+            // there when it is killed: build it in a private temporary directory instead (on
+            // the host only; behind a sandbox prefix that directory may not exist).
+            let scratch = if package && spec.prefix.is_empty() {
+                Scratch::new().ok()
+            } else {
+                None
+            };
+            let arguments = Configuration::of(&DelveLaunch {
+                header: Header::launch("go"),
+                mode: match (spec.test, package) {
                     (true, _) => "test",
                     (false, true) => "debug",
                     (false, false) => "exec",
                 },
-                "program": spec.program.display().to_string(), "args": spec.args,
-                "cwd": spec.cwd.display().to_string(), "env": spec.env,
-                "outputMode": "remote", "stopOnEntry": false,
+                program: spec.program.display().to_string(),
+                args: spec.args,
+                cwd: spec.cwd.display().to_string(),
+                env: spec.env,
+                output_mode: "remote",
+                stop_on_entry: false,
+                output: scratch
+                    .as_ref()
+                    .map(|dir| dir.path().join("__debug_bin").display().to_string()),
             });
-            // Delve builds a package as `__debug_bin…` in the package directory and leaves it
-            // there when it is killed: build it in a private temporary directory instead (on
-            // the host only; behind a sandbox prefix that directory may not exist).
-            let mut scratch = None;
-            if package
-                && spec.prefix.is_empty()
-                && let Ok(dir) = Scratch::new()
-            {
-                a["output"] = json!(dir.path().join("__debug_bin").display().to_string());
-                scratch = Some(dir);
-            }
             Launch {
-                arguments: a,
+                arguments,
                 scratch,
                 adapter_env: Vec::new(),
             }
         })
     }
 
-    fn attach(&self, _port: u16) -> Option<(Value, AttachVia)> {
-        let arguments = json!({
-            "name": "agent-dap", "type": "go", "request": "attach", "mode": "remote",
+    fn attach(&self, _port: u16) -> Option<(Configuration, AttachVia)> {
+        let arguments = Configuration::of(&DelveAttach {
+            header: Header::attach("go"),
+            mode: "remote",
         });
         Some((arguments, AttachVia::DapServer))
     }
@@ -111,4 +117,31 @@ impl Adapter for Delve {
     fn attach_note(&self) -> Option<&'static str> {
         Some("(delve: connected to the headless server on that port)")
     }
+}
+
+/// delve's `launch` configuration: a package (`debug`), its tests (`test`) or a binary
+/// (`exec`); the debuggee's output on delve's own stdout (`remote`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DelveLaunch<'a> {
+    #[serde(flatten)]
+    header: Header,
+    mode: &'static str,
+    program: String,
+    args: &'a [String],
+    cwd: String,
+    env: &'a BTreeMap<String, String>,
+    output_mode: &'static str,
+    stop_on_entry: bool,
+    /// Where a package's binary is built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+}
+
+/// delve's `attach` configuration: to a headless server (`remote`).
+#[derive(Serialize)]
+struct DelveAttach {
+    #[serde(flatten)]
+    header: Header,
+    mode: &'static str,
 }

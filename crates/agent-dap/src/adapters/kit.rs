@@ -1,8 +1,9 @@
 //! What every adapter file implements ([`Adapter`]), and the small tools they share: finding a
 //! program, a private scratch directory. Knows no particular adapter.
 
+use crate::protocol::Configuration;
 use agent_tier::process;
-use serde_json::Value;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -55,17 +56,46 @@ pub(crate) struct LaunchSpec<'a> {
 /// An adapter's `launch` arguments, the scratch directory they name (kept for the session), and
 /// environment variables for the adapter's own process.
 pub(crate) struct Launch {
-    pub arguments: Value,
+    pub arguments: Configuration,
     pub scratch: Option<Scratch>,
     pub adapter_env: Vec<(String, String)>,
 }
 
-impl From<Value> for Launch {
-    fn from(arguments: Value) -> Self {
+impl From<Configuration> for Launch {
+    fn from(arguments: Configuration) -> Self {
         Launch {
             arguments,
             scratch: None,
             adapter_env: Vec::new(),
+        }
+    }
+}
+
+/// What every adapter's configuration starts with: its name, the adapter's `type`, and which
+/// request it is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct Header {
+    pub name: &'static str,
+    #[serde(rename = "type")]
+    pub ty: &'static str,
+    pub request: &'static str,
+}
+
+impl Header {
+    /// The header of a `launch` configuration for the adapter type `ty`.
+    pub fn launch(ty: &'static str) -> Header {
+        Header {
+            name: "agent-dap",
+            ty,
+            request: "launch",
+        }
+    }
+
+    /// The header of an `attach` configuration for the adapter type `ty`.
+    pub fn attach(ty: &'static str) -> Header {
+        Header {
+            request: "attach",
+            ..Header::launch(ty)
         }
     }
 }
@@ -104,7 +134,7 @@ pub(crate) trait Adapter: Sync {
     fn launch<'a>(&'a self, spec: &'a LaunchSpec<'a>) -> BoxFuture<'a, Launch>;
     /// The `attach` request's arguments for a debuggee on 127.0.0.1:`port`, and how the port is
     /// reached; `None` when this adapter cannot attach.
-    fn attach(&self, port: u16) -> Option<(Value, AttachVia)>;
+    fn attach(&self, port: u16) -> Option<(Configuration, AttachVia)>;
     /// The `exceptionBreakpointFilters` ids the adapter advertises (as observed in its
     /// `initialize` response; a live session uses what it really advertises).
     fn exception_filters(&self) -> &'static [&'static str];

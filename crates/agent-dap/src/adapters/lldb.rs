@@ -2,8 +2,9 @@
 //! toolchain's formatters loaded for a Rust program. Attaches to a gdb-remote server (such as
 //! `lldb-server gdbserver`) through the adapter.
 
-use super::kit::{Adapter, AttachVia, BoxFuture, Launch, LaunchSpec, is_executable};
-use serde_json::{Value, json};
+use super::kit::{Adapter, AttachVia, BoxFuture, Header, Launch, LaunchSpec, is_executable};
+use crate::protocol::Configuration;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -41,17 +42,10 @@ impl Adapter for Lldb {
 
     fn launch<'a>(&'a self, spec: &'a LaunchSpec<'a>) -> BoxFuture<'a, Launch> {
         Box::pin(async move {
-            let mut a = json!({
-                "name": "agent-dap", "type": "lldb-dap", "request": "launch",
-                "program": spec.program.display().to_string(), "args": spec.args,
-                "cwd": spec.cwd.display().to_string(),
-                "env": spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
-                "stopOnEntry": false,
-            });
-            if is_rust_binary(spec.program, spec.marker)
+            let init_commands = if is_rust_binary(spec.program, spec.marker)
                 && let Some(etc) = rust_formatters(spec.prefix, spec.marker).await
             {
-                a["initCommands"] = json!([
+                Some(vec![
                     format!(
                         "command script import \"{}\"",
                         etc.join("lldb_lookup.py").display()
@@ -60,9 +54,20 @@ impl Adapter for Lldb {
                         "command source -s 1 \"{}\"",
                         etc.join("lldb_commands").display()
                     ),
-                ]);
-            }
-            a.into()
+                ])
+            } else {
+                None
+            };
+            Configuration::of(&LldbLaunch {
+                header: Header::launch("lldb-dap"),
+                program: spec.program.display().to_string(),
+                args: spec.args,
+                cwd: spec.cwd.display().to_string(),
+                env: spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                stop_on_entry: false,
+                init_commands,
+            })
+            .into()
         })
     }
 
@@ -74,13 +79,40 @@ impl Adapter for Lldb {
         Some("a crash stops as a signal")
     }
 
-    fn attach(&self, port: u16) -> Option<(Value, AttachVia)> {
-        let arguments = json!({
-            "name": "agent-dap", "type": "lldb-dap", "request": "attach",
-            "gdb-remote-port": port, "gdb-remote-hostname": "127.0.0.1",
+    fn attach(&self, port: u16) -> Option<(Configuration, AttachVia)> {
+        let arguments = Configuration::of(&LldbAttach {
+            header: Header::attach("lldb-dap"),
+            gdb_remote_port: port,
+            gdb_remote_hostname: "127.0.0.1",
         });
         Some((arguments, AttachVia::Adapter))
     }
+}
+
+/// lldb-dap's `launch` configuration; `initCommands` load the Rust formatters.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LldbLaunch<'a> {
+    #[serde(flatten)]
+    header: Header,
+    program: String,
+    args: &'a [String],
+    cwd: String,
+    /// `KEY=VALUE` strings.
+    env: Vec<String>,
+    stop_on_entry: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    init_commands: Option<Vec<String>>,
+}
+
+/// lldb-dap's `attach` configuration: to a gdb-remote server on 127.0.0.1.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct LldbAttach {
+    #[serde(flatten)]
+    header: Header,
+    gdb_remote_port: u16,
+    gdb_remote_hostname: &'static str,
 }
 
 /// Whether an executable was built by rustc (std's source paths are in its debug info), or sits

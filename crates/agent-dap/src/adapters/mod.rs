@@ -219,4 +219,113 @@ mod tests {
             .collect();
         assert_eq!(can, ["debugpy", "lldb", "delve"]);
     }
+
+    /// What each adapter is told to launch and attach: the configuration each adapter's file
+    /// declares, as the request carries it.
+    #[tokio::test]
+    async fn each_adapter_is_told_its_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("prog");
+        let (args, env) = (
+            vec!["-v".to_string()],
+            std::collections::BTreeMap::from([("K".to_string(), "V".to_string())]),
+        );
+        // Behind a sandbox prefix: no scratch directories, so nothing varies.
+        let prefix = vec!["sandbox".to_string()];
+        let spec = |module: Option<&'static str>, test: bool| LaunchSpec {
+            program: &program,
+            module,
+            test,
+            args: &args,
+            cwd: dir.path(),
+            env: &env,
+            binary: Path::new("/venv/bin/python"),
+            marker: dir.path(),
+            prefix: &prefix,
+        };
+        let root = dir.path().display().to_string();
+        let shown =
+            |c: &crate::protocol::Configuration| c.json().to_string().replace(&root, "[root]");
+        let cases = [
+            (
+                shown(
+                    &AdapterId::Debugpy
+                        .adapter()
+                        .launch(&spec(None, false))
+                        .await
+                        .arguments,
+                ),
+                r#"{"args":["-v"],"console":"internalConsole","cwd":"[root]","env":{"K":"V"},"justMyCode":true,"name":"agent-dap","program":"[root]/prog","python":["/venv/bin/python"],"redirectOutput":true,"request":"launch","stopOnEntry":false,"subProcess":false,"type":"python"}"#,
+            ),
+            (
+                shown(
+                    &AdapterId::Debugpy
+                        .adapter()
+                        .launch(&spec(Some("pkg.main"), false))
+                        .await
+                        .arguments,
+                ),
+                r#"{"args":["-v"],"console":"internalConsole","cwd":"[root]","env":{"K":"V"},"justMyCode":true,"module":"pkg.main","name":"agent-dap","python":["/venv/bin/python"],"redirectOutput":true,"request":"launch","stopOnEntry":false,"subProcess":false,"type":"python"}"#,
+            ),
+            (
+                shown(
+                    &AdapterId::Lldb
+                        .adapter()
+                        .launch(&spec(None, false))
+                        .await
+                        .arguments,
+                ),
+                r#"{"args":["-v"],"cwd":"[root]","env":["K=V"],"name":"agent-dap","program":"[root]/prog","request":"launch","stopOnEntry":false,"type":"lldb-dap"}"#,
+            ),
+            (
+                shown(
+                    &AdapterId::Delve
+                        .adapter()
+                        .launch(&spec(None, true))
+                        .await
+                        .arguments,
+                ),
+                r#"{"args":["-v"],"cwd":"[root]","env":{"K":"V"},"mode":"test","name":"agent-dap","outputMode":"remote","program":"[root]/prog","request":"launch","stopOnEntry":false,"type":"go"}"#,
+            ),
+            (
+                shown(
+                    &AdapterId::Dart
+                        .adapter()
+                        .launch(&spec(None, false))
+                        .await
+                        .arguments,
+                ),
+                r#"{"args":["-v"],"console":"debugConsole","cwd":"[root]","env":{"K":"V"},"name":"agent-dap","program":"[root]/prog","request":"launch","type":"dart"}"#,
+            ),
+        ];
+        for (got, expect) in cases {
+            assert_eq!(got, expect);
+        }
+        let attach: Vec<String> = AdapterId::ALL
+            .iter()
+            .filter_map(|id| id.adapter().attach(5678))
+            .map(|(c, _)| c.json().to_string())
+            .collect();
+        assert_eq!(
+            attach,
+            [
+                r#"{"justMyCode":true,"name":"agent-dap","redirectOutput":true,"request":"attach","subProcess":false,"type":"python"}"#,
+                r#"{"gdb-remote-hostname":"127.0.0.1","gdb-remote-port":5678,"name":"agent-dap","request":"attach","type":"lldb-dap"}"#,
+                r#"{"mode":"remote","name":"agent-dap","request":"attach","type":"go"}"#,
+            ]
+        );
+        // On the host, delve builds a package's binary in a scratch directory it is told of.
+        let host = LaunchSpec {
+            program: dir.path(),
+            prefix: &[],
+            ..spec(None, false)
+        };
+        let launch = AdapterId::Delve.adapter().launch(&host).await;
+        let scratch = launch.scratch.expect("a scratch directory");
+        assert_eq!(launch.arguments.json()["mode"], "debug");
+        assert_eq!(
+            launch.arguments.json()["output"],
+            scratch.path().join("__debug_bin").display().to_string()
+        );
+    }
 }

@@ -1,11 +1,12 @@
 //! Unit tests of `args`.
 
 use super::*;
-use serde_json::json;
 
-/// Parse `args` (JSON) and render the command or the error.
-fn check(args: serde_json::Value, expect: &str) {
-    let parsed = serde_json::from_value::<DebugArgs>(args.clone())
+/// Parse `args` (JSON, as a model writes it; read as the registry reads it, from a value) and
+/// render the command or the error.
+fn check(args: &str, expect: &str) {
+    let value: serde_json::Value = serde_json::from_str(args).expect("the case is JSON");
+    let parsed = serde_json::from_value::<DebugArgs>(value)
         .map_err(|e| e.to_string())
         .and_then(|a| DebugCommand::parse(a).map_err(|e| e.to_string()));
     let got = match parsed {
@@ -18,63 +19,63 @@ fn check(args: serde_json::Value, expect: &str) {
 #[test]
 fn parses_each_operation_into_its_fields() {
     let cases = [
-        (json!({"operation": "status"}), "Status"),
+        (r#"{"operation": "status"}"#, "Status"),
         (
-            json!({"op": "breakpoints", "file": "a.py", "lines": []}),
+            r#"{"op": "breakpoints", "file": "a.py", "lines": []}"#,
             r#"Breakpoints { file: "a.py", lines: [], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }"#,
         ),
         (
-            json!({"op": "breakpoints", "function": "main.helper", "condition": "n > 1"}),
+            r#"{"op": "breakpoints", "function": "main.helper", "condition": "n > 1"}"#,
             r#"FunctionBreakpoints { names: ["main.helper"], options: BreakpointOptions { condition: Some("n > 1"), hit_count: None, log_message: None } }"#,
         ),
         (
-            json!({"op": "breakpoints", "function": []}),
+            r#"{"op": "breakpoints", "function": []}"#,
             "FunctionBreakpoints { names: [], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }",
         ),
         (
-            json!({"op": "launch", "program": "a.py", "file": "ignored.py"}),
+            r#"{"op": "launch", "program": "a.py", "file": "ignored.py"}"#,
             r#"Launch { target: Program("a.py"), args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
         ),
         // `path` (the file argument of every tool) stands for `program` when that is absent.
         (
-            json!({"operation": "launch", "path": "a.py"}),
+            r#"{"operation": "launch", "path": "a.py"}"#,
             r#"Launch { target: Program("a.py"), args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
         ),
         (
-            json!({"operation": "launch", "module": "pytest", "args": ["-x"]}),
+            r#"{"operation": "launch", "module": "pytest", "args": ["-x"]}"#,
             r#"Launch { target: Module("pytest"), args: ["-x"], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
         ),
         (
-            json!({"operation": "launch", "test": "test_y", "program": "tests/test_x.py"}),
+            r#"{"operation": "launch", "test": "test_y", "program": "tests/test_x.py"}"#,
             r#"Launch { target: Test { path: "tests/test_x.py", name: "test_y" }, args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
         ),
         (
-            json!({"operation": "launch", "test": "TestY", "path": "pkg"}),
+            r#"{"operation": "launch", "test": "TestY", "path": "pkg"}"#,
             r#"Launch { target: Test { path: "pkg", name: "TestY" }, args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
         ),
         (
-            json!({"operation": "launch", "test": "tests/test_x.py::TestC::test_y"}),
+            r#"{"operation": "launch", "test": "tests/test_x.py::TestC::test_y"}"#,
             r#"Launch { target: Test { path: "tests/test_x.py", name: "TestC::test_y" }, args: [], cwd: None, env: {}, adapter: None, exceptions: Uncaught }"#,
         ),
         // The old names still work: `op` for `operation`, `file` for `path`.
         (
-            json!({"operation": "breakpoints", "path": "a.py", "lines": [2]}),
+            r#"{"operation": "breakpoints", "path": "a.py", "lines": [2]}"#,
             r#"Breakpoints { file: "a.py", lines: [2], options: BreakpointOptions { condition: None, hit_count: None, log_message: None } }"#,
         ),
         (
-            json!({"op": "attach", "port": 5678, "adapter": "lldb", "exceptions": "all"}),
+            r#"{"op": "attach", "port": 5678, "adapter": "lldb", "exceptions": "all"}"#,
             "Attach { port: 5678, adapter: Some(Lldb), exceptions: All }",
         ),
         (
-            json!({"op": "step_in", "thread_id": 3}),
+            r#"{"op": "step_in", "thread_id": 3}"#,
             "Move { motion: StepIn, thread_id: Some(3) }",
         ),
         (
-            json!({"op": "evaluate", "expression": "x"}),
+            r#"{"op": "evaluate", "expression": "x"}"#,
             r#"Evaluate { expression: "x", frame_id: None }"#,
         ),
         (
-            json!({"op": "output", "cursor": 0}),
+            r#"{"op": "output", "cursor": 0}"#,
             "Output { cursor: Some(0) }",
         ),
     ];
@@ -87,52 +88,52 @@ fn parses_each_operation_into_its_fields() {
 fn argument_errors_name_the_argument() {
     let cases = [
         (
-            json!({"op": "evaluate"}),
+            r#"{"op": "evaluate"}"#,
             "error: `evaluate` needs `expression`: the expression to evaluate",
         ),
         (
-            json!({"op": "attach", "port": 0}),
+            r#"{"op": "attach", "port": 0}"#,
             "error: `attach` needs `port`: port 0 is not a port anything listens on; pass the debuggee's port, from 1 to 65535",
         ),
         (
-            json!({"op": "breakpoints", "file": "a.py", "lines": [3, 0]}),
+            r#"{"op": "breakpoints", "file": "a.py", "lines": [3, 0]}"#,
             "error: `breakpoints` needs `lines`: line 0 is invalid; lines are 1-based",
         ),
         (
-            json!({"op": "breakpoints", "function": ["add"], "file": "a.c"}),
+            r#"{"op": "breakpoints", "function": ["add"], "file": "a.c"}"#,
             "error: `breakpoints` needs `function`: pass either `function` (function names) or `path` and `lines`, not both",
         ),
         (
-            json!({"op": "breakpoints", "function": ["add"], "log_message": "x"}),
+            r#"{"op": "breakpoints", "function": ["add"], "log_message": "x"}"#,
             "error: `breakpoints` needs `log_message`: a function breakpoint cannot log; set a log_message on `path` and `lines`",
         ),
         (
-            json!({"operation": "breakpoints", "lines": [1]}),
+            r#"{"operation": "breakpoints", "lines": [1]}"#,
             "error: `breakpoints` needs `path`: the source file, relative to the workspace root (or `function`: function names)",
         ),
         // Launch combinations that cannot be meant: each names the one fix.
         (
-            json!({"operation": "launch", "module": "pytest", "test": "test_y", "program": "t.py"}),
+            r#"{"operation": "launch", "module": "pytest", "test": "test_y", "program": "t.py"}"#,
             "error: `launch`: drop `module`; `test` runs pytest, go test or cargo test itself, on `program` (the test's file or package)",
         ),
         (
-            json!({"operation": "launch", "module": "pytest", "program": "t.py"}),
+            r#"{"operation": "launch", "module": "pytest", "program": "t.py"}"#,
             "error: `launch`: pass `module` (run as python -m MODULE, `args` after it) or `program`, not both",
         ),
         (
-            json!({"operation": "launch", "module": "pytest", "adapter": "lldb"}),
+            r#"{"operation": "launch", "module": "pytest", "adapter": "lldb"}"#,
             "error: `launch`: drop `adapter`; `module` runs as python -m under debugpy",
         ),
         (
-            json!({"operation": "launch", "test": "TestY"}),
+            r#"{"operation": "launch", "test": "TestY"}"#,
             "error: `launch` needs `program`: with `test`, the test's file (.py, .go, .rs) or package directory, relative to the workspace root",
         ),
         (
-            json!({"operation": "launch", "test": " ", "program": "pkg"}),
+            r#"{"operation": "launch", "test": " ", "program": "pkg"}"#,
             "error: `launch` needs `test`: it is empty; pass the test's name, such as `test_parse` or `TestParse`",
         ),
         (
-            json!({"operation": "launch", "operation_": 1}),
+            r#"{"operation": "launch", "operation_": 1}"#,
             "error: unknown field `operation_`, expected one of `op`, `operation`, `file`, `path`, `lines`, `function`, `condition`, `hit_count`, `log_message`, `program`, `module`, `test`, `args`, `cwd`, `env`, `adapter`, `port`, `exceptions`, `thread_id`, `frame_id`, `reference`, `expression`, `cursor`",
         ),
     ];

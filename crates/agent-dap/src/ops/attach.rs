@@ -5,8 +5,8 @@ use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::AdapterId;
 use crate::args::{Exceptions, Op};
+use crate::report::Started;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
 
 /// The adapters tried, in order, when the model names none.
 const DEFAULT_ORDER: [AdapterId; 3] = [AdapterId::Debugpy, AdapterId::Delve, AdapterId::Lldb];
@@ -16,7 +16,7 @@ pub(super) async fn run(
     port: u16,
     adapter: Option<AdapterId>,
     exceptions: Exceptions,
-) -> Result<ToolOutput, DapError> {
+) -> Result<Started, DapError> {
     sup.reject_live().await?;
     let found = sup.detect_all(&sup.root);
     let adapter = match adapter {
@@ -59,7 +59,7 @@ pub(super) async fn run(
             ),
         });
     };
-    let mut out = start(
+    let mut started = start(
         sup,
         Start {
             adapter,
@@ -75,13 +75,8 @@ pub(super) async fn run(
         },
     )
     .await?;
-    if let Some(note) = adapter.adapter().attach_note() {
-        out.text.push('\n');
-        out.text.push_str(note);
-    }
-    out.text
-        .push_str("\n(attached: `terminate` disconnects and leaves the program running)");
-    Ok(out)
+    started.attach_note = adapter.adapter().attach_note();
+    Ok(started)
 }
 
 /// "debugpy, lldb and delve": the adapters that can attach, in `adapters` order.

@@ -1,7 +1,7 @@
 //! `breakpoints`: replace a file's breakpoints, or the function breakpoints — kept for every
 //! later session, and set in the live one at once.
 
-use super::render::{breakpoint_lines, function_lines};
+use super::rows::{breakpoint_rows, function_rows};
 use crate::DapError;
 use crate::args::BreakpointOptions;
 use crate::breakpoints::{
@@ -9,18 +9,19 @@ use crate::breakpoints::{
     set_breakpoints_args, set_function_breakpoints_args,
 };
 use crate::protocol::{SetBreakpoints, SetFunctionBreakpoints};
+use crate::report::{
+    FileBreakpointsSet, FileLines, FileSet, FunctionBreakpointsSet, FunctionNames, FunctionSet,
+};
 use crate::session::Session;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
 use agent_tier::workspace::confine_existing;
-use serde_json::json;
 
 pub(super) async fn run(
     sup: &Supervisor,
     file: &str,
     mut lines: Vec<u32>,
     options: BreakpointOptions,
-) -> Result<ToolOutput, DapError> {
+) -> Result<FileBreakpointsSet, DapError> {
     let path = confine_existing(&sup.root, "path", file)?;
     lines.sort_unstable();
     lines.dedup();
@@ -44,21 +45,11 @@ pub(super) async fn run(
         _ => None,
     };
     let Some(s) = session else {
-        let text = if lines.is_empty() {
-            format!("cleared the breakpoints of {shown}; no session is running")
-        } else {
-            format!(
-                "{} breakpoint(s) in {shown} (lines {}) will be set when the session launches",
-                lines.len(),
-                lines
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
-        return Ok(ToolOutput::text(text)
-            .with_structured(json!({"file": shown, "lines": lines, "pending": true})));
+        return Ok(FileBreakpointsSet::Kept(FileLines {
+            file: shown,
+            lines,
+            pending: true,
+        }));
     };
     let own = FileBreakpoints {
         lines: lines.clone(),
@@ -75,19 +66,20 @@ pub(super) async fn run(
         ))
         .await?;
     if lines.is_empty() {
-        return Ok(
-            ToolOutput::text(format!("cleared the breakpoints of {shown}"))
-                .with_structured(json!({"file": shown, "lines": [], "pending": false})),
-        );
+        return Ok(FileBreakpointsSet::Cleared(FileLines {
+            file: shown,
+            lines,
+            pending: false,
+        }));
     }
     let mut answers = body.breakpoints.0;
     answers.truncate(lines.len());
-    let (list, rows) = breakpoint_lines(sup, &path, &lines, &answers);
-    let note = unsupported_note(&s, &options);
-    Ok(
-        ToolOutput::text(format!("breakpoints in {shown}:{list}{note}"))
-            .with_structured(json!({"file": shown, "breakpoints": rows, "pending": false})),
-    )
+    Ok(FileBreakpointsSet::Set(FileSet {
+        file: shown,
+        breakpoints: breakpoint_rows(sup, &path, &lines, &answers),
+        pending: false,
+        unsupported: unsupported(&s, &options),
+    }))
 }
 
 /// Replace the function breakpoints: by the adapter's `setFunctionBreakpoints`, or placed by
@@ -96,7 +88,7 @@ pub(super) async fn functions(
     sup: &Supervisor,
     names: Vec<String>,
     options: BreakpointOptions,
-) -> Result<ToolOutput, DapError> {
+) -> Result<FunctionBreakpointsSet, DapError> {
     let session = match sup.current().await {
         Some(s) if s.check_live().is_ok() => Some(s),
         _ => None,
@@ -107,17 +99,10 @@ pub(super) async fn functions(
     };
     *sup.functions.lock() = set.clone();
     let Some(s) = session else {
-        let text = if names.is_empty() {
-            "cleared the function breakpoints; no session is running".to_string()
-        } else {
-            format!(
-                "function breakpoint(s) {} will be set when the session launches",
-                names.join(", ")
-            )
-        };
-        return Ok(
-            ToolOutput::text(text).with_structured(json!({"functions": names, "pending": true}))
-        );
+        return Ok(FunctionBreakpointsSet::Names(FunctionNames {
+            functions: names,
+            pending: true,
+        }));
     };
     if !s.capabilities().supports_function_breakpoints {
         return placed_functions(sup, &s, &set).await;
@@ -126,15 +111,23 @@ pub(super) async fn functions(
         .call::<SetFunctionBreakpoints>(&set_function_breakpoints_args(&set))
         .await?;
     if names.is_empty() {
-        return Ok(ToolOutput::text("cleared the function breakpoints")
-            .with_structured(json!({"functions": [], "pending": false})));
+        return Ok(cleared());
     }
-    let (list, rows) = function_lines(sup, &names, &body.breakpoints.0);
-    let note = unsupported_note(&s, &options);
-    Ok(
-        ToolOutput::text(format!("function breakpoints:{list}{note}"))
-            .with_structured(json!({"function_breakpoints": rows, "pending": false})),
-    )
+    Ok(FunctionBreakpointsSet::Set(FunctionSet {
+        function_breakpoints: function_rows(sup, &names, &body.breakpoints.0),
+        pending: false,
+        placed: false,
+        adapter: s.adapter.name(),
+        unsupported: unsupported(&s, &options),
+    }))
+}
+
+/// The function breakpoints cleared in the live session.
+fn cleared() -> FunctionBreakpointsSet {
+    FunctionBreakpointsSet::Names(FunctionNames {
+        functions: Vec::new(),
+        pending: false,
+    })
 }
 
 /// Function breakpoints for a live adapter without them: each name placed on the first line of
@@ -144,7 +137,7 @@ async fn placed_functions(
     sup: &Supervisor,
     s: &Session,
     set: &FunctionBreakpoints,
-) -> Result<ToolOutput, DapError> {
+) -> Result<FunctionBreakpointsSet, DapError> {
     let near = Some(sup.root.join(&s.target)).filter(|p| p.is_file());
     let locator = sup.locator();
     let placement = place(
@@ -176,33 +169,19 @@ async fn placed_functions(
         answers.extend(here.into_iter().cloned().zip(theirs));
     }
     if set.names.is_empty() {
-        return Ok(ToolOutput::text("cleared the function breakpoints")
-            .with_structured(json!({"functions": [], "pending": false})));
+        return Ok(cleared());
     }
     let results = placed_results(&set.names, &placement, &answers);
-    let (list, rows) = function_lines(sup, &set.names, &results);
-    let note = unsupported_note(s, &set.options);
-    Ok(ToolOutput::text(format!(
-        "function breakpoints (the {} adapter has none: placed by the language server's definitions):{list}{note}",
-        s.adapter.name()
-    ))
-    .with_structured(json!({"function_breakpoints": rows, "pending": false, "placed": true})))
+    Ok(FunctionBreakpointsSet::Set(FunctionSet {
+        function_breakpoints: function_rows(sup, &set.names, &results),
+        pending: false,
+        placed: true,
+        adapter: s.adapter.name(),
+        unsupported: unsupported(s, &set.options),
+    }))
 }
 
 /// The options asked for that the live adapter does not advertise.
-/// The line a breakpoint result ends with when the adapter cannot honour some options.
-fn unsupported_note(s: &Session, options: &BreakpointOptions) -> String {
-    let unsupported = unsupported(s, options);
-    if unsupported.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\nthis adapter does not support {}; it is ignored",
-            unsupported.join(", ")
-        )
-    }
-}
-
 fn unsupported(s: &Session, options: &BreakpointOptions) -> Vec<&'static str> {
     let caps = s.capabilities();
     let mut out = Vec::new();

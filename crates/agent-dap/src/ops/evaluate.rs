@@ -1,18 +1,19 @@
 //! `evaluate`: an expression in a frame's own scope (default: the top frame).
 
 use super::inspect::{check_frame, require_stopped, top_frame};
-use super::render::variable_row;
+use super::rows::variable_row;
 use crate::DapError;
 use crate::args::Op;
+use crate::limits::MAX_VALUE;
 use crate::protocol::{Evaluate, EvaluateArguments, Variable};
+use crate::report::Evaluated;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
 
 pub(super) async fn run(
     sup: &Supervisor,
     expression: &str,
     frame_id: Option<i64>,
-) -> Result<ToolOutput, DapError> {
+) -> Result<Evaluated, DapError> {
     let s = sup.live().await?;
     require_stopped(&s, Op::Evaluate.name())?;
     let frame = match frame_id {
@@ -36,6 +37,8 @@ pub(super) async fn run(
         ty: body.ty,
         variables_reference: body.variables_reference,
     };
-    let (line, structured) = variable_row(&s, &row);
-    Ok(ToolOutput::text(format!("in frame {frame}: {line}")).with_structured(structured))
+    Ok(Evaluated {
+        frame,
+        result: variable_row(&s, &row, MAX_VALUE),
+    })
 }

@@ -1,8 +1,8 @@
 //! What several operations ask of a live session: its threads, a thread's frames (remembered
 //! until the debuggee moves), whether an id the model passed is one it was given.
 
-use super::limits::MAX_FRAMES;
 use crate::DapError;
+use crate::limits::MAX_FRAMES;
 use crate::protocol::{
     NoArguments, Scope, Scopes, ScopesArguments, StackFrame, StackTrace, StackTraceArguments,
     Thread, Threads, Variable, Variables, VariablesArguments,
@@ -199,4 +199,39 @@ pub(super) async fn top_frame(sup: &Supervisor, s: &Session) -> Result<i64, DapE
         .ok_or_else(|| DapError::Unknown {
             what: format!("thread {thread} has no frames; call `stack` with another thread_id"),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DapConfig;
+    use crate::protocol::Source;
+
+    /// A frame reads as its function and where it is; what it lacks is said, never made up.
+    #[test]
+    fn a_frame_says_its_source_and_line_or_that_it_has_none() {
+        let sup = Supervisor::new("/w".into(), Vec::new(), DapConfig::default());
+        let frame = |path: Option<&str>, name: Option<&str>, line: Option<u32>| StackFrame {
+            id: 1,
+            name: "f".into(),
+            source: (path.is_some() || name.is_some()).then(|| Source {
+                path: path.map(str::to_string),
+                name: name.map(str::to_string),
+            }),
+            line,
+        };
+        let cases = [
+            (frame(Some("/w/a.py"), Some("a.py"), Some(3)), "f (a.py:3)"),
+            (frame(Some("/w/a.py"), None, None), "f (a.py, no line)"),
+            (
+                frame(None, Some("libc.so.6`__libc_start_main"), None),
+                "f (libc.so.6`__libc_start_main, no line)",
+            ),
+            (frame(Some(""), Some("gen.rs"), Some(9)), "f (gen.rs:9)"),
+            (frame(None, None, Some(3)), "f (no source)"),
+        ];
+        for (f, expect) in cases {
+            assert_eq!(frame_text(&sup, &f), expect);
+        }
+    }
 }

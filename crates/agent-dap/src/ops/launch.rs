@@ -7,8 +7,8 @@ use super::start::{Start, start};
 use crate::DapError;
 use crate::adapters::{self, AdapterId, LaunchSpec};
 use crate::args::{Exceptions, LaunchTarget, Op};
+use crate::report::Started;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
 use agent_tier::workspace::{confine, confine_existing};
 use std::collections::BTreeMap;
 
@@ -22,7 +22,7 @@ pub(super) struct Request<'a> {
     pub exceptions: Exceptions,
 }
 
-pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<ToolOutput, DapError> {
+pub(super) async fn run(sup: &Supervisor, req: Request<'_>) -> Result<Started, DapError> {
     sup.reject_live().await?;
     let cwd = match req.cwd {
         Some(c) => Some(confine_existing(&sup.root, "cwd", c)?),

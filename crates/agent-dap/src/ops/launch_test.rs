@@ -5,11 +5,11 @@
 
 mod cargo;
 
-use super::limits::{BUILD_TIMEOUT, LIST_TIMEOUT};
 use super::plan::{Built, Plan};
 use crate::DapError;
 use crate::adapters::AdapterId;
 use crate::args::Op;
+use crate::limits::{BUILD_TIMEOUT, LIST_TIMEOUT};
 use crate::supervisor::Supervisor;
 use agent_tier::process;
 use agent_tier::workspace::confine_existing;

@@ -1,6 +1,8 @@
 //! The operations of `debug`, one module each, and the one dispatch from a parsed
-//! [`DebugCommand`] to them. `inspect` and `render` hold what several operations share: finding
-//! threads and frames, and saying where the debuggee went.
+//! [`DebugCommand`] to them, where each operation's result (a value of its own type, from
+//! `report`) is rendered with [`ToolOutput::report`]. `inspect`, `rows` and `stop` hold what
+//! several operations share: finding threads and frames, building result rows from the
+//! adapter's answers, and finding where the debuggee went.
 
 mod adapters;
 mod attach;
@@ -9,11 +11,10 @@ mod evaluate;
 mod inspect;
 mod launch;
 mod launch_test;
-pub(crate) mod limits;
 mod motion;
 mod output;
 mod plan;
-mod render;
+mod rows;
 mod scopes;
 mod stack;
 mod start;
@@ -27,19 +28,20 @@ use crate::DapError;
 use crate::args::DebugCommand;
 use crate::supervisor::Supervisor;
 use agent_tier::ToolOutput;
+use motion::Moving;
 
-/// Run one command against the conversation's supervisor.
+/// Run one command against the conversation's supervisor; its result rendered from its report.
 pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolOutput, DapError> {
-    match command {
-        DebugCommand::Adapters => Ok(adapters::run(sup)),
-        DebugCommand::Status => status::run(sup).await,
+    Ok(match command {
+        DebugCommand::Adapters => ToolOutput::report(&adapters::run(sup)),
+        DebugCommand::Status => ToolOutput::report(&status::run(sup).await),
         DebugCommand::Breakpoints {
             file,
             lines,
             options,
-        } => breakpoints::run(sup, &file, lines, options).await,
+        } => ToolOutput::report(&breakpoints::run(sup, &file, lines, options).await?),
         DebugCommand::FunctionBreakpoints { names, options } => {
-            breakpoints::functions(sup, names, options).await
+            ToolOutput::report(&breakpoints::functions(sup, names, options).await?)
         }
         DebugCommand::Launch {
             target,
@@ -57,23 +59,33 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
                 adapter,
                 exceptions,
             };
-            launch::run(sup, request).await
+            ToolOutput::report(&launch::run(sup, request).await?)
         }
         DebugCommand::Attach {
             port,
             adapter,
             exceptions,
-        } => attach::run(sup, port, adapter, exceptions).await,
-        DebugCommand::Move { motion, thread_id } => motion::run(sup, motion, thread_id).await,
-        DebugCommand::Threads => threads::run(sup).await,
-        DebugCommand::Stack { thread_id } => stack::run(sup, thread_id).await,
-        DebugCommand::Scopes { frame_id } => scopes::run(sup, frame_id).await,
-        DebugCommand::Variables { reference } => variables::run(sup, reference).await,
+        } => ToolOutput::report(&attach::run(sup, port, adapter, exceptions).await?),
+        DebugCommand::Move { motion, thread_id } => {
+            match motion::run(sup, motion, thread_id).await? {
+                Moving::Moved(moved) => ToolOutput::report(&moved),
+                Moving::Nothing(why) => ToolOutput::text(why),
+            }
+        }
+        DebugCommand::Threads => ToolOutput::report(&threads::run(sup).await?),
+        DebugCommand::Stack { thread_id } => ToolOutput::report(&stack::run(sup, thread_id).await?),
+        DebugCommand::Scopes { frame_id } => ToolOutput::report(&scopes::run(sup, frame_id).await?),
+        DebugCommand::Variables { reference } => {
+            ToolOutput::report(&variables::run(sup, reference).await?)
+        }
         DebugCommand::Evaluate {
             expression,
             frame_id,
-        } => evaluate::run(sup, &expression, frame_id).await,
-        DebugCommand::Output { cursor } => output::run(sup, cursor).await,
-        DebugCommand::Terminate => terminate::run(sup).await,
-    }
+        } => ToolOutput::report(&evaluate::run(sup, &expression, frame_id).await?),
+        DebugCommand::Output { cursor } => ToolOutput::report(&output::run(sup, cursor).await?),
+        DebugCommand::Terminate => match terminate::run(sup).await {
+            Some(t) => ToolOutput::report(&t),
+            None => ToolOutput::text("no debug session is running; nothing to terminate"),
+        },
+    })
 }

@@ -6,22 +6,29 @@ use super::stop::after_move;
 use crate::DapError;
 use crate::args::Motion;
 use crate::protocol::{Continue, Next, Pause, StepIn, StepOut, ThreadArguments};
+use crate::report::Moved;
 use crate::session::Session;
 use crate::state::Run;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
+
+/// What a motion did: moved the debuggee (where it went), or nothing (a pause of a stopped
+/// debuggee), said in words.
+pub(super) enum Moving {
+    Moved(Moved),
+    Nothing(String),
+}
 
 pub(super) async fn run(
     sup: &Supervisor,
     motion: Motion,
     thread_id: Option<i64>,
-) -> Result<ToolOutput, DapError> {
+) -> Result<Moving, DapError> {
     let s = sup.live().await?;
     let state = s.state();
     let stopped = matches!(state.run, Run::Stopped { .. });
     if motion == Motion::Pause {
         if stopped {
-            return Ok(ToolOutput::text(format!(
+            return Ok(Moving::Nothing(format!(
                 "already {}; nothing to pause",
                 state.describe()
             )));
@@ -53,8 +60,7 @@ pub(super) async fn run(
     }
     let wait = sup.config.run_wait;
     let state = s.wait_stop(gen_before, wait).await;
-    let (text, structured) = after_move(sup, &s, &state, wait).await;
-    Ok(ToolOutput::text(text).with_structured(structured))
+    Ok(Moving::Moved(after_move(sup, &s, &state, wait).await))
 }
 
 /// Send the request that makes `motion` on `thread`.

@@ -1,15 +1,13 @@
 //! `output`: the debuggee's captured stdout/stderr, from where the last call stopped or from a
 //! cursor, at most `MAX_OUTPUT` bytes per call.
 
-use super::limits::MAX_OUTPUT;
 use crate::DapError;
 use crate::args::Op;
+use crate::limits::MAX_OUTPUT;
+use crate::report::Output;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
-use serde_json::json;
-use std::fmt::Write as _;
 
-pub(super) async fn run(sup: &Supervisor, cursor: Option<u64>) -> Result<ToolOutput, DapError> {
+pub(super) async fn run(sup: &Supervisor, cursor: Option<u64>) -> Result<Output, DapError> {
     let Some(s) = sup.current().await else {
         return Err(DapError::NoSession {
             ended: String::new(),
@@ -31,21 +29,13 @@ pub(super) async fn run(sup: &Supervisor, cursor: Option<u64>) -> Result<ToolOut
     let cursor = cursor
         .map(|c| usize::try_from(c).unwrap_or(usize::MAX))
         .unwrap_or(o.read_cursor);
-    let (text, from, next) = o.read(cursor, MAX_OUTPUT);
+    let (output, from, next) = o.read(cursor, MAX_OUTPUT);
     o.read_cursor = next;
-    let remaining = o.end() - next;
-    let mut out = if text.is_empty() {
-        "no new output".to_string()
-    } else {
-        text.clone()
-    };
-    if from > cursor {
-        out = format!("({} earlier bytes were dropped)\n{out}", from - cursor);
-    }
-    if remaining > 0 {
-        let _ = write!(out, "\n… {remaining} more byte(s): call `output` again");
-    }
-    Ok(ToolOutput::text(out).with_structured(json!({
-        "output": text, "cursor": from, "next_cursor": next, "remaining": remaining,
-    })))
+    Ok(Output {
+        output,
+        cursor: from,
+        next_cursor: next,
+        remaining: o.end() - next,
+        asked: cursor,
+    })
 }

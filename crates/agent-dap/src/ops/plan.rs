@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// What the adapter is told to run, once the target is worked out.
 pub(crate) struct Plan {
-    /// What the adapter launches ([`LaunchSpec::program`]).
+    /// What the adapter launches ([`LaunchSpec::program`](crate::adapters::LaunchSpec::program)).
     pub program: PathBuf,
     /// A Python module run instead of `program`.
     pub module: Option<String>,

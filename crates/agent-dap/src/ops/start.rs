@@ -1,20 +1,18 @@
 //! Starting a session, for `launch` and `attach`: reach the adapter, run the DAP start-up
 //! sequence with the kept breakpoints, wait for the first stop, and say where it is.
 
-use super::plan::Built;
-use super::render::{breakpoint_lines, function_lines};
+use super::plan;
+use super::rows::{breakpoint_rows, function_rows};
 use super::stop::after_move;
 use crate::DapError;
 use crate::adapters::{self, AdapterId, AttachVia};
 use crate::args::Exceptions;
 use crate::breakpoints::Wanted;
-use crate::protocol::{Attach, Launch};
+use crate::protocol::{Attach, Configuration, Launch};
+use crate::report::{Built, Heading, Started};
 use crate::session::Session;
 use crate::state::Run;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
-use serde_json::{Value, json};
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -28,7 +26,7 @@ pub(super) struct Start<'a> {
     /// What is debugged, as the model sees it.
     pub target: String,
     /// The `launch` or `attach` request's arguments.
-    pub arguments: Value,
+    pub arguments: Configuration,
     /// For `attach`: the port, and how it is reached.
     pub attach_port: Option<(u16, AttachVia)>,
     /// Environment of the adapter's own process.
@@ -38,10 +36,10 @@ pub(super) struct Start<'a> {
     /// The program file, when launching one (where function names are looked up from).
     pub program: Option<&'a Path>,
     /// What the launch built first, said in the result.
-    pub built: Option<Built>,
+    pub built: Option<plan::Built>,
 }
 
-pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput, DapError> {
+pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<Started, DapError> {
     let cfg = &sup.config;
     let adapter = st.adapter;
     let attach = st.attach_port.is_some();
@@ -124,74 +122,46 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<ToolOutput,
         }
     });
     let state = session.wait_stop(gen_before, cfg.run_wait).await;
-    let mut text = format!(
-        "session {id}: {} {} with {} ({})",
-        if attach { "attached to" } else { "launched" },
-        session.target,
-        adapter.name(),
-        session.command
-    );
-    if let Some(b) = &st.built {
-        let _ = write!(
-            text,
-            "\nbuilt by `{}`: {} (the {} test binary)",
-            b.command,
-            sup.shown(&b.executable),
-            b.target
-        );
-    }
-    let mut bp_rows = Vec::new();
-    let filters = configured.filters;
-    for (file, bps) in &configured.files {
-        let requested = asked
-            .get(file)
-            .map(|f| f.lines.as_slice())
-            .unwrap_or_default();
-        let (list, rows) = breakpoint_lines(sup, file, requested, bps);
-        text.push_str(&list);
-        bp_rows.extend(rows);
-    }
-    let mut fn_rows = Vec::new();
-    if let Some(bps) = &configured.functions {
-        if configured.placement.is_some() {
-            let _ = write!(
-                text,
-                "\nthe {} adapter has no function breakpoints: placed by the language server's definitions",
-                adapter.name()
-            );
-        }
-        let (list, rows) = function_lines(sup, &functions.names, bps);
-        text.push_str(&list);
-        fn_rows = rows;
-    }
-    let _ = write!(
-        text,
-        "\nexceptions: {} ({})",
-        st.exceptions.name(),
-        if filters.is_empty() {
-            "no adapter filter".to_string()
-        } else {
-            format!("filters {}", filters.join(", "))
-        }
-    );
-    let (summary, mut structured) = after_move(sup, &session, &state, cfg.run_wait).await;
-    text.push('\n');
-    text.push_str(&summary);
-    structured["session"] = json!(id);
-    structured["adapter_pid"] = json!(session.adapter_pgid());
-    structured["debuggee_pid"] = json!(session.state().debuggee_pid);
-    structured["breakpoints"] = json!(bp_rows);
-    if configured.functions.is_some() {
-        structured["function_breakpoints"] = json!(fn_rows);
-    }
-    if let Some(b) = &st.built {
-        structured["built"] = json!({
-            "command": b.command,
-            "executable": b.executable.display().to_string(),
-            "target": b.target,
-        });
-    }
-    structured["exceptions"] = json!(st.exceptions.name());
-    structured["exception_filters"] = json!(filters);
-    Ok(ToolOutput::text(text).with_structured(structured))
+    let breakpoints = configured
+        .files
+        .iter()
+        .flat_map(|(file, bps)| {
+            let requested = asked
+                .get(file)
+                .map(|f| f.lines.as_slice())
+                .unwrap_or_default();
+            breakpoint_rows(sup, file, requested, bps)
+        })
+        .collect();
+    let function_breakpoints = configured
+        .functions
+        .as_ref()
+        .map(|bps| function_rows(sup, &functions.names, bps));
+    let built = st.built.as_ref().map(|b| Built {
+        command: b.command.clone(),
+        executable: b.executable.display().to_string(),
+        target: b.target.clone(),
+        shown: sup.shown(&b.executable),
+    });
+    let moved = after_move(sup, &session, &state, cfg.run_wait).await;
+    Ok(Started {
+        heading: Heading {
+            attached: attach,
+            target: session.target.clone(),
+            adapter: adapter.name(),
+            command: session.command.clone(),
+        },
+        moved,
+        session: id,
+        adapter_pid: session.adapter_pgid(),
+        debuggee_pid: session.state().debuggee_pid,
+        breakpoints,
+        placed_by_definitions: (configured.functions.is_some() && configured.placement.is_some())
+            .then(|| adapter.name()),
+        function_breakpoints,
+        built,
+        exceptions: st.exceptions.name(),
+        exception_filters: configured.filters,
+        attach_note: None,
+    })
 }

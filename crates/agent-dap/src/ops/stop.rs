@@ -2,25 +2,28 @@
 //! exception with its message), `file:line` with the source around it, the top frames, and the
 //! top frame's locals. `stack`, `scopes` and `variables` go deeper from the ids it hands out.
 //! Also where the debuggee went after it moved ([`after_move`]): that stop, its exit, or that it
-//! still runs.
+//! still runs. How it reads is `report::stop`'s.
 
 use super::inspect::{first_thread, frame_text, frames, scopes, variables};
-use super::limits::{
-    EXIT_TAIL, MAX_FRAMES, MAX_OUTPUT, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE,
-};
-use super::render::{tail, truncate, variable_row_capped};
+use super::rows::{frame_row, variable_row};
 use crate::DapError;
+use crate::limits::{MAX_FRAMES, MAX_OUTPUT, STOP_CONTEXT, STOP_FRAMES, STOP_LOCALS, STOP_VALUE};
 use crate::protocol::{ExceptionInfo, StackFrame, ThreadArguments, Variable};
+use crate::report::{
+    AdapterGone, Exited, Listing, Locals, Moved, Raised, Running, Snapshot, SourceLine, Unseen,
+};
 use crate::session::Session;
-use crate::state::{Run, State, human};
+use crate::state::{Run, State};
 use crate::supervisor::Supervisor;
-use serde_json::{Value, json};
-use std::fmt::Write as _;
+use agent_tier::display::clip_chars;
 use std::path::Path;
 use std::time::Duration;
 
 /// Characters of one source line shown.
 const SOURCE_LINE: usize = 200;
+
+/// Characters of an exception's message shown.
+const EXCEPTION_MESSAGE: usize = 1000;
 
 /// The snapshot of a stop of `thread` (default: the first thread) for `reason`.
 pub(super) async fn snapshot(
@@ -29,54 +32,43 @@ pub(super) async fn snapshot(
     thread: Option<i64>,
     reason: &str,
     description: Option<&str>,
-) -> (String, Value) {
-    let desc = description
+) -> Moved {
+    let description = description
         .filter(|d| !d.is_empty() && *d != reason)
         .map(|d| format!(", {d}"))
         .unwrap_or_default();
+    let unseen = |thread_id: Option<i64>, why: String| {
+        Moved::Unseen(Unseen {
+            reason: reason.to_string(),
+            description: description.clone(),
+            thread_id,
+            why,
+        })
+    };
     let thread = match thread {
         Some(t) => Ok(t),
         None => first_thread(s).await,
     };
-    let frames = match thread {
-        Ok(t) => top_frames(sup, s, t, STOP_FRAMES).await.map(|f| (t, f)),
+    let fetched = match thread {
+        Ok(t) => frames(sup, s, t, STOP_FRAMES).await.map(|f| (t, f)),
         Err(e) => Err(e),
     };
-    let (thread, frames, total) = match frames {
-        Ok((t, (f, total))) => (t, f, total),
-        Err(e) => {
-            return (
-                format!("stopped ({reason}{desc}) at an unknown location ({e})"),
-                json!({"state": "stopped", "reason": reason}),
-            );
-        }
+    let (thread, (top_frames, total)) = match fetched {
+        Ok(f) => f,
+        Err(e) => return unseen(None, format!("at an unknown location ({e})")),
     };
-    let Some(top) = frames.first().cloned() else {
-        return (
-            format!("stopped ({reason}{desc}) in thread {thread}, which has no frames"),
-            json!({"state": "stopped", "reason": reason, "thread_id": thread}),
+    let Some(top) = top_frames.first().cloned() else {
+        return unseen(
+            Some(thread),
+            format!("in thread {thread}, which has no frames"),
         );
     };
     let at = format!("{} in thread {thread}", frame_text(sup, &top));
-    let raised = if reason == "exception" {
+    let exception = if reason == "exception" {
         exception(s, thread).await
     } else {
         None
     };
-    // The exception's own line says what the description would.
-    let desc = if raised.is_some() {
-        String::new()
-    } else {
-        desc
-    };
-    let mut text = format!("stopped ({reason}{desc}) at {at}");
-    let mut structured = json!({
-        "state": "stopped", "reason": reason, "thread_id": thread, "at": at,
-    });
-    if let Some((id, message)) = raised {
-        let _ = write!(text, "\nexception {id}: {message}");
-        structured["exception"] = json!({"id": id, "message": message});
-    }
     // The frame shown: the top one, or (stopped inside a runtime or library, as a panic or
     // an exception raised by a library call is) the first in the workspace.
     let canonical = sup.root.canonicalize().unwrap_or_else(|_| sup.root.clone());
@@ -87,120 +79,87 @@ pub(super) async fn snapshot(
     };
     // Below the frames shown when none of them is (a C++ exception ends in `abort` under
     // libstdc++'s frames): the deeper frames are fetched to find it.
-    let deeper = if frames.iter().any(in_root) || total.is_some_and(|t| t <= frames.len() as u64) {
-        Vec::new()
-    } else {
-        top_frames(sup, s, thread, MAX_FRAMES)
-            .await
-            .map(|(f, _)| f)
-            .unwrap_or_default()
-    };
+    let deeper =
+        if top_frames.iter().any(in_root) || total.is_some_and(|t| t <= top_frames.len() as u64) {
+            Vec::new()
+        } else {
+            frames(sup, s, thread, MAX_FRAMES)
+                .await
+                .map(|(f, _)| f)
+                .unwrap_or_default()
+        };
     let (focus_index, focus) = if in_root(&top) {
         (0, top.clone())
     } else {
-        frames
+        top_frames
             .iter()
-            .chain(deeper.iter().skip(frames.len()))
+            .chain(deeper.iter().skip(top_frames.len()))
             .enumerate()
             .find(|(_, f)| in_root(f))
             .map(|(i, f)| (i, f.clone()))
             .unwrap_or((0, top.clone()))
     };
     // The source around the stopped line.
-    if let (Some(path), Some(line)) = (focus.path(), focus.line)
-        && let Some(listing) = source_around(Path::new(path), line as usize)
-    {
-        let line = line as usize;
-        let _ = write!(text, "\n{}:{line}", sup.shown(Path::new(path)));
-        if focus_index > 0 {
-            let _ = write!(text, " (frame #{focus_index}, the first in the workspace)");
-        }
-        let width = (line + STOP_CONTEXT).to_string().len();
-        for (n, src) in &listing {
-            let mark = if *n == line { '>' } else { ' ' };
-            let row = format!("{mark} {n:>width$} | {src}");
-            let _ = write!(text, "\n{}", row.trim_end());
-        }
-        structured["file"] = json!(sup.shown(Path::new(path)));
-        structured["line"] = json!(line);
-        structured["source"] = json!(
-            listing
-                .iter()
-                .map(|(n, l)| json!({"line": n, "text": l}))
-                .collect::<Vec<_>>()
-        );
+    let listing = match (focus.path(), focus.line) {
+        (Some(path), Some(line)) => source_around(Path::new(path), line).map(|source| Listing {
+            file: sup.shown(Path::new(path)),
+            line,
+            source,
+            frame_index: focus_index,
+        }),
+        _ => None,
+    };
+    // The top frames, and the shown one when it is below them.
+    let mut rows: Vec<_> = top_frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| frame_row(sup, i, f))
+        .collect();
+    if focus_index >= top_frames.len() {
+        rows.push(frame_row(sup, focus_index, &focus));
     }
-    // The top frames.
-    let mut rows = Vec::new();
-    let _ = write!(text, "\nframes:");
-    for (i, f) in frames.iter().enumerate() {
-        let id = f.id;
-        let _ = write!(text, "\n#{i} frame_id {id}: {}", frame_text(sup, f));
-        rows.push(json!({"frame_id": id, "at": frame_text(sup, f)}));
-    }
-    let mut listed = frames.len();
-    if focus_index >= frames.len() {
-        let id = focus.id;
-        let _ = write!(
-            text,
-            "\n#{focus_index} frame_id {id}: {}",
-            frame_text(sup, &focus)
-        );
-        rows.push(json!({"frame_id": id, "at": frame_text(sup, &focus)}));
-        listed += 1;
-    }
-    let more = total.map_or(0, |t| t.saturating_sub(listed as u64));
-    if more > 0 {
-        let _ = write!(text, "\n… {more} more frame(s) (`stack`)");
-    }
-    structured["frames"] = json!(rows);
+    let more_frames = total.map_or(0, |t| t.saturating_sub(rows.len() as u64));
     // The shown frame's locals.
-    {
-        let frame = focus.id;
-        match locals(s, frame).await {
-            Ok(Some((scope, reference, vars))) => {
-                let _ = write!(text, "\n{scope} of frame {frame} (reference {reference}):");
-                let mut rows = Vec::new();
-                for v in vars.iter().take(STOP_LOCALS) {
-                    let (line, row) = variable_row_capped(s, v, STOP_VALUE);
-                    let _ = write!(text, "\n- {line}");
-                    rows.push(row);
-                }
-                let left = vars.len().saturating_sub(STOP_LOCALS);
-                if left > 0 {
-                    let _ = write!(
-                        text,
-                        "\n… {left} more not shown (`variables` reference {reference})"
-                    );
-                }
-                if vars.is_empty() {
-                    text.push_str("\n(none)");
-                }
-                structured["locals"] = json!(rows);
-                structured["locals_not_shown"] = json!(left);
-            }
-            Ok(None) => {}
-            Err(e) => {
-                let _ = write!(text, "\nlocals unavailable: {e}");
-            }
+    let (locals, locals_unavailable) = match locals(s, focus.id).await {
+        Ok(Some((scope, reference, vars))) => {
+            let rows = vars
+                .iter()
+                .take(STOP_LOCALS)
+                .map(|v| variable_row(s, v, STOP_VALUE))
+                .collect();
+            let locals = Locals {
+                scope,
+                frame: focus.id,
+                reference,
+                rows,
+                not_shown: vars.len().saturating_sub(STOP_LOCALS),
+            };
+            (Some(locals), None)
         }
-    }
-    (text, structured)
-}
-
-/// The top `levels` frames of `thread` through the one frame fetch `stack` uses too (ids
-/// remembered), with the total as a count.
-async fn top_frames(
-    sup: &Supervisor,
-    s: &Session,
-    thread: i64,
-    levels: usize,
-) -> Result<(Vec<StackFrame>, Option<u64>), DapError> {
-    frames(sup, s, thread, levels).await
+        Ok(None) => (None, None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    Moved::Stopped(Box::new(Snapshot {
+        reason: reason.to_string(),
+        // The exception's own line says what the description would.
+        description: if exception.is_some() {
+            String::new()
+        } else {
+            description
+        },
+        thread_id: thread,
+        at,
+        exception,
+        listing,
+        frames: rows,
+        more_frames,
+        locals,
+        locals_unavailable,
+    }))
 }
 
 /// The exception a thread stopped on: its id (type) and message, when the adapter tells.
-async fn exception(s: &Session, thread: i64) -> Option<(String, String)> {
+async fn exception(s: &Session, thread: i64) -> Option<Raised> {
     if !s.capabilities().supports_exception_info_request {
         return None;
     }
@@ -208,8 +167,11 @@ async fn exception(s: &Session, thread: i64) -> Option<(String, String)> {
         .call::<ExceptionInfo>(&ThreadArguments { thread_id: thread })
         .await
         .ok()?;
-    let message = truncate(body.message().trim(), 1000);
-    Some((body.exception_id, message))
+    let message = clip_chars(body.message().trim(), EXCEPTION_MESSAGE).into_owned();
+    Some(Raised {
+        id: body.exception_id,
+        message,
+    })
 }
 
 /// The first scope of `frame` that is not expensive (its locals): its name, reference and
@@ -229,19 +191,27 @@ async fn locals(s: &Session, frame: i64) -> Result<Option<(String, i64, Vec<Vari
 
 /// Lines `line - STOP_CONTEXT ..= line + STOP_CONTEXT` of `path` (1-based; a line ends at
 /// `\n`, `\r\n` or a lone `\r`, as Python's universal newlines and [`agent_tier::lines`] count
-/// them), each capped.
-fn source_around(path: &Path, line: usize) -> Option<Vec<(usize, String)>> {
+/// them), each cut; `None` when the file has no such line.
+fn source_around(path: &Path, line: u32) -> Option<Vec<SourceLine>> {
     let bytes = std::fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
+    let line = usize::try_from(line).ok()?;
     let first = line.saturating_sub(STOP_CONTEXT).max(1);
-    let listing: Vec<(usize, String)> = agent_tier::lines::lines(&text)
+    let listing: Vec<SourceLine> = agent_tier::lines::lines(&text)
         .enumerate()
-        .map(|(i, l)| (i + 1, l))
         .skip(first - 1)
         .take(line + STOP_CONTEXT + 1 - first)
-        .map(|(n, l)| (n, truncate(l.trim_end(), SOURCE_LINE)))
+        .filter_map(|(i, l)| {
+            Some(SourceLine {
+                line: u32::try_from(i + 1).ok()?,
+                text: clip_chars(l.trim_end(), SOURCE_LINE).into_owned(),
+            })
+        })
         .collect();
-    listing.iter().any(|(n, _)| *n == line).then_some(listing)
+    listing
+        .iter()
+        .any(|l| l.line as usize == line)
+        .then_some(listing)
 }
 
 /// Where the debuggee is after it moved: stopped (with the location), exited (with the new
@@ -251,20 +221,11 @@ pub(super) async fn after_move(
     s: &Session,
     state: &State,
     waited: Duration,
-) -> (String, Value) {
+) -> Moved {
     if state.closed.is_some() && !state.terminated && state.run != Run::Exited {
-        let tail = s.stderr_tail();
-        return (
-            format!(
-                "the debug adapter exited unexpectedly; the session is over{}",
-                if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("; its stderr ends with: {tail}")
-                }
-            ),
-            json!({"state": "adapter gone"}),
-        );
+        return Moved::AdapterGone(AdapterGone {
+            stderr: s.stderr_tail(),
+        });
     }
     match &state.run {
         Run::Stopped {
@@ -275,31 +236,14 @@ pub(super) async fn after_move(
         Run::Exited => {
             // Output events can trail the exit by a moment.
             tokio::time::sleep(Duration::from_millis(200)).await;
-            let code = s.state().exit_code.or(state.exit_code);
-            let out = {
+            let exit_code = s.state().exit_code.or(state.exit_code);
+            let output = {
                 let o = s.shared.output.lock();
                 let from = o.read_cursor.max(o.end().saturating_sub(MAX_OUTPUT));
                 o.read(from, MAX_OUTPUT).0
             };
-            let mut text = match code {
-                Some(c) => format!("the program exited with code {c}"),
-                None => "the program terminated".to_string(),
-            };
-            if !out.is_empty() {
-                let _ = write!(
-                    text,
-                    "; new output (also in `output`):\n{}",
-                    tail(&out, EXIT_TAIL)
-                );
-            }
-            (text, json!({"state": "exited", "exit_code": code}))
+            Moved::Exited(Exited { exit_code, output })
         }
-        Run::Running | Run::Starting => (
-            format!(
-                "still running after {}; call `status` to see where it stops, or `pause`",
-                human(waited)
-            ),
-            json!({"state": "running"}),
-        ),
+        Run::Running | Run::Starting => Moved::Running(Running { waited }),
     }
 }

@@ -2,16 +2,14 @@
 //! `MAX_CHILDREN`, each value capped.
 
 use super::inspect::{require_stopped, variables};
-use super::limits::MAX_CHILDREN;
-use super::render::variable_row;
+use super::rows::variable_row;
 use crate::DapError;
 use crate::args::Op;
+use crate::limits::{MAX_CHILDREN, MAX_VALUE};
+use crate::report::VariablesOf;
 use crate::supervisor::Supervisor;
-use agent_tier::ToolOutput;
-use serde_json::json;
-use std::fmt::Write as _;
 
-pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<ToolOutput, DapError> {
+pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<VariablesOf, DapError> {
     let s = sup.live().await?;
     require_stopped(&s, Op::Variables.name())?;
     {
@@ -36,17 +34,13 @@ pub(super) async fn run(sup: &Supervisor, reference: i64) -> Result<ToolOutput, 
         }
     }
     let vars = variables(&s, reference).await?;
-    let mut text = format!("{} variable(s) in reference {reference}:", vars.len());
-    let mut rows = Vec::new();
-    for v in vars.iter().take(MAX_CHILDREN) {
-        let (line, row) = variable_row(&s, v);
-        let _ = write!(text, "\n- {line}");
-        rows.push(row);
-    }
-    if vars.len() > MAX_CHILDREN {
-        let _ = write!(text, "\n… {} more not shown", vars.len() - MAX_CHILDREN);
-    }
-    Ok(ToolOutput::text(text).with_structured(json!({
-        "reference": reference, "variables": rows, "not_shown": vars.len().saturating_sub(MAX_CHILDREN),
-    })))
+    Ok(VariablesOf {
+        reference,
+        variables: vars
+            .iter()
+            .take(MAX_CHILDREN)
+            .map(|v| variable_row(&s, v, MAX_VALUE))
+            .collect(),
+        not_shown: vars.len().saturating_sub(MAX_CHILDREN),
+    })
 }

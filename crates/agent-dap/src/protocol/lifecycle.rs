@@ -96,7 +96,7 @@ pub(crate) enum Launch {}
 
 impl Request for Launch {
     const METHOD: &'static str = "launch";
-    type Params = Value;
+    type Params = Configuration;
     type Result = IgnoredAny;
 }
 
@@ -105,8 +105,30 @@ pub(crate) enum Attach {}
 
 impl Request for Attach {
     const METHOD: &'static str = "attach";
-    type Params = Value;
+    type Params = Configuration;
     type Result = IgnoredAny;
+}
+
+/// An adapter's own `launch` or `attach` configuration. The DAP leaves its fields to each
+/// adapter: every adapter file declares them in a type of its own, and this carries that value
+/// as the request's JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub(crate) struct Configuration(Value);
+
+impl Configuration {
+    /// `fields` as the request carries them.
+    pub fn of(fields: &impl Serialize) -> Configuration {
+        // Invariant: the configuration types are structs of strings, booleans, numbers, lists
+        // and string-keyed maps, whose derived `Serialize` cannot fail.
+        Configuration(serde_json::to_value(fields).expect("a configuration serializes"))
+    }
+
+    /// The JSON the request carries.
+    #[cfg(test)]
+    pub fn json(&self) -> &Value {
+        &self.0
+    }
 }
 
 /// `configurationDone`: the breakpoints and filters are set; the debuggee may run.
