@@ -4,10 +4,11 @@ use crate::binaries::resolve_command;
 use crate::render::{Diag, Finding, Loc};
 use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
-use agent_tier::ToolOutput;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
+
+mod report;
+pub use report::{CheckerFailed, CheckerRan, CheckerRun, ProjectDiagnostics};
 
 struct Checker {
     name: &'static str,
@@ -62,9 +63,6 @@ const CHECKERS: &[Checker] = &[
     },
 ];
 
-/// At most this many findings are listed per file, and in all; errors first.
-const PER_FILE: usize = 10;
-const IN_ALL: usize = 30;
 
 /// One line of `cargo check --message-format=json`: a compiler message is the line that
 /// matters (other reasons, and lines that are not JSON, are skipped).
@@ -272,8 +270,8 @@ async fn run_one(
         commands: c.programs.iter().map(|p| vec![p.to_string()]).collect(),
         extensions: Default::default(),
         root_markers: Vec::new(),
-        init_options: Value::Null,
-        settings: Value::Null,
+        init_options: Default::default(),
+        settings: Default::default(),
         env: Default::default(),
         install: String::new(),
         open_settle_ms: 0,
@@ -368,17 +366,13 @@ fn to_diags(ws: &Path, source: &str, findings: Vec<Finding>) -> (Vec<Diag>, usiz
     (diags, withheld)
 }
 
-/// Run every project checker whose marker is found, per root.
 /// What one checker run came to: its diagnostics and how many were withheld, or why it failed.
 type CheckResult = Result<(Vec<Diag>, usize), String>;
 
-/// `project_code`: the call declared that it runs the project's code ([`agent_tier::Effects`]).
-pub async fn run_all(sup: &Supervisor, project_code: bool) -> ToolOutput {
+/// Run every project checker whose marker is found, per root. `project_code`: the call declared
+/// that it runs the project's code ([`agent_tier::Effects`]).
+pub async fn run_all(sup: &Supervisor, project_code: bool) -> ProjectDiagnostics {
     let ws = &sup.root;
-    let mut text = Vec::new();
-    let mut results = Vec::new();
-    let mut budget = IN_ALL;
-    let mut left_out = 0usize;
     let mut notes = Vec::new();
     // Every checker for every root it applies to: the fixed ones, then each C/C++ database.
     let mut runs: Vec<(String, PathBuf, std::time::Duration, CheckResult)> = Vec::new();
@@ -414,23 +408,21 @@ pub async fn run_all(sup: &Supervisor, project_code: bool) -> ToolOutput {
             });
         runs.push(("C/C++ -fsyntax-only".into(), dir, started.elapsed(), r));
     }
-    for (name, root, elapsed, result) in runs {
-        {
-            let shown_root = {
+    let checkers = runs
+        .into_iter()
+        .map(|(checker, root, elapsed, result)| {
+            let root = {
                 let d = agent_tier::workspace::display_path(ws, &root);
                 if d.is_empty() { ".".to_string() } else { d }
             };
             match result {
-                Ok((mut diags, withheld)) => {
-                    let errors = diags.iter().filter(|d| d.severity == "error").count();
-                    text.push(format!(
-                        "{name} in {shown_root} (ran in {:.1} s): {errors} error(s), {} warning(s)",
-                        elapsed.as_secs_f64(),
-                        diags.len() - errors
-                    ));
-                    // Errors first, each file at most PER_FILE, the whole answer at most IN_ALL.
-                    diags.sort_by_key(|d| (d.severity != "error", d.loc.path.clone(), d.loc.line));
-                    diags.dedup_by_key(|d| {
+                Ok((mut diagnostics, withheld)) => {
+                    let errors = diagnostics.iter().filter(|d| d.severity == "error").count();
+                    let reported = (errors, diagnostics.len() - errors);
+                    // Errors first, by file and line; the same finding once.
+                    diagnostics
+                        .sort_by_key(|d| (d.severity != "error", d.loc.path.clone(), d.loc.line));
+                    diagnostics.dedup_by_key(|d| {
                         (
                             d.loc.path.clone(),
                             d.loc.line,
@@ -438,49 +430,27 @@ pub async fn run_all(sup: &Supervisor, project_code: bool) -> ToolOutput {
                             d.message.clone(),
                         )
                     });
-                    let mut per_file: std::collections::HashMap<String, usize> = Default::default();
-                    for d in &diags {
-                        let n = per_file.entry(d.loc.path.clone()).or_default();
-                        if *n < PER_FILE && budget > 0 {
-                            *n += 1;
-                            budget -= 1;
-                            text.push(d.render());
-                        } else {
-                            left_out += 1;
-                        }
-                    }
-                    if withheld > 0 {
-                        text.push(format!(
-                            "({withheld} finding(s) in files outside the workspace root through a symlink not shown)"
-                        ));
-                    }
-                    results
-                        .push(json!({"checker": name, "root": shown_root, "diagnostics": diags}));
+                    CheckerRun::Ran(CheckerRan {
+                        checker,
+                        root,
+                        diagnostics,
+                        elapsed,
+                        withheld,
+                        reported,
+                    })
                 }
-                Err(e) => {
-                    text.push(format!("{name} in {shown_root}: {e}"));
-                    results.push(json!({"checker": name, "root": shown_root, "error": e}));
-                }
+                Err(error) => CheckerRun::Failed(CheckerFailed {
+                    checker,
+                    root,
+                    error,
+                }),
             }
-        }
+        })
+        .collect();
+    ProjectDiagnostics {
+        operation: "diagnostics",
+        file: "*",
+        checkers,
+        notes,
     }
-    text.extend(notes);
-    if left_out > 0 {
-        text.push(format!(
-            "({left_out} more finding(s) not shown: at most {PER_FILE} per file and {IN_ALL} in all, errors first; `structured.checkers` has every one, and `diagnostics` of one file shows its own)"
-        ));
-    }
-    if text.is_empty() {
-        text.push(format!(
-            "no project checker applies: none of {} was found in the workspace",
-            CHECKERS
-                .iter()
-                .map(|c| format!("{} ({})", c.name, c.markers.join("/")))
-                .chain(["C/C++ (compile_commands.json)".to_string()])
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    ToolOutput::text(text.join("\n"))
-        .with_structured(json!({"operation": "diagnostics", "file": "*", "checkers": results}))
 }

@@ -14,8 +14,10 @@ use crate::protocol::Diagnostic;
 use crate::render::{Diag, Renderer};
 use crate::tools::State;
 use agent_tier::workspace::confine;
-use agent_tier::{BoxFuture, CallContext, RoomId, ToolOutput, Wrapper};
-use serde_json::{Value, json};
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{BoxFuture, CallContext, Report, RoomId, ToolOutput, Wrapper};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,26 +28,49 @@ pub const PER_FILE: usize = 10;
 /// Most problems shown for one write.
 pub const IN_ALL: usize = 30;
 
-/// What a write's diagnostics came to.
-#[derive(Debug, Default)]
-pub struct Report {
+/// What a write's diagnostics came to: the part the wrapper adds to the write's result (its
+/// text appended, its fields added to the structured result).
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct WriteReport {
     /// Introduced by the write (not in the baseline, not reported before in this run).
+    #[serde(rename = "diagnostics")]
     pub new: Vec<Diag>,
     /// In the written content, with no baseline to compare against.
+    #[serde(
+        rename = "diagnostics_unchecked",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub unchecked: Vec<Diag>,
     /// New in files the call did not change, published after it (may be related).
+    #[serde(
+        rename = "diagnostics_elsewhere",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub elsewhere: Vec<Diag>,
     /// Left out by the budget: (file, how many).
+    #[serde(skip)]
     pub left_out: BTreeMap<String, usize>,
+    /// What could not be had in time, and what that means for the list.
+    #[serde(skip)]
     pub notes: Vec<String>,
     /// Per server and file that answered, the state of that answer: fresh for the written
     /// content, or partial (the server was still busy).
+    #[serde(rename = "diagnostics_state", skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<String>,
     /// Introduced in other files that use the names the write changed (per the witness).
+    #[serde(
+        rename = "diagnostics_related",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub related: Vec<Diag>,
     /// In those files after the write, with no baseline to compare against.
+    #[serde(
+        rename = "diagnostics_related_unchecked",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub related_unchecked: Vec<Diag>,
     /// What the check covered: the written files and which other files.
+    #[serde(rename = "diagnostics_scope", skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
@@ -65,9 +90,9 @@ impl State {
         files: &[String],
         previous: &BTreeMap<String, Vec<u8>>,
         room: &RoomId,
-    ) -> Report {
+    ) -> WriteReport {
         let deadline = Instant::now() + self.sup.cfg.write_timeout;
-        let mut report = Report::default();
+        let mut report = WriteReport::default();
         // What every running server had published before it heard of this change.
         let before_all: Published = self
             .sup
@@ -394,41 +419,29 @@ impl Wrapper for WriteDiagnostics {
                 .0
                 .after_write(&output.changed_files, &output.previous, &cx.room())
                 .await;
-            let text = render(&report);
-            if text.is_empty() {
+            let part = ToolOutput::report(&report);
+            if part.text.is_empty() {
                 return output;
             }
-            output.text.push_str(&text);
-            if let Some(Value::Object(o)) = &mut output.structured {
-                o.insert("diagnostics".into(), json!(report.new));
-                if !report.unchecked.is_empty() {
-                    o.insert("diagnostics_unchecked".into(), json!(report.unchecked));
-                }
-                if !report.elsewhere.is_empty() {
-                    o.insert("diagnostics_elsewhere".into(), json!(report.elsewhere));
-                }
-                if !report.states.is_empty() {
-                    o.insert("diagnostics_state".into(), json!(report.states));
-                }
-                if !report.related.is_empty() {
-                    o.insert("diagnostics_related".into(), json!(report.related));
-                }
-                if !report.related_unchecked.is_empty() {
-                    o.insert(
-                        "diagnostics_related_unchecked".into(),
-                        json!(report.related_unchecked),
-                    );
-                }
-                if let Some(scope) = &report.scope {
-                    o.insert("diagnostics_scope".into(), json!(scope));
-                }
+            output.text.push_str(&part.text);
+            if let (Some(Value::Object(o)), Some(Value::Object(add))) =
+                (&mut output.structured, part.structured)
+            {
+                o.extend(add);
             }
             output
         })
     }
 }
 
-fn render(report: &Report) -> String {
+impl Report for WriteReport {
+    /// Empty when there is nothing to say (no server answered for a changed file).
+    fn text(&self) -> String {
+        render(self)
+    }
+}
+
+fn render(report: &WriteReport) -> String {
     let mut text = String::new();
     let lines = |ds: &[Diag]| ds.iter().map(Diag::render).collect::<Vec<_>>().join("\n");
     if !report.new.is_empty() {

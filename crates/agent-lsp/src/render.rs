@@ -5,6 +5,7 @@ use crate::protocol::{
     SymbolKind,
 };
 use crate::text::{Encoding, display_col, lines, uri_to_path};
+use agent_tier::schemars::{self, JsonSchema};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub(crate) type Finding = (PathBuf, u32, u32, String, String, String);
 
 /// A place in a file, for the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Loc {
     /// Relative to the workspace root when inside it, else absolute.
     pub path: String,
@@ -33,13 +34,18 @@ impl Loc {
 }
 
 /// A diagnostic, for the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Diag {
+    /// Where it is.
     #[serde(flatten)]
     pub loc: Loc,
+    /// `error`, `warning`, `info` or `hint`.
     pub severity: String,
+    /// The server's or checker's code for it (empty when it has none).
     pub code: String,
+    /// What is wrong.
     pub message: String,
+    /// Who reported it (`Pylance`, `rustc`, a checker; empty when unknown).
     pub source: String,
 }
 
@@ -246,12 +252,17 @@ pub fn symbol_kind(k: SymbolKind) -> &'static str {
 }
 
 /// A symbol, for the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Sym {
+    /// Its name as the server reports it.
     pub name: String,
+    /// Its kind in words (`class`, `method`, `function`, …).
     pub kind: String,
+    /// How deep it is nested in the file's symbols (0: top level).
     pub depth: usize,
+    /// What contains it, when the server says.
     pub container: Option<String>,
+    /// Where its name is.
     #[serde(flatten)]
     pub loc: Loc,
 }

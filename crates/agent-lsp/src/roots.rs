@@ -7,6 +7,9 @@
 //! above its file ([`root_for`]); the reports list every such folder ([`roots_in`]), so each root
 //! a call can start a server for is one they name, and no other.
 
+use agent_tier::display::plural;
+use agent_tier::schemars::{self, JsonSchema};
+use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 
 /// Folders never taken as (or searched for) roots.
@@ -90,24 +93,28 @@ impl Unreadable {
         let shown = agent_tier::display::clip_path(&agent_tier::workspace::display_path(ws, path));
         Some(format!(
             "{} could not be read while looking for {what} (first: {shown}: {error})",
-            if self.count == 1 {
-                "1 folder".to_string()
-            } else {
-                format!("{} folders", self.count)
-            }
+            plural(self.count, "folder", "folders")
         ))
     }
 
-    /// As structured data: `{"count": N, "first": "path: error"}`.
-    pub fn json(&self, ws: &Path) -> serde_json::Value {
-        serde_json::json!({
-            "count": self.count,
-            "first": self.first.as_ref().map(|(p, e)| format!(
-                "{}: {e}",
-                agent_tier::workspace::display_path(ws, p)
-            )),
-        })
+    /// As a result shows it: how many, and the first with its error.
+    pub fn shown(&self, ws: &Path) -> UnreadableFolders {
+        UnreadableFolders {
+            count: self.count,
+            first: self.first.as_ref().map(|(p, e)| {
+                format!("{}: {e}", agent_tier::workspace::display_path(ws, p))
+            }),
+        }
     }
+}
+
+/// Folders a walk could not read, as a result shows them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct UnreadableFolders {
+    /// How many.
+    pub count: usize,
+    /// The first, relative to the workspace root, and its error: `path: error`.
+    pub first: Option<String>,
 }
 
 /// Every root a call could use, outermost first (at most 50). A folder that cannot be listed

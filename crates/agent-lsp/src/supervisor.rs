@@ -24,6 +24,7 @@ use crate::config::{Resolved, ServerSpec};
 use crate::contain::{Containment, Uncontained};
 use crate::error::LspError;
 use crate::roots::root_for;
+use agent_tier::schemars::{self, JsonSchema};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -149,18 +150,24 @@ fn choose_victim<K: Clone>(running: &[(K, Instant, bool)]) -> Option<K> {
 }
 
 /// One entry of `status`.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, JsonSchema)]
 pub struct SlotStatus {
+    /// The server's id.
     pub id: String,
+    /// The root it serves.
     pub root: PathBuf,
+    /// Running (ready, loading, indexing), crashed, failed to start, or stopped, in words.
     pub state: String,
+    /// Its process id, while it has one.
     pub pid: Option<u32>,
+    /// How many times it was restarted after a crash or a failed start.
     pub restarts: u32,
+    /// The tail of its stderr (crashed), or why it failed to start.
     pub stderr_tail: Option<String>,
 }
 
 /// The cap on running servers, as `status` shows it.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, JsonSchema)]
 pub struct CapStatus {
     /// How many may run at once.
     pub max_servers: usize,

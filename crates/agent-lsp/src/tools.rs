@@ -14,7 +14,6 @@ use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{apply_all, confine, confine_existing};
 use agent_tier::{BoxError, CallContext, Effects, RoomId, Rooms, Tier, Tool, ToolOutput};
 use serde::Deserialize;
-use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -197,15 +196,21 @@ impl State {
         room: &RoomId,
     ) -> Result<ToolOutput, LspError> {
         match Command::parse(a)? {
-            Command::Status { file } => Ok(self.status(file.as_deref()).await),
+            Command::Status { file } => Ok(ToolOutput::report(
+                &self.status(file.as_deref()).await,
+            )),
             Command::Reload { file } => self.reload(file.as_deref()).await,
-            Command::Diagnostics(Checked::Project) => {
-                Ok(checker::run_all(&self.sup, project_code).await)
-            }
-            Command::Diagnostics(Checked::File(f)) => self.diagnostics(&f, room).await,
-            Command::Symbols { file, query } => {
-                self.symbols(file.as_deref(), query.as_deref()).await
-            }
+            Command::Diagnostics(Checked::Project) => Ok(ToolOutput::report(
+                &checker::run_all(&self.sup, project_code).await,
+            )),
+            Command::Diagnostics(Checked::File(f)) => self
+                .diagnostics(&f, room)
+                .await
+                .map(|r| ToolOutput::report(&r)),
+            Command::Symbols { file, query } => self
+                .symbols(file.as_deref(), query.as_deref())
+                .await
+                .map(|r| ToolOutput::report(&r)),
             Command::Navigate(nav, p) => {
                 let (at, by) = self.place(nav.op(), p).await?;
                 self.navigate(nav, &at).await.map(|o| explained(o, by))
@@ -240,12 +245,11 @@ impl State {
     }
 }
 
-/// An answer, with how its name was resolved when it was.
-fn explained(out: ToolOutput, by: Option<ByName>) -> ToolOutput {
-    match by {
-        Some(by) => by.explain(out),
-        None => out,
-    }
+/// An answer, with how its name was resolved when it was (the first line of its text, and
+/// `resolved` in its structured result).
+fn explained<B: ops::Body>(mut answer: ops::Answer<B>, by: Option<ByName>) -> ToolOutput {
+    answer.resolved = by.map(|by| by.how);
+    ToolOutput::report(&answer)
 }
 
 /// The note under an answer some of whose locations lead out of the root through a symlink.

@@ -231,6 +231,8 @@ async fn rendered_results() {
     for (name, args) in calls {
         let out = fx.lsp(args).await;
         insta::assert_snapshot!(format!("render_{name}"), fx.red(&out.text));
+        // The structured result too: the typed reports must keep its shape.
+        insta::assert_json_snapshot!(format!("structured_{name}"), out.structured);
     }
     let out = fx
         .write("lib/extra.dart", "int f() => undefinedThing;\n")
@@ -244,6 +246,13 @@ async fn rendered_results() {
         )
         .await;
     insta::assert_snapshot!("render_rename", fx.red(&out.text));
+    insta::assert_json_snapshot!("structured_rename", out.structured);
+    // Addressed by name: the resolution is said first, and in the structured result.
+    let out = fx
+        .lsp(json!({"operation": "definition", "symbol": "makeGreeter"}))
+        .await;
+    insta::assert_snapshot!("render_by_name", fx.red(&out.text));
+    insta::assert_json_snapshot!("structured_by_name", out.structured);
 }
 
 /// A rename whose written result the server's own references do not confirm is undone whole.

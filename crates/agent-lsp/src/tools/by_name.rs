@@ -17,18 +17,6 @@ pub(super) struct ByName {
     pub how: String,
 }
 
-impl ByName {
-    /// The answer to a name-resolved call: the resolution line first, and in the structured
-    /// result.
-    pub fn explain(&self, mut out: ToolOutput) -> ToolOutput {
-        out.text = format!("{}\n{}", self.how, out.text);
-        if let Some(Value::Object(o)) = out.structured.as_mut() {
-            o.insert("resolved".into(), json!(self.how));
-        }
-        out
-    }
-}
-
 /// The call to make next for one candidate: `{"operation": …, "path": …, "line": …, "symbol": …}`.
 pub(super) type NextCall<'a> = &'a (dyn Fn(&str, u32, &str) -> String + Sync);
 
@@ -36,9 +24,14 @@ pub(super) type NextCall<'a> = &'a (dyn Fn(&str, u32, &str) -> String + Sync);
 pub(super) fn address_fields(path: &str, line: u32, symbol: &str) -> String {
     format!(
         "\"path\": {}, \"line\": {line}, \"symbol\": {}",
-        json!(path),
-        json!(symbol)
+        quoted(path),
+        quoted(symbol)
     )
+}
+
+/// `text` as a JSON string, quotes and escapes included.
+pub(super) fn quoted(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
 }
 
 impl State {
@@ -102,7 +95,7 @@ impl State {
             return Err(arg_err(format!(
                 "no declaration named `{symbol}` in {where_} ({}){why}; list similar names with {{\"operation\": \"symbols\", \"query\": {}}}{hint}",
                 found.by,
-                json!(last)
+                quoted(last)
             )));
         }
         let scope = match &not_in {

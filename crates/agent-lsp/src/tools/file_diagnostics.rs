@@ -1,13 +1,15 @@
 //! `diagnostics` of one file: synced, fresh for that content, rendered.
 
 use super::*;
+use agent_tier::Report;
+use serde::Serialize;
 
 impl State {
     pub(super) async fn diagnostics(
         &self,
         file: &str,
         room: &RoomId,
-    ) -> Result<ToolOutput, LspError> {
+    ) -> Result<FileDiagnostics, LspError> {
         let (path, display, text) = self.read_file(file)?;
         let srv = self.sup.server_for(&path).await?;
         let synced = srv.sync(&path, &text, false).await?;
@@ -28,38 +30,79 @@ impl State {
             .collect();
         // What the agent has been shown is "already reported" for the write wrapper.
         let _ = self.unseen(room, shown.clone());
+        Ok(FileDiagnostics {
+            operation: "diagnostics",
+            server: srv.spec.id.clone(),
+            file: display,
+            complete: fresh && !got.busy,
+            mode: if got.pulled { "pull" } else { "push" },
+            diagnostics: shown,
+            fresh,
+            busy: got.busy,
+            minor,
+            timeout_secs: self.sup.cfg.ready_timeout.as_secs(),
+        })
+    }
+}
+
+/// What `diagnostics` of one file found: its errors and warnings for the content on disk.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileDiagnostics {
+    /// `diagnostics`.
+    pub operation: &'static str,
+    /// The server that answered.
+    pub server: String,
+    /// The file, relative to the workspace root.
+    pub file: String,
+    /// The answer is for the current content and the server was not still busy.
+    pub complete: bool,
+    /// `pull` (the server was asked) or `push` (its publish for this content was waited for).
+    pub mode: &'static str,
+    /// The errors and warnings.
+    pub diagnostics: Vec<Diag>,
+    /// An answer for the current content came in time.
+    #[serde(skip)]
+    pub fresh: bool,
+    /// The server was still indexing or checking.
+    #[serde(skip)]
+    pub busy: bool,
+    /// Information and hint diagnostics left out.
+    #[serde(skip)]
+    pub minor: usize,
+    /// How long the answer was waited for.
+    #[serde(skip)]
+    pub timeout_secs: u64,
+}
+
+impl Report for FileDiagnostics {
+    fn text(&self) -> String {
+        let (server, file) = (&self.server, &self.file);
         let mut out = Vec::new();
-        if !fresh {
+        if !self.fresh {
             out.push(format!(
-                "{} did not report diagnostics for the current content of `{display}`: timed out after {} s; try again",
-                srv.spec.id,
-                self.sup.cfg.ready_timeout.as_secs()
+                "{server} did not report diagnostics for the current content of `{file}`: timed out after {} s; try again",
+                self.timeout_secs
             ));
-        } else if shown.is_empty() {
-            out.push(format!(
-                "no errors or warnings in `{display}` ({})",
-                srv.spec.id
-            ));
+        } else if self.diagnostics.is_empty() {
+            out.push(format!("no errors or warnings in `{file}` ({server})"));
         } else {
             out.push(format!(
-                "{} problem(s) in `{display}` ({}):",
-                shown.len(),
-                srv.spec.id
+                "{} problem(s) in `{file}` ({server}):",
+                self.diagnostics.len()
             ));
-            out.extend(shown.iter().map(Diag::render));
+            out.extend(self.diagnostics.iter().map(Diag::render));
         }
-        if minor > 0 {
-            out.push(format!("({minor} info/hint diagnostic(s) not shown)"));
-        }
-        if fresh && got.busy {
+        if self.minor > 0 {
             out.push(format!(
-                "(partial: {} was still indexing or checking; ask again for a complete answer)",
-                srv.spec.id
+                "({} info/hint diagnostic(s) not shown)",
+                self.minor
             ));
         }
-        Ok(ToolOutput::text(out.join("\n")).with_structured(json!({
-            "operation": "diagnostics", "server": srv.spec.id, "file": display,
-            "complete": fresh && !got.busy, "mode": if got.pulled { "pull" } else { "push" }, "diagnostics": shown,
-        })))
+        if self.fresh && self.busy {
+            out.push(format!(
+                "(partial: {server} was still indexing or checking; ask again for a complete answer)"
+            ));
+        }
+        out.join("\n")
     }
 }

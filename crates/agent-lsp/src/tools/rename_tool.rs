@@ -3,9 +3,13 @@
 use super::by_name::address_fields;
 use super::command::{At, Named};
 use super::rename_check::Check;
+use super::by_name::quoted;
 use super::witnessed::{check_identifier, identifier_of, site_text};
 use super::*;
 use crate::protocol::{PrepareRename, Rename, RenameParams, WorkspaceEdit};
+
+mod report;
+use report::{FileEdits, RenameReport, RenamedFile};
 
 impl State {
     /// `textDocument/rename`, asked again once if the content was modified meanwhile; no
@@ -56,7 +60,7 @@ impl State {
                     file: file.clone(),
                     symbol: a.symbol.trim().to_string(),
                 };
-                let new_name = json!(a.new_name);
+                let new_name = quoted(&a.new_name);
                 let next = |path: &str, line: u32, symbol: &str| {
                     format!(
                         "{{{}, \"new_name\": {new_name}}}",
@@ -288,36 +292,31 @@ impl State {
                 false,
             ),
         };
-        let total: usize = plan.per_file.iter().map(|(_, n)| n).sum();
-        let mut out = vec![format!(
-            "renamed `{}` to `{}` ({}): {total} edit(s) in {} file(s)",
-            t.symbol,
-            a.new_name,
-            srv.spec.id,
-            plan.per_file.len()
-        )];
-        for (f, n) in &plan.per_file {
-            out.push(format!("- {f}: {n} edit(s)"));
-        }
-        for (o, n) in &plan.renames {
-            out.push(format!("- renamed file {o} → {n}"));
-        }
-        if let Ok(w) = &witness {
-            out.push(w.summary(identifier_of(&t.symbol).unwrap_or_default(), self.ws()));
-        }
-        out.push(verified.clone());
-        let out = ToolOutput::text(out.join("\n")).with_structured(json!({
-            "server": srv.spec.id,
-            "files": plan.per_file.iter().map(|(f, n)| json!({"path": f, "edits": n})).collect::<Vec<_>>(),
-            "renamed_files": plan.renames.iter().map(|(o, n)| json!({"from": o, "to": n})).collect::<Vec<_>>(),
-            "verified": matches!(check, Check::Verified { .. }) && witness_ok,
-            "check": verified,
-            "witness": witness.as_ref().map(|w| w.to_json(self.ws())).unwrap_or(Value::Null),
-        }))
-        .with_file_changes(self.ws(), &plan.changes);
-        Ok(match by {
-            Some(by) => by.explain(out),
-            None => out,
-        })
+        let report = RenameReport {
+            server: srv.spec.id.clone(),
+            files: plan
+                .per_file
+                .iter()
+                .map(|(path, edits)| FileEdits {
+                    path: path.clone(),
+                    edits: *edits,
+                })
+                .collect(),
+            renamed_files: plan
+                .renames
+                .iter()
+                .map(|(from, to)| RenamedFile {
+                    from: from.clone(),
+                    to: to.clone(),
+                })
+                .collect(),
+            verified: matches!(check, Check::Verified { .. }) && witness_ok,
+            check: verified,
+            witness: witness.as_ref().ok().map(|w| w.report(self.ws())),
+            resolved: by.map(|by| by.how),
+            symbol: t.symbol.clone(),
+            new_name: a.new_name.clone(),
+        };
+        Ok(ToolOutput::report(&report).with_file_changes(self.ws(), &plan.changes))
     }
 }

@@ -3,13 +3,15 @@
 use super::*;
 use crate::protocol::{DocumentParams, DocumentSymbols, WorkspaceSymbolParams, WorkspaceSymbols};
 use crate::render::workspace_symbols;
+use agent_tier::Report;
+use serde::Serialize;
 
 impl State {
     pub(super) async fn symbols(
         &self,
         file: Option<&str>,
         query: Option<&str>,
-    ) -> Result<ToolOutput, LspError> {
+    ) -> Result<SymbolsReport, LspError> {
         match (file, query) {
             (Some(file), None) => {
                 let (path, display, text) = self.read_file(file)?;
@@ -58,9 +60,7 @@ impl State {
                     partial,
                     &ids,
                 );
-                if let Some(note) = note {
-                    out.text.push_str(&format!("\nnote: {note}"));
-                }
+                out.note = note;
                 Ok(out)
             }
             (None, None) => Err(arg_err(
@@ -147,29 +147,65 @@ impl State {
     }
 }
 
+/// At most `limit` of `syms`, under `head` (`symbols in …`, `workspace symbols matching …`).
 pub(super) fn render_syms(
     head: String,
     syms: Vec<Sym>,
     limit: usize,
     partial: bool,
     server: &str,
-) -> ToolOutput {
+) -> SymbolsReport {
     let total = syms.len();
-    let shown: Vec<Sym> = syms.into_iter().take(limit).collect();
-    let mut out = Vec::new();
-    if shown.is_empty() {
-        out.push(format!("no {head}"));
-    } else {
-        out.push(format!("{head}:"));
-        out.extend(shown.iter().map(Sym::render));
-        if total > shown.len() {
-            out.push(format!("(showing {} of {total})", shown.len()));
+    SymbolsReport {
+        operation: "symbols",
+        server: server.to_string(),
+        symbols: syms.into_iter().take(limit).collect(),
+        total,
+        partial,
+        head,
+        note: None,
+    }
+}
+
+/// What `symbols` found: a file's symbols, or a workspace search's.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SymbolsReport {
+    /// `symbols`.
+    pub operation: &'static str,
+    /// The servers that answered, comma-separated.
+    pub server: String,
+    /// The symbols (a file: the first 200; a search: the first 100), nested ones after their
+    /// container.
+    pub symbols: Vec<Sym>,
+    /// How many there are in all.
+    pub total: usize,
+    /// A server had not finished loading: the list may be partial.
+    pub partial: bool,
+    /// What was listed, as the text's first line says it.
+    #[serde(skip)]
+    pub head: String,
+    /// A folder that could not be looked in while choosing the servers to ask.
+    #[serde(skip)]
+    pub note: Option<String>,
+}
+
+impl Report for SymbolsReport {
+    fn text(&self) -> String {
+        let head = &self.head;
+        let mut out = Vec::new();
+        if self.symbols.is_empty() {
+            out.push(format!("no {head}"));
+        } else {
+            out.push(format!("{head}:"));
+            out.extend(self.symbols.iter().map(Sym::render));
+            if self.total > self.symbols.len() {
+                out.push(format!("(showing {} of {})", self.symbols.len(), self.total));
+            }
         }
+        if self.partial {
+            out.push(PARTIAL.to_string());
+        }
+        out.extend(self.note.iter().map(|n| format!("note: {n}")));
+        out.join("\n")
     }
-    if partial {
-        out.push(PARTIAL.to_string());
-    }
-    ToolOutput::text(out.join("\n")).with_structured(json!({
-        "operation": "symbols", "server": server, "symbols": shown, "total": total, "partial": partial,
-    }))
 }

@@ -11,7 +11,9 @@ use crate::protocol::{
     AnyLocation, Declaration, Definition, Implementation, Location, Position, Range,
     ReferenceParams, References,
 };
+use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::witness::IdentifierWitness;
+use serde::Serialize;
 use std::collections::HashMap;
 
 /// At most this many occurrences are put to the server as `definition` questions per answer.
@@ -63,23 +65,66 @@ impl Witnessed {
         self.missing.is_empty() && self.unconfirmed.is_empty()
     }
 
-    pub fn to_json(&self, ws: &Path) -> Value {
-        let show = |s: &Site| {
-            json!({"path": agent_tier::workspace::display_path(ws, &s.path),
-                   "line": s.line + 1, "character": s.character})
+    /// What it found, for the answer (paths relative to `ws`, lines 1-based).
+    pub fn report(&self, ws: &Path) -> WitnessReport {
+        let show = |s: &Site| SiteShown {
+            path: agent_tier::workspace::display_path(ws, &s.path),
+            line: s.line + 1,
+            character: s.character,
         };
-        json!({
-            "occurrences": self.occurrences, "confirmed": self.confirmed,
-            "ruled_out": self.ruled_out, "in_answered_files": self.in_answered_files,
-            "missing": self.missing.iter().map(show).collect::<Vec<_>>(),
-            "unconfirmed": self.unconfirmed.iter().take(MAX_ASKED).map(show).collect::<Vec<_>>(),
-            "unconfirmed_total": self.unconfirmed.len(),
-            "files": self.files, "skipped_files": self.skipped,
-        })
+        WitnessReport {
+            occurrences: self.occurrences,
+            confirmed: self.confirmed,
+            ruled_out: self.ruled_out,
+            in_answered_files: self.in_answered_files,
+            missing: self.missing.iter().map(show).collect(),
+            unconfirmed: self.unconfirmed.iter().take(MAX_ASKED).map(show).collect(),
+            unconfirmed_total: self.unconfirmed.len(),
+            files: self.files,
+            skipped_files: self.skipped,
+        }
     }
+}
 
+/// How the identifier witness checked an answer: where the name occurs as an identifier, and
+/// what became of each occurrence.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WitnessReport {
+    /// Occurrences of the name in the language's files.
+    pub occurrences: usize,
+    /// Occurrences the answer lists (or that were found missing and are now listed).
+    pub confirmed: usize,
+    /// Occurrences whose definition is another symbol.
+    pub ruled_out: usize,
+    /// Occurrences in files the server answered for but did not list there (taken as other
+    /// symbols; not asked again).
+    pub in_answered_files: usize,
+    /// Occurrences whose definition is the asked declaration, missing from the server's answer.
+    pub missing: Vec<SiteShown>,
+    /// Occurrences settled neither way (the first 50).
+    pub unconfirmed: Vec<SiteShown>,
+    /// How many were settled neither way.
+    pub unconfirmed_total: usize,
+    /// Files looked at.
+    pub files: usize,
+    /// Files the witness could not read.
+    pub skipped_files: usize,
+}
+
+/// An occurrence, as shown.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SiteShown {
+    /// Relative to the workspace root.
+    pub path: String,
+    /// 1-based.
+    pub line: u32,
+    /// In the server's units.
+    pub character: u32,
+}
+
+impl WitnessReport {
     /// One line that says what was checked.
-    pub fn summary(&self, name: &str, ws: &Path) -> String {
+    pub fn summary(&self, name: &str) -> String {
         let mut s = format!(
             "witness: `{name}` occurs {} time(s) as an identifier in {} file(s); {} in the answer",
             self.occurrences, self.files, self.confirmed
@@ -96,23 +141,23 @@ impl Witnessed {
                 self.in_answered_files
             ));
         }
-        if !self.unconfirmed.is_empty() {
+        if self.unconfirmed_total > 0 {
             let first: Vec<String> = self
                 .unconfirmed
                 .iter()
                 .take(5)
-                .map(|x| site_text(ws, x))
+                .map(|x| format!("{}:{}", x.path, x.line))
                 .collect();
             s.push_str(&format!(
                 ", {} not confirmed either way (first: {})",
-                self.unconfirmed.len(),
+                self.unconfirmed_total,
                 first.join(", ")
             ));
         }
-        if self.skipped > 0 {
+        if self.skipped_files > 0 {
             s.push_str(&format!(
                 "; {} file(s) could not be read by the witness",
-                self.skipped
+                self.skipped_files
             ));
         }
         s

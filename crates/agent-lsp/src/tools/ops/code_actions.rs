@@ -6,7 +6,10 @@ use super::*;
 use crate::protocol::{CodeActionContext, CodeActionParams, CodeActionRequest, Position, Range};
 
 impl State {
-    pub(in crate::tools) async fn code_actions(&self, at: &At) -> Result<ToolOutput, LspError> {
+    pub(in crate::tools) async fn code_actions(
+        &self,
+        at: &At,
+    ) -> Result<Answer<Actions>, LspError> {
         let op = Operation::CodeActions;
         let l = self.locate(op, at).await?;
         // The diagnostics on that line give the quick fixes.
@@ -38,55 +41,22 @@ impl State {
         self.offered::<CodeActionRequest>(&l, op)?;
         let (result, partial) = self.ask::<CodeActionRequest>(&l.srv, &params).await?;
         let partial = partial || !l.ready;
-        let (mut structured, r) = self.answer_head(&l, op, partial);
-        let mut list = Vec::new();
-        for a in result.iter() {
-            list.push(json!({"title": a.title, "kind": a.kind.as_deref().unwrap_or_default(),
-                "preferred": a.is_preferred == Some(true)}));
-        }
+        let (head, r) = self.answer_head(&l, op, partial);
+        let all = result.len();
         // Quick fixes only: refactorings and source actions are listed by count.
-        let all = list.len();
-        list.retain(|a| {
-            a["kind"]
-                .as_str()
-                .is_some_and(|k| k == "quickfix" || k.starts_with("quickfix."))
-        });
-        let others = all - list.len();
-        structured["other_actions"] = json!(others);
-        let mut text = Vec::new();
-        if list.is_empty() {
-            text.push(format!(
-                "no quick fixes for `{}` at {} ({})",
-                l.t.symbol, l.at, l.srv.spec.id
-            ));
-        } else {
-            text.push(format!(
-                "quick fixes for `{}` at {} ({}):",
-                l.t.symbol, l.at, l.srv.spec.id
-            ));
-            for a in &list {
-                let kind = a["kind"]
-                    .as_str()
-                    .filter(|k| !k.is_empty())
-                    .map(|k| format!(" [{k}]"))
-                    .unwrap_or_default();
-                let pref = if a["preferred"].as_bool() == Some(true) {
-                    " (preferred)"
-                } else {
-                    ""
-                };
-                text.push(format!(
-                    "- {}{kind}{pref}",
-                    a["title"].as_str().unwrap_or("")
-                ));
-            }
-        }
-        if others > 0 {
-            text.push(format!(
-                "({others} other action(s) — refactorings or source actions — not shown; apply a fix with `edit` or `apply_patch`)"
-            ));
-        }
-        structured["actions"] = json!(list);
-        Ok(self.finish(&l, text, structured, &r, partial))
+        let actions: Vec<Action> = result
+            .iter()
+            .map(|a| Action {
+                title: a.title.clone(),
+                kind: a.kind.clone().unwrap_or_default(),
+                preferred: a.is_preferred == Some(true),
+            })
+            .filter(|a| a.kind == "quickfix" || a.kind.starts_with("quickfix."))
+            .collect();
+        let body = Actions {
+            other_actions: all - actions.len(),
+            actions,
+        };
+        Ok(self.finish(head, body, &r))
     }
 }

@@ -4,9 +4,12 @@
 use super::command::At;
 use super::*;
 
+mod answer;
 mod code_actions;
 mod hover;
 mod nav;
+
+pub(in crate::tools) use answer::{Action, Actions, Answer, Body, Head, HoverBody, Places};
 
 /// A positional call's target, resolved on the file and synced to its server.
 pub(super) struct Located {
@@ -118,41 +121,37 @@ impl State {
         Err(not_offered(l, op))
     }
 
-    /// The answer's structured head, and its renderer with the target file loaded.
+    /// The answer's head, and its renderer with the target file loaded.
     pub(super) fn answer_head(
         &self,
         l: &Located,
         op: Operation,
         partial: bool,
-    ) -> (Value, Renderer<'_>) {
-        let structured = json!({
-            "operation": op.name(), "server": l.srv.spec.id, "file": l.t.display,
-            "line": l.t.line0 + 1, "symbol": l.t.symbol, "partial": partial,
-        });
+    ) -> (Head, Renderer<'_>) {
+        let head = Head {
+            operation: op.name(),
+            server: l.srv.spec.id.clone(),
+            file: l.t.display.clone(),
+            line: l.t.line0 + 1,
+            symbol: l.t.symbol.clone(),
+            partial,
+            at: l.at.clone(),
+            note: l.t.note.clone(),
+            escaped: Vec::new(),
+        };
         let mut r = Renderer::new(self.ws(), l.srv.encoding());
         r.preload(&l.t.path, &l.t.text);
-        (structured, r)
+        (head, r)
     }
 
-    /// The notes every positional answer ends with: how the symbol was taken, locations
-    /// withheld because they lead out of the root, and partial answers.
-    pub(super) fn finish(
-        &self,
-        l: &Located,
-        mut text: Vec<String>,
-        structured: Value,
-        r: &Renderer,
-        partial: bool,
-    ) -> ToolOutput {
-        if let Some(n) = &l.t.note {
-            text.push(n.clone());
+    /// The answer: its head, the locations the renderer withheld because they lead out of the
+    /// root, and what the operation found.
+    pub(super) fn finish<B: Body>(&self, mut head: Head, body: B, r: &Renderer) -> Answer<B> {
+        head.escaped = r.escaped.clone();
+        Answer {
+            head,
+            body,
+            resolved: None,
         }
-        if !r.escaped.is_empty() {
-            text.push(escaped_note(&r.escaped));
-        }
-        if partial {
-            text.push(PARTIAL.to_string());
-        }
-        ToolOutput::text(text.join("\n")).with_structured(structured)
     }
 }

@@ -10,7 +10,7 @@ impl State {
         &self,
         nav: Nav,
         at: &At,
-    ) -> Result<ToolOutput, LspError> {
+    ) -> Result<Answer<Places>, LspError> {
         let op = nav.op();
         // With a witness, `references` does not wait for the server to look idle (a quiet
         // period is a guess): the witness tells a complete answer from an early one.
@@ -81,44 +81,21 @@ impl State {
         // A server that was still loading gave a partial answer, unless the witness found
         // nothing it left out.
         let partial = partial || (!l.ready && !witness.as_ref().is_some_and(Witnessed::agrees));
-        let (mut structured, mut r) = self.answer_head(&l, op, partial);
-        let locs: Vec<Loc> = locations(&result)
+        let (head, mut r) = self.answer_head(&l, op, partial);
+        let mut places: Vec<Loc> = locations(&result)
             .into_iter()
             .map(|(p, line, c)| r.loc(&p, line, c))
             .collect();
-        let what = op.name().replace('_', " ");
-        let total = locs.len();
-        let shown: Vec<Loc> = if nav == Nav::References {
-            locs.into_iter().take(50).collect()
-        } else {
-            locs
+        let total = places.len();
+        if nav == Nav::References {
+            places.truncate(50);
+        }
+        let body = Places {
+            locations: places,
+            total,
+            witness: witness.as_ref().map(|w| w.report(self.ws())),
+            witness_note,
         };
-        let mut text = Vec::new();
-        if shown.is_empty() {
-            text.push(format!(
-                "no {what} found for `{}` at {} ({})",
-                l.t.symbol, l.at, l.srv.spec.id
-            ));
-        } else {
-            let of = if nav == Nav::References { "to" } else { "of" };
-            text.push(format!(
-                "{what} {of} `{}` at {} ({}):",
-                l.t.symbol, l.at, l.srv.spec.id
-            ));
-            text.extend(shown.iter().map(Loc::render));
-            if total > shown.len() {
-                text.push(format!("(showing {} of {total})", shown.len()));
-            }
-        }
-        structured["locations"] = json!(shown);
-        structured["total"] = json!(total);
-        if let Some(w) = &witness {
-            text.push(w.summary(identifier_of(&l.t.symbol).unwrap_or_default(), self.ws()));
-            structured["witness"] = w.to_json(self.ws());
-        }
-        if let Some(n) = witness_note {
-            text.push(n);
-        }
-        Ok(self.finish(&l, text, structured, &r, partial))
+        Ok(self.finish(head, body, &r))
     }
 }
