@@ -4,10 +4,11 @@
 
 use crate::codec::{FrameError, FrameReader, Limits, encode};
 use crate::request::{self, Malformed, Request};
+use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -98,14 +99,9 @@ struct Inner<P> {
     reader: Mutex<Option<AbortHandle>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Poisoning needs a panic while the lock is held; no critical section here can panic.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl<P> Drop for Inner<P> {
     fn drop(&mut self) {
-        if let Some(h) = lock(&self.reader).take() {
+        if let Some(h) = self.reader.lock().take() {
             h.abort();
         }
     }
@@ -138,7 +134,7 @@ impl<P: Protocol> Inner<P> {
     fn dispatch(&self, msg: Value, handler: &dyn Handler) {
         match self.protocol.classify(&msg) {
             Incoming::Response(id) => {
-                let tx = lock(&self.state).pending.remove(&id);
+                let tx = self.state.lock().pending.remove(&id);
                 if let Some(tx) = tx {
                     let _ = tx.send(Ok(msg));
                 }
@@ -156,7 +152,7 @@ impl<P: Protocol> Inner<P> {
 
     fn close(&self, why: &ConnectionError) {
         let pending = {
-            let mut st = lock(&self.state);
+            let mut st = self.state.lock();
             st.closed.get_or_insert_with(|| why.clone());
             std::mem::take(&mut st.pending)
         };
@@ -206,7 +202,7 @@ impl<P: Protocol> Connection<P> {
             FrameReader::new(reader, limits),
             handler,
         ));
-        *lock(&inner.reader) = Some(task.abort_handle());
+        *inner.reader.lock() = Some(task.abort_handle());
         Connection { inner }
     }
 
@@ -217,12 +213,12 @@ impl<P: Protocol> Connection<P> {
 
     /// Why the connection ended, once it has.
     pub fn closed(&self) -> Option<ConnectionError> {
-        lock(&self.inner.state).closed.clone()
+        self.inner.state.lock().closed.clone()
     }
 
     /// How many requests await a response.
     pub fn pending(&self) -> usize {
-        lock(&self.inner.state).pending.len()
+        self.inner.state.lock().pending.len()
     }
 
     /// Send a notification; returns once it is written whole.
@@ -245,7 +241,7 @@ impl<P: Protocol> Connection<P> {
         let id = self.inner.next_seq();
         let (tx, rx) = oneshot::channel();
         {
-            let mut st = lock(&self.inner.state);
+            let mut st = self.inner.state.lock();
             if let Some(e) = &st.closed {
                 return Err(e.clone());
             }
@@ -317,7 +313,7 @@ struct Guard<P: Protocol> {
 
 impl<P: Protocol> Drop for Guard<P> {
     fn drop(&mut self) {
-        let was_pending = lock(&self.inner.state).pending.remove(&self.id).is_some();
+        let was_pending = self.inner.state.lock().pending.remove(&self.id).is_some();
         if was_pending
             && self.cancel
             && let Some(msg) = self.inner.protocol.cancel(self.inner.next_seq(), self.id)
