@@ -95,3 +95,28 @@ pub enum CallError {
         name: String,
     },
 }
+
+/// Why the registry refused a tool (or a wrapper, or a provider) while the run was composed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegisterError {
+    /// The registry has served a call or a listing: what a surface sees never changes under a
+    /// running model.
+    #[error(
+        "Registry::{what}({name}) after the registry was sealed by its first call or listing: register every tool and wrapper while composing the run"
+    )]
+    Sealed {
+        /// What was asked (`register`, `add_wrapper`, …).
+        what: &'static str,
+        /// What was to be added (a tool's name, `a wrapper`, …).
+        name: String,
+    },
+    /// The input schema generated from the tool's argument type is not one a client can use.
+    #[error("the registry refuses tool `{tool}`: its input schema {problem}")]
+    InvalidSchema {
+        /// The tool's name.
+        tool: String,
+        /// What is wrong with the schema.
+        problem: crate::schema::SchemaError,
+    },
+}

@@ -7,7 +7,10 @@
 //! - the [`Tool`] trait, whose input schema is generated from the argument type by `schemars`;
 //! - the run's [`Registry`]: the one call path (surface check, argument validation, approval,
 //!   per-resource serialisation, panic capture, wrappers) taken by every call, whether it comes
-//!   from the model, a kernel cell's `tool()` bridge or a worker;
+//!   from the model, a kernel cell's `tool()` bridge or a worker; a tool whose generated input
+//!   schema a client cannot use is refused when it is registered ([`RegisterError`]);
+//! - [`ResourceKey`]: the name of what calls hold one at a time (the workspace's files, a
+//!   debug session), the registry's lock table keyed by it;
 //! - [`Requester`] and [`Caller`]: who made a call, carried with it and every call nested in
 //!   it, so a prompt the call causes (a question, an approval) goes to that party only;
 //! - [`RoomId`] and [`Rooms`]: what belongs to one conversation (its kernels, debug session,
@@ -35,6 +38,7 @@ pub mod lines;
 pub mod locate;
 pub mod process;
 mod registry;
+mod resource;
 pub mod rooms;
 pub mod schema;
 mod tier;
@@ -42,14 +46,15 @@ mod tool;
 pub mod witness;
 pub mod workspace;
 
-pub use error::CallError;
+pub use error::{CallError, RegisterError};
 pub use registry::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, AskingGuard, BoxFuture,
     CallContext, Caller, Origin, PROGRESS_MAX, ProgressListener, ProgressSink, Registry, Requester,
     RunInfo, Wrapper, progress, progress_wanted,
 };
+pub use resource::ResourceKey;
 pub use rooms::{RoomEnd, RoomId, Rooms};
-pub use tier::{Surface, Tier};
+pub use tier::{Surface, Tier, UnknownSurface};
 pub use tool::{BoxError, Effects, Hints, Image, Report, Tool, ToolInfo, ToolOutput};
 
 /// Re-exported so that family crates derive schemas with the same `schemars` the registry uses.

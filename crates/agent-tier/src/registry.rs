@@ -1,6 +1,8 @@
+use crate::resource::Held;
 use crate::rooms::{RoomEnd, RoomId};
 use crate::tool::{Effects, Tool, ToolInfo, ToolOutput};
-use crate::{CallError, Surface, Tier};
+use crate::{CallError, RegisterError, Surface, Tier};
+use parking_lot::{Mutex, RwLock};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -8,7 +10,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Weak};
 
 mod erased;
 mod progress;
@@ -61,9 +63,9 @@ pub struct CallContext {
     /// What this call declared it does (its tool's [`Tool::effects`] for these arguments).
     pub effects: Effects,
     registry: Registry,
-    /// The resource keys held by this call and every call enclosing it: a nested call that
-    /// needs one of them is refused instead of waiting for itself.
-    held: Arc<Vec<String>>,
+    /// The resources held by this call and every call enclosing it: a nested call that needs
+    /// one of them is refused instead of waiting for itself.
+    held: Arc<Vec<Held>>,
     /// Where this call's progress goes (shared with the calls nested in it).
     progress: ProgressSink,
     /// Who made this call (inherited by the calls nested in it): the party its prompts go to.
@@ -245,7 +247,7 @@ struct Inner {
     witness: RwLock<Option<Arc<dyn crate::witness::IdentifierWitness>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
-    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    locks: Mutex<HashMap<Held, Arc<tokio::sync::Mutex<()>>>>,
     /// Set by the first call or listing: from then on the tools and wrappers are fixed.
     sealed: AtomicBool,
     /// How many questions to a person (ask_user cards, approval prompts) are pending.
@@ -282,15 +284,6 @@ impl fmt::Debug for Registry {
     }
 }
 
-// Poisoning can only follow a panic while a lock is held; none of the critical sections below
-// can panic, so recovering the guard is sound.
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|e| e.into_inner())
-}
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(|e| e.into_inner())
-}
-
 impl Registry {
     /// An empty registry for one run.
     pub fn new(run: RunInfo) -> Self {
@@ -321,15 +314,34 @@ impl Registry {
     ///
     /// # Panics
     ///
-    /// After the registry's first call or listing ([`Registry::seal`]): the tool set a surface
-    /// sees never changes under a running model. This is a composition error in the harness.
+    /// When [`Registry::try_register`] refuses the tool: after the registry's first call or
+    /// listing ([`Registry::seal`]), or when the tool's argument type has no valid input schema.
+    /// Both are composition errors in the harness (or the family), found the first time the run
+    /// is composed.
     pub fn register<T: Tool>(&self, tool: T) {
-        self.composing("register", tool.name());
-        let schema = serde_json::to_value(schemars::schema_for!(T::Args))
-            .map(crate::schema::lean)
-            .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+        if let Err(e) = self.try_register(tool) {
+            panic!("{e}");
+        }
+    }
+
+    /// Register a tool while composing the run, or say why it is refused: the registry is
+    /// sealed (the tool set a surface sees never changes under a running model), or the input
+    /// schema generated from the tool's argument type is not one a client can use
+    /// ([`schema::input_schema`](crate::schema::input_schema)). A refused tool is not listed.
+    pub fn try_register<T: Tool>(&self, tool: T) -> Result<(), RegisterError> {
+        self.composing("register", tool.name())?;
+        let schema = crate::schema::input_schema::<T::Args>().map_err(|problem| {
+            RegisterError::InvalidSchema {
+                tool: tool.name().to_string(),
+                problem,
+            }
+        })?;
         let name = tool.name().to_string();
-        write(&self.inner.tools).insert(name, Arc::new(Erased { tool, schema }));
+        self.inner
+            .tools
+            .write()
+            .insert(name, Arc::new(Erased { tool, schema }));
+        Ok(())
     }
 
     /// Add a wrapper while composing the run; it applies to every call whose output it wraps.
@@ -338,8 +350,8 @@ impl Registry {
     ///
     /// After the registry is sealed, like [`Registry::register`].
     pub fn add_wrapper(&self, wrapper: Arc<dyn Wrapper>) {
-        self.composing("add_wrapper", "a wrapper");
-        write(&self.inner.wrappers).push(wrapper);
+        self.composing_or_panic("add_wrapper", "a wrapper");
+        self.inner.wrappers.write().push(wrapper);
     }
 
     /// Provide the run's symbol locator while composing the run (the family that knows
@@ -349,13 +361,13 @@ impl Registry {
     ///
     /// After the registry is sealed, like [`Registry::register`].
     pub fn provide_locator(&self, locator: Arc<dyn crate::locate::SymbolLocator>) {
-        self.composing("provide_locator", "a symbol locator");
-        *write(&self.inner.locator) = Some(locator);
+        self.composing_or_panic("provide_locator", "a symbol locator");
+        *self.inner.locator.write() = Some(locator);
     }
 
     /// The run's symbol locator, when a family provided one.
     pub fn locator(&self) -> Option<Arc<dyn crate::locate::SymbolLocator>> {
-        read(&self.inner.locator).clone()
+        self.inner.locator.read().clone()
     }
 
     /// Provide the run's identifier witness while composing the run (the family that parses
@@ -365,13 +377,13 @@ impl Registry {
     ///
     /// After the registry is sealed, like [`Registry::register`].
     pub fn provide_witness(&self, witness: Arc<dyn crate::witness::IdentifierWitness>) {
-        self.composing("provide_witness", "an identifier witness");
-        *write(&self.inner.witness) = Some(witness);
+        self.composing_or_panic("provide_witness", "an identifier witness");
+        *self.inner.witness.write() = Some(witness);
     }
 
     /// The run's identifier witness, when a family provided one.
     pub fn witness(&self) -> Option<Arc<dyn crate::witness::IdentifierWitness>> {
-        read(&self.inner.witness).clone()
+        self.inner.witness.read().clone()
     }
 
     /// End composition: from now on tools and wrappers are fixed. The first call or listing
@@ -385,22 +397,27 @@ impl Registry {
         self.inner.sealed.load(Ordering::Acquire)
     }
 
-    fn composing(&self, what: &str, name: &str) {
-        assert!(
-            !self.is_sealed(),
-            "Registry::{what}({name}) after the registry was sealed by its first call or listing: register every tool and wrapper while composing the run"
-        );
+    fn composing(&self, what: &'static str, name: &str) -> Result<(), RegisterError> {
+        if self.is_sealed() {
+            return Err(RegisterError::Sealed {
+                what,
+                name: name.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn composing_or_panic(&self, what: &'static str, name: &str) {
+        if let Err(e) = self.composing(what, name) {
+            panic!("{e}");
+        }
     }
 
     /// Have `table` end its state of a room when [`Registry::end_room`] ends that room. Held
     /// weakly: a table its family has dropped is skipped. [`Rooms::attach`](crate::Rooms::attach)
     /// calls this.
     pub fn on_room_end(&self, table: Weak<dyn RoomEnd>) {
-        let mut ends = self
-            .inner
-            .room_ends
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut ends = self.inner.room_ends.lock();
         ends.retain(|t| t.strong_count() > 0);
         ends.push(table);
     }
@@ -410,14 +427,13 @@ impl Registry {
     /// edge calls when a conversation ends (an MCP session closed or expired). Returns how many
     /// entries were ended.
     pub fn end_room(&self, room: &RoomId) -> usize {
-        let tables: Vec<Arc<dyn RoomEnd>> = {
-            let ends = self
-                .inner
-                .room_ends
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            ends.iter().filter_map(Weak::upgrade).collect()
-        };
+        let tables: Vec<Arc<dyn RoomEnd>> = self
+            .inner
+            .room_ends
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
         let ended: usize = tables.iter().map(|t| t.end(room)).sum();
         tracing::debug!(%room, ended, "room ended");
         ended
@@ -425,12 +441,12 @@ impl Registry {
 
     /// Connect (or replace) the approver.
     pub fn set_approver(&self, approver: Arc<dyn Approver>) {
-        *write(&self.inner.approver) = Some(approver);
+        *self.inner.approver.write() = Some(approver);
     }
 
     /// Set which tiers need approval.
     pub fn set_policy(&self, policy: ApprovalPolicy) {
-        *write(&self.inner.policy) = policy;
+        *self.inner.policy.write() = policy;
     }
 
     /// Mark a question to a person as pending until the guard is dropped. Inactivity budgets
@@ -448,18 +464,20 @@ impl Registry {
 
     /// Every registered tool name.
     pub fn names(&self) -> Vec<String> {
-        read(&self.inner.tools).keys().cloned().collect()
+        self.inner.tools.read().keys().cloned().collect()
     }
 
     /// Whether a tool of that name is registered (on any surface).
     pub fn contains(&self, name: &str) -> bool {
-        read(&self.inner.tools).contains_key(name)
+        self.inner.tools.read().contains_key(name)
     }
 
     /// The tools a surface sees, sorted by name. Seals the registry.
     pub fn list(&self, surface: Surface) -> Vec<ToolInfo> {
         self.seal();
-        read(&self.inner.tools)
+        self.inner
+            .tools
+            .read()
             .values()
             .map(|t| t.info())
             .filter(|i| surface.allows(i.tier))
@@ -545,11 +563,11 @@ impl Registry {
         args: Value,
         surface: Surface,
         origin: Origin,
-        held: Arc<Vec<String>>,
+        held: Arc<Vec<Held>>,
         caller: Caller,
     ) -> Result<ToolOutput, CallError> {
         self.seal();
-        let tool = read(&self.inner.tools).get(name).cloned();
+        let tool = self.inner.tools.read().get(name).cloned();
         let Some(tool) = tool else {
             let available = self
                 .list(surface)
@@ -594,8 +612,8 @@ impl Registry {
             });
         }
 
-        if read(&self.inner.policy).requires(tier) {
-            let approver = read(&self.inner.approver).clone();
+        if self.inner.policy.read().requires(tier) {
+            let approver = self.inner.approver.read().clone();
             let Some(approver) = approver else {
                 return Err(CallError::NoApprover {
                     name: name.to_string(),
@@ -623,19 +641,16 @@ impl Registry {
 
         // A resource of the room's own (its kernel, its debug session) is locked per room: calls
         // from two conversations never wait for each other's.
-        let key = effects.resource.clone().map(|key| {
-            if effects.per_room {
-                format!("{key}@{}", room_of(caller.requester.as_ref()))
-            } else {
-                key
-            }
+        let key = effects.resource.clone().map(|resource| {
+            let room = effects.per_room.then(|| room_of(caller.requester.as_ref()));
+            Held::new(resource, room)
         });
         if let Some(key) = &key
             && held.contains(key)
         {
             return Err(CallError::Reentrant {
                 name: name.to_string(),
-                resource: key.clone(),
+                resource: key.to_string(),
             });
         }
         let cx = CallContext {
@@ -651,10 +666,7 @@ impl Registry {
             requester: caller.requester,
         };
 
-        let lock = key.map(|key| {
-            let mut locks = self.inner.locks.lock().unwrap_or_else(|e| e.into_inner());
-            locks.entry(key).or_default().clone()
-        });
+        let lock = key.map(|key| self.inner.locks.lock().entry(key).or_default().clone());
         let _guard = match &lock {
             Some(l) => Some(l.lock().await),
             None => None,
@@ -686,7 +698,10 @@ impl Registry {
             }
         };
 
-        let wrappers: Vec<_> = read(&self.inner.wrappers)
+        let wrappers: Vec<_> = self
+            .inner
+            .wrappers
+            .read()
             .iter()
             .filter(|w| w.wraps(name, &output))
             .cloned()

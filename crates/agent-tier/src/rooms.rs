@@ -11,9 +11,10 @@
 //! Ending a room removes its entries; each entry ends when its last holder lets go (a running
 //! call keeps its own `Arc` until it returns), so a family's `Drop` is where its children end.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 /// The name of one conversation's room. Cheap to clone.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,14 +75,10 @@ impl<T: Send + Sync + 'static> Rooms<T> {
         rooms
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RoomId, Arc<T>>> {
-        // No critical section below can panic, so a poisoned guard is sound to use.
-        self.map.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The room's state, made by `make` on the room's first use.
     pub fn get_or_init(&self, room: &RoomId, make: impl FnOnce() -> T) -> Arc<T> {
-        self.lock()
+        self.map
+            .lock()
             .entry(room.clone())
             .or_insert_with(|| Arc::new(make()))
             .clone()
@@ -90,31 +87,35 @@ impl<T: Send + Sync + 'static> Rooms<T> {
     /// [`Rooms::get_or_init`] for state that is made as an `Arc` (one that keeps a weak
     /// reference to itself).
     pub fn get_or_init_arc(&self, room: &RoomId, make: impl FnOnce() -> Arc<T>) -> Arc<T> {
-        self.lock().entry(room.clone()).or_insert_with(make).clone()
+        self.map
+            .lock()
+            .entry(room.clone())
+            .or_insert_with(make)
+            .clone()
     }
 
     /// The room's state, if it has any.
     pub fn get(&self, room: &RoomId) -> Option<Arc<T>> {
-        self.lock().get(room).cloned()
+        self.map.lock().get(room).cloned()
     }
 
     /// The rooms that have state, sorted.
     pub fn rooms(&self) -> Vec<RoomId> {
-        let mut v: Vec<RoomId> = self.lock().keys().cloned().collect();
+        let mut v: Vec<RoomId> = self.map.lock().keys().cloned().collect();
         v.sort();
         v
     }
 
     /// Take every room's state out (the run is ending).
     pub fn drain(&self) -> Vec<(RoomId, Arc<T>)> {
-        self.lock().drain().collect()
+        self.map.lock().drain().collect()
     }
 }
 
 impl<T: Send + Sync + 'static> RoomEnd for Rooms<T> {
     fn end(&self, room: &RoomId) -> usize {
         // Dropped outside the lock: an entry's Drop may take time (killing children).
-        let gone = self.lock().remove(room);
+        let gone = self.map.lock().remove(room);
         usize::from(gone.is_some())
     }
 }

@@ -92,16 +92,19 @@ impl fmt::Display for Surface {
     }
 }
 
+/// A name that is no [`Surface`]'s: what parsing a surface refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown surface `{0}`; valid surfaces: full, plan, read-only")]
+pub struct UnknownSurface(pub String);
+
 impl FromStr for Surface {
-    type Err = String;
+    type Err = UnknownSurface;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "full" => Ok(Surface::Full),
             "plan" => Ok(Surface::Plan),
             "read-only" | "readonly" | "read_only" => Ok(Surface::ReadOnly),
-            other => Err(format!(
-                "unknown surface `{other}`; valid surfaces: full, plan, read-only"
-            )),
+            other => Err(UnknownSurface(other.to_string())),
         }
     }
 }

@@ -1,4 +1,4 @@
-use crate::{CallContext, Tier};
+use crate::{CallContext, ResourceKey, Tier};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -159,7 +159,7 @@ pub struct Effects {
     /// The tier of this call; never less than the tool's.
     pub tier: Tier,
     /// Calls holding the same resource run one at a time; `None`: this call runs beside any.
-    pub resource: Option<String>,
+    pub resource: Option<ResourceKey>,
     /// The resource is each room's own ([`Tool::resource_per_room`]): calls from different
     /// rooms hold different locks.
     pub per_room: bool,
@@ -178,7 +178,7 @@ impl Effects {
     pub fn of<T: Tool + ?Sized>(tool: &T) -> Effects {
         Effects {
             tier: tool.tier(),
-            resource: (!tool.parallel_safe()).then(|| tool.resource_key()),
+            resource: (!tool.parallel_safe()).then(|| ResourceKey::from(tool.resource_key())),
             per_room: tool.resource_per_room(),
             runs_project_code: false,
             reason: None,
@@ -227,7 +227,10 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// The key under which non-parallel-safe calls are serialised: tools that share one
-    /// resource (a debug session, a kernel) share a key. Defaults to the tool's name.
+    /// resource (a debug session, a kernel, the workspace's files) share a key, the registry
+    /// holding it as a [`ResourceKey`](crate::ResourceKey) (a key several tools share is a
+    /// constant, such as [`ResourceKey::FILES`](crate::ResourceKey::FILES)). Defaults to the
+    /// tool's name.
     fn resource_key(&self) -> String {
         self.name().to_string()
     }
@@ -265,8 +268,9 @@ pub struct ToolInfo {
     pub description: String,
     /// Whether calls may run concurrently.
     pub parallel_safe: bool,
-    /// The JSON schema of the tool's arguments.
-    pub input_schema: serde_json::Value,
+    /// The JSON schema of the tool's arguments: always an object schema (`"type": "object"`),
+    /// checked when the tool was registered.
+    pub input_schema: serde_json::Map<String, serde_json::Value>,
     /// What a call may do, for clients.
     pub hints: Hints,
 }

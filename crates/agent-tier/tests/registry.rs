@@ -632,6 +632,72 @@ async fn the_registry_is_fixed_once_used() {
     assert!(r2.is_sealed());
 }
 
+/// A tool that takes `A`, to see what the registry makes of `A`'s schema.
+struct Takes<A>(&'static str, std::marker::PhantomData<fn() -> A>);
+
+impl<A: serde::de::DeserializeOwned + JsonSchema + Send + 'static> Tool for Takes<A> {
+    type Args = A;
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn tier(&self) -> Tier {
+        Tier::Read
+    }
+    fn description(&self) -> String {
+        "takes its argument type".into()
+    }
+    async fn call(&self, _args: A, _cx: CallContext) -> Result<ToolOutput, BoxError> {
+        Ok(ToolOutput::text("ran"))
+    }
+}
+
+fn takes<A>(name: &'static str) -> Takes<A> {
+    Takes(name, std::marker::PhantomData)
+}
+
+/// A tree: recursive beyond what the schema's inlining follows.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // only its schema is looked at
+struct TreeArgs {
+    /// The root.
+    root: Node,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)] // only its schema is looked at
+struct Node {
+    children: Vec<Node>,
+}
+
+/// An argument type whose schema no client could use is refused when the tool is registered,
+/// naming the tool and what is wrong, instead of being served as `{"type": "object"}`.
+#[test]
+fn a_tool_whose_schema_no_client_can_use_is_refused_at_registration() {
+    let r = registry();
+    let refusals = [
+        r.try_register(takes::<String>("bare")),
+        r.try_register(takes::<Vec<u32>>("list")),
+        r.try_register(takes::<TreeArgs>("tree")),
+    ]
+    .map(|res| res.unwrap_err().to_string());
+    insta::assert_snapshot!(refusals.join("\n"));
+    for name in ["bare", "list", "tree"] {
+        assert!(!r.contains(name), "{name} was registered");
+    }
+    assert!(r.try_register(takes::<EchoArgs>("fine")).is_ok());
+    // `register` refuses it loudly: a composition error, found the first time the run is composed.
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        r.register(takes::<String>("bare"))
+    }));
+    let msg = refused.expect_err("an object schema is required");
+    let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.contains("refuses tool `bare`") && msg.contains("not an object schema"),
+        "{msg}"
+    );
+}
+
 /// A requester named by a string, as the host's MCP sessions are.
 struct Party(&'static str);
 

@@ -2,6 +2,7 @@
 //! `--help` shows examples, `--version`; an unknown flag is an error naming the valid ones. What
 //! it parses to ([`Invocation`], [`Command`], [`Common`]) is defined here too.
 
+use agent_tools::tier::UnknownSurface;
 use agent_tools::{Surface, Tier};
 use agent_tools_cli::host::HostOptions;
 use clap::{Args, Parser, Subcommand};
@@ -216,7 +217,7 @@ struct RunArgs {
     astgrep_cache_mib: Option<u64>,
 }
 
-fn parse_surface(text: &str) -> Result<Surface, String> {
+fn parse_surface(text: &str) -> Result<Surface, UnknownSurface> {
     text.parse()
 }
 

@@ -192,22 +192,16 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
 }
 
 /// A tool as MCP lists it: annotations from the tool's declared hints, the tier in `_meta`. No
-/// output schema: no tool's structured content has one fixed shape declared beside it.
+/// output schema: no tool's structured content has one fixed shape declared beside it. The
+/// input schema is the registry's, an object schema (the registry refuses a tool without one).
 pub fn tool(info: &ToolInfo) -> Tool {
-    let schema = match &info.input_schema {
-        Value::Object(o) => o.clone(),
-        _ => json!({"type": "object"})
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-    };
     let mut meta = serde_json::Map::new();
     meta.insert("tier".into(), json!(info.tier));
     meta.insert("parallelSafe".into(), json!(info.parallel_safe));
     Tool::new(
         info.name.clone(),
         info.description.clone(),
-        Arc::new(schema),
+        Arc::new(info.input_schema.clone()),
     )
     .with_annotations(
         ToolAnnotations::new()

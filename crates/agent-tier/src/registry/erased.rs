@@ -4,7 +4,7 @@
 use super::{BoxFuture, CallContext};
 use crate::tool::{BoxError, Effects, Tool, ToolInfo, ToolOutput};
 use crate::{CallError, Tier};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -22,7 +22,8 @@ pub(super) trait ErasedTool: Send + Sync {
 
 pub(super) struct Erased<T: Tool> {
     pub(super) tool: T,
-    pub(super) schema: Value,
+    /// The tool's input schema ([`crate::schema::input_schema`]).
+    pub(super) schema: Map<String, Value>,
 }
 
 impl<T: Tool> ErasedTool for Erased<T> {
@@ -97,7 +98,7 @@ impl<T: Tool> ErasedTool for Erased<T> {
 }
 
 /// A one-line summary of a generated object schema: `name (type, required), …`.
-fn describe_schema(schema: &Value) -> String {
+fn describe_schema(schema: &Map<String, Value>) -> String {
     let required: BTreeSet<&str> = schema
         .get("required")
         .and_then(Value::as_array)

@@ -12,6 +12,7 @@
 //! before reading, and read at most what the caller asked for: a FIFO, a socket or a device in
 //! the workspace is refused, never waited on, and a huge sparse file is never loaded whole.
 
+use parking_lot::{Mutex, MutexGuard};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -19,7 +20,7 @@ use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::sync::LazyLock;
 
 fn io(e: rustix::io::Errno) -> std::io::Error {
     std::io::Error::from(e)
@@ -425,7 +426,7 @@ pub fn lock_files<'a>(paths: impl IntoIterator<Item = &'a Path>) -> FileLocks {
     sorted.sort();
     sorted.dedup();
     let mutexes: Vec<&'static Mutex<()>> = {
-        let mut table = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+        let mut table = LOCKS.lock();
         sorted
             .into_iter()
             // One small leaked mutex per distinct path written in this process: bounded by the
@@ -434,10 +435,7 @@ pub fn lock_files<'a>(paths: impl IntoIterator<Item = &'a Path>) -> FileLocks {
             .collect()
     };
     FileLocks {
-        _guards: mutexes
-            .into_iter()
-            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()))
-            .collect(),
+        _guards: mutexes.into_iter().map(|m| m.lock()).collect(),
     }
 }
 
