@@ -1,13 +1,63 @@
 //! The command line, declared with `clap` (derive): each subcommand takes only its own flags,
 //! `--help` shows examples, `--version`; an unknown flag is an error naming the valid ones. What
-//! it parses to ([`Invocation`], [`Command`], [`Common`]) is defined here too.
+//! it parses to ([`Invocation`], [`Command`], [`Common`]) and how it is refused ([`UsageError`])
+//! are defined here too. The library gets plain typed options ([`HostOptions`]): this module and
+//! the binary's others are the only code that parses flags.
 
 use agent_tools::tier::UnknownSurface;
 use agent_tools::{Surface, Tier};
-use agent_tools_cli::host::HostOptions;
+use agent_tools_cli::host::{Asking, HostOptions};
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use std::path::PathBuf;
+
+/// Why the command line was refused (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// What `clap` refused, as it renders it, followed by the valid options or commands.
+    #[error("{0}")]
+    Flags(String),
+    /// `call`'s arguments are not JSON.
+    #[error(
+        "`ARGS_JSON` is not valid JSON ({0}); give an object such as '{{\"path\": \"src/lib.rs\"}}'"
+    )]
+    ArgsJson(serde_json::Error),
+    /// No `--root`, and the current directory cannot be read.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    /// The worker's gate ([`Surface::ENV`]) names no surface.
+    #[error(
+        "`{var}` = `{value}` is not a surface ({source}); the host does not guess its gate",
+        var = Surface::ENV
+    )]
+    Gate {
+        /// The variable's value.
+        value: String,
+        /// Why it is no surface.
+        source: UnknownSurface,
+    },
+    /// `--root` is not a directory.
+    #[error("`--root` = `{}` is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// `--root` cannot be resolved.
+    #[error("`--root` = `{}`: {source}", path.display())]
+    Root {
+        /// The root given.
+        path: PathBuf,
+        /// Why it cannot be resolved.
+        source: std::io::Error,
+    },
+}
+
+/// `--sandbox-prefix` is not a command line by shell rules.
+#[derive(Debug, thiserror::Error)]
+#[error("not a shell command line ({0})")]
+struct NotACommandLine(shell_words::ParseError);
+
+/// `--approval` names something that is no tier.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown tier `{0}`; valid: a comma-separated list of read, write, exec, or none")]
+struct UnknownTier(String);
 
 /// Printed after a usage error.
 pub const USAGE: &str =
@@ -67,6 +117,8 @@ impl Common {
             approval: self.approval.clone(),
             ask_timeout: self.ask_timeout,
             astgrep_cache_bytes: self.astgrep_cache_bytes,
+            // The library sets the port for the command it runs (terminal card, elicitation).
+            asking: Asking::Nobody,
         }
     }
 }
@@ -229,14 +281,12 @@ struct Words(Vec<String>);
 #[derive(Debug, Clone)]
 struct Tiers(Vec<Tier>);
 
-fn parse_prefix(text: &str) -> Result<Words, String> {
-    shell_words::split(text)
-        .map(Words)
-        .map_err(|e| format!("not a shell command line ({e})"))
+fn parse_prefix(text: &str) -> Result<Words, NotACommandLine> {
+    shell_words::split(text).map(Words).map_err(NotACommandLine)
 }
 
 /// `write,exec` → tiers; `none` → no tier.
-fn parse_tiers(text: &str) -> Result<Tiers, String> {
+fn parse_tiers(text: &str) -> Result<Tiers, UnknownTier> {
     if text == "none" {
         return Ok(Tiers(Vec::new()));
     }
@@ -245,9 +295,7 @@ fn parse_tiers(text: &str) -> Result<Tiers, String> {
             "read" => Ok(Tier::Read),
             "write" => Ok(Tier::Write),
             "exec" => Ok(Tier::Exec),
-            other => Err(format!(
-                "unknown tier `{other}`; valid: a comma-separated list of read, write, exec, or none"
-            )),
+            other => Err(UnknownTier(other.to_string())),
         })
         .collect::<Result<_, _>>()
         .map(Tiers)
@@ -312,7 +360,7 @@ fn valid_options(args: &[String]) -> String {
 
 /// Parse the arguments after the program name. `Ok(Command::Help(text))` for `--help` and
 /// `--version`; `Err` is the usage error, already rendered.
-pub fn parse(args: &[String]) -> Result<Invocation, String> {
+pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
     let argv = std::iter::once("agent-tools".to_string()).chain(args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
@@ -325,22 +373,24 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
                     command: Command::Help(e.to_string()),
                     log_file: None,
                 }),
-                ErrorKind::UnknownArgument => {
-                    Err(format!("{}\n{}", rendered(&e), valid_options(args)))
-                }
+                ErrorKind::UnknownArgument => Err(UsageError::Flags(format!(
+                    "{}\n{}",
+                    rendered(&e),
+                    valid_options(args)
+                ))),
                 ErrorKind::InvalidSubcommand => {
                     use clap::CommandFactory;
                     let names: Vec<String> = Cli::command()
                         .get_subcommands()
                         .map(|c| c.get_name().to_string())
                         .collect();
-                    Err(format!(
+                    Err(UsageError::Flags(format!(
                         "{}\nvalid commands: {}",
                         rendered(&e),
                         names.join(", ")
-                    ))
+                    )))
                 }
-                _ => Err(rendered(&e)),
+                _ => Err(UsageError::Flags(rendered(&e))),
             };
         }
     };
@@ -361,9 +411,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             json,
         } => {
             let args = match args_json {
-                Some(text) => serde_json::from_str(&text).map_err(|e| {
-                    format!("`ARGS_JSON` is not valid JSON ({e}); give an object such as '{{\"path\": \"src/lib.rs\"}}'")
-                })?,
+                Some(text) => serde_json::from_str(&text).map_err(UsageError::ArgsJson)?,
                 None => Value::Object(Default::default()),
             };
             let common = run_common(run);
@@ -410,33 +458,30 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
 }
 
 /// The root resolved, and the surface narrowed by the worker's gate.
-fn finish(common: &mut Common) -> Result<(), String> {
+fn finish(common: &mut Common) -> Result<(), UsageError> {
     if common.root.as_os_str().is_empty() {
-        common.root = std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?;
+        common.root = std::env::current_dir().map_err(UsageError::CurrentDir)?;
     }
     // A host started inside a worker keeps the gate of the call that spawned the worker: the
     // variable can only narrow `--surface`, never widen it; an unreadable value refuses to start.
     if let Some(gate) = std::env::var_os(Surface::ENV) {
         let text = gate.to_string_lossy();
-        let gate: Surface = text.parse().map_err(|e| {
-            format!(
-                "`{}` = `{text}` is not a surface ({e}); the host does not guess its gate",
-                Surface::ENV
-            )
+        let gate: Surface = text.parse().map_err(|source| UsageError::Gate {
+            value: text.to_string(),
+            source,
         })?;
         common.surface = common.surface.narrowest(gate);
     }
     if !common.root.is_dir() {
-        return Err(format!(
-            "`--root` = `{}` is not a directory",
-            common.root.display()
-        ));
+        return Err(UsageError::NotADirectory(common.root.clone()));
     }
     common.root = common
         .root
         .canonicalize()
-        .map_err(|e| format!("`--root` = `{}`: {e}", common.root.display()))?;
+        .map_err(|source| UsageError::Root {
+            path: common.root.clone(),
+            source,
+        })?;
     Ok(())
 }
 
@@ -451,7 +496,7 @@ mod tests {
 
     fn parse_err(args: &[&str]) -> String {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse(&args).unwrap_err()
+        parse(&args).unwrap_err().to_string()
     }
 
     #[test]
@@ -546,7 +591,7 @@ mod tests {
         assert_eq!(c.approval, [Tier::Write, Tier::Exec]);
         let refused = |args: &[&str]| {
             let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-            parse(&args).unwrap_err()
+            parse(&args).unwrap_err().to_string()
         };
         assert!(refused(&["tools", "--listen", "8080"]).contains("valid options for `tools`"));
         assert!(refused(&["doctor", "--surface", "plan"]).contains("valid options for `doctor`"));

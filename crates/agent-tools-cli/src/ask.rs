@@ -2,10 +2,12 @@
 //! or MCP elicitation through the client of the session whose call caused the prompt (`serve`;
 //! never another session's client). Both fail closed when nobody can answer.
 
+use crate::error::ElicitError;
 use crate::mcp::Session;
 use agent_tools::Registry;
-use agent_tools::ask::{AskApprover, AskConfig, AskPort};
+use agent_tools::ask::{AskApprover, AskConfig, AskPort, ElicitOutcome};
 use agent_tools::tier::Requester;
+use rmcp::model::{ElicitationAction, ElicitationSchema};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,47 +67,43 @@ impl agent_tools::ask::Elicitor for McpElicitor {
         requester: Option<Arc<dyn Requester>>,
         message: String,
         requested_schema: Value,
-    ) -> agent_tools::ask::BoxFuture<'_, Result<agent_tools::ask::ElicitOutcome, String>> {
-        use agent_tools::ask::ElicitOutcome;
+    ) -> agent_tools::ask::BoxFuture<'_, Result<ElicitOutcome, String>> {
         Box::pin(async move {
-            let Some(requester) = requester else {
-                return Err(
-                    "the call that asks came from no MCP session, so no client can answer"
-                        .to_string(),
-                );
-            };
-            let Some(session) = requester.as_any().downcast_ref::<Session>() else {
-                return Err(format!(
-                    "the call that asks came from `{}`, which is not an MCP session of this host",
-                    requester.id()
-                ));
-            };
-            if !session.client_has("elicitation") {
-                tracing::info!(
-                    session = requester.id(),
-                    "ask refused: the client did not declare elicitation"
-                );
-                return Err(
-                    "the MCP client did not declare the `elicitation` capability, so nobody can answer"
-                        .to_string(),
-                );
-            }
-            let result = session
-                .request(
-                    "elicitation/create",
-                    serde_json::json!({"message": message, "requestedSchema": requested_schema}),
-                )
-                .await?;
-            match result.get("action").and_then(Value::as_str) {
-                Some("accept") => Ok(ElicitOutcome::Accept(
-                    result.get("content").cloned().unwrap_or(Value::Null),
-                )),
-                Some("decline") => Ok(ElicitOutcome::Decline),
-                Some("cancel") => Ok(ElicitOutcome::Cancel),
-                other => Err(format!(
-                    "the client answered elicitation/create with action {other:?}; expected accept, decline or cancel"
-                )),
-            }
+            elicit(requester, message, requested_schema)
+                .await
+                .map_err(|e| e.to_string())
         })
+    }
+}
+
+/// The card put to the requester's client. The schema the ask family wrote is read once into
+/// MCP's typed schema, and the client's typed answer becomes the ask family's outcome.
+async fn elicit(
+    requester: Option<Arc<dyn Requester>>,
+    message: String,
+    requested_schema: Value,
+) -> Result<ElicitOutcome, ElicitError> {
+    let requester = requester.ok_or(ElicitError::NoRequester)?;
+    let session = requester
+        .as_any()
+        .downcast_ref::<Session>()
+        .ok_or_else(|| ElicitError::NotASession(requester.id().to_string()))?;
+    if !session.can_elicit() {
+        tracing::info!(
+            session = requester.id(),
+            "ask refused: the client did not declare elicitation"
+        );
+        return Err(ElicitError::NotDeclared);
+    }
+    let schema: ElicitationSchema =
+        serde_json::from_value(requested_schema).map_err(ElicitError::Schema)?;
+    let answer = session.elicit(message, schema).await?;
+    match answer.action {
+        ElicitationAction::Accept => {
+            Ok(ElicitOutcome::Accept(answer.content.unwrap_or(Value::Null)))
+        }
+        ElicitationAction::Decline => Ok(ElicitOutcome::Decline),
+        ElicitationAction::Cancel => Ok(ElicitOutcome::Cancel),
+        other => Err(ElicitError::Action(format!("{other:?}"))),
     }
 }

@@ -1,7 +1,10 @@
-//! Composing one run: the registry, the host's file tools, every family compiled in, the way
-//! `ask_user` reaches a person, and the run served over MCP ([`serve`]).
+//! Composing one run: the registry, the host's file tools, every family compiled in (one list,
+//! [`FAMILIES`]), the way `ask_user` reaches a person, and the run served over MCP ([`serve`]).
 
-use crate::mcp::Sessions;
+mod families;
+
+pub use families::{FAMILIES, Family};
+
 use agent_tools::tier::doctor::DoctorEntry;
 use agent_tools::{Registry, RunInfo, Surface};
 use std::net::SocketAddr;
@@ -25,34 +28,30 @@ pub struct HostOptions {
     pub ask_timeout: Option<std::time::Duration>,
     /// The bound of `ast_grep`'s parse cache in bytes: `None` the default, zero off.
     pub astgrep_cache_bytes: Option<u64>,
+    /// How `ask_user` and approvals reach a person. [`terminal_registry`] and [`serve`] set it
+    /// for their port.
+    pub asking: Asking,
+}
+
+/// How `ask_user` and approvals reach a person: the port the `ask` family is attached with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Asking {
+    /// Nobody: `ask_user` is not attached, and approvals fail closed (no approver).
+    #[default]
+    Nobody,
+    /// The terminal card (`call`, `tools`, `repl`); it fails closed when stdin is not a TTY.
+    Terminal,
+    /// MCP elicitation, to the client of the session whose call asks (`serve`).
+    Elicitation,
 }
 
 /// Which families this binary was built with.
 pub fn families() -> Vec<&'static str> {
-    let mut v = Vec::new();
-    if cfg!(feature = "lsp") {
-        v.push("lsp");
-    }
-    if cfg!(feature = "astgrep") {
-        v.push("astgrep");
-    }
-    if cfg!(feature = "dap") {
-        v.push("dap");
-    }
-    if cfg!(feature = "kernel") {
-        v.push("kernel");
-    }
-    if cfg!(feature = "ask") {
-        v.push("ask");
-    }
-    if cfg!(feature = "vibe") {
-        v.push("vibe");
-    }
-    v
+    FAMILIES.iter().map(|f| f.feature()).collect()
 }
 
-/// A fresh registry for one run with the file tools and every family's resource attached.
-/// `ask` is attached by the caller, which knows the port (terminal, elicitation).
+/// A fresh registry for one run with the file tools and every family compiled in attached, as
+/// `opts` says (`ask` through [`HostOptions::asking`]).
 pub fn build(opts: &HostOptions) -> Registry {
     let registry = Registry::new(RunInfo {
         root: opts.root.clone(),
@@ -67,42 +66,29 @@ pub fn build(opts: &HostOptions) -> Registry {
         opts.approval.iter().copied(),
     ));
     agent_tools::files::attach(&registry);
-    #[cfg(feature = "astgrep")]
-    {
-        let mut config = agent_tools::astgrep::AstGrepConfig::default();
-        if let Some(bytes) = opts.astgrep_cache_bytes {
-            config.cache_bytes = bytes;
-        }
-        agent_tools::astgrep::attach(&registry, config);
+    for family in FAMILIES {
+        family.attach(&registry, opts);
     }
-    #[cfg(feature = "lsp")]
-    agent_tools::lsp::attach(&registry, Default::default());
-    #[cfg(feature = "dap")]
-    agent_tools::dap::attach(&registry, Default::default());
-    #[cfg(feature = "kernel")]
-    agent_tools::kernel::attach(&registry, Default::default());
-    #[cfg(feature = "vibe")]
-    agent_tools::vibe::attach(&registry, Default::default());
     registry
 }
 
 /// The registry for terminal commands (`call`, `tools`, `repl`): `ask_user` and approvals go
 /// through the terminal card.
 pub fn terminal_registry(opts: &HostOptions) -> Registry {
-    let registry = build(opts);
-    #[cfg(feature = "ask")]
-    crate::ask::attach_terminal(&registry, opts.ask_timeout);
-    registry
+    build(&HostOptions {
+        asking: Asking::Terminal,
+        ..opts.clone()
+    })
 }
 
 /// The registry `serve` serves: `ask_user` and approvals go as MCP elicitation to the client of
-/// the session whose call caused them. Sessions are the requesters the host passes with each
-/// call; the registry itself needs no session table.
-fn served_registry(opts: &HostOptions, _sessions: Sessions) -> Registry {
-    let registry = build(opts);
-    #[cfg(feature = "ask")]
-    crate::ask::attach_elicitation(&registry, opts.ask_timeout);
-    registry
+/// the session whose call caused them (the sessions are the requesters the host passes with each
+/// call; the registry keeps no session table).
+fn served_registry(opts: &HostOptions) -> Registry {
+    build(&HostOptions {
+        asking: Asking::Elicitation,
+        ..opts.clone()
+    })
 }
 
 /// Which MCP transport `serve` speaks.
@@ -134,11 +120,10 @@ pub async fn serve(
         transport = ?transport,
         "serving"
     );
-    let make_registry = |peer| served_registry(opts, peer);
     let res = match transport {
-        Transport::Stdio => crate::mcp::serve(surface, make_registry).await,
+        Transport::Stdio => crate::mcp::serve(surface, served_registry(opts)).await,
         Transport::Http { addr, token_file } => {
-            crate::http::serve(surface, addr, token_file, make_registry).await
+            crate::http::serve(surface, addr, token_file, || served_registry(opts)).await
         }
     };
     match &res {
@@ -150,18 +135,7 @@ pub async fn serve(
 
 /// Every program the families know, for this checkout.
 pub fn doctor(root: &Path) -> Vec<DoctorEntry> {
-    #[allow(unused_mut)]
-    let mut v: Vec<DoctorEntry> = Vec::new();
-    #[cfg(feature = "lsp")]
-    v.extend(agent_tools::lsp::doctor(root));
-    #[cfg(feature = "dap")]
-    v.extend(agent_tools::dap::doctor(root));
-    #[cfg(feature = "kernel")]
-    v.extend(agent_tools::kernel::doctor(root));
-    #[cfg(feature = "vibe")]
-    v.extend(agent_tools::vibe::doctor(root));
-    let _ = root;
-    v
+    FAMILIES.iter().flat_map(|f| f.doctor(root)).collect()
 }
 
 /// `doctor` as text.

@@ -16,7 +16,8 @@
 mod connections;
 mod limits;
 
-use crate::mcp::{Host, Peer};
+use crate::error::NotAnAddress;
+use crate::mcp::{Host, Sessions};
 use agent_tools::tier::{Registry, Surface};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -35,16 +36,14 @@ pub const TOKEN_ENV: &str = "AGENT_TOOLS_TOKEN";
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 /// `--listen` as an address: `HOST:PORT`, or a bare port on loopback.
-pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+pub fn parse_listen(text: &str) -> Result<SocketAddr, NotAnAddress> {
     if let Ok(addr) = text.parse::<SocketAddr>() {
         return Ok(addr);
     }
     if let Ok(port) = text.parse::<u16>() {
         return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
     }
-    Err(format!(
-        "`--listen` = `{text}` is not an address; give 127.0.0.1:PORT (or a port, which binds loopback)"
-    ))
+    Err(NotAnAddress(text.to_string()))
 }
 
 /// A token file the host generated: removed with its directory when the host ends (a normal exit
@@ -201,21 +200,22 @@ const BACKLOG: u32 = 1024;
 /// How long an MCP session may go without a message before it ends, with its room.
 pub const SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// Serve over Streamable HTTP on `addr`. Returns only if the host cannot start serving (no token,
-/// the address taken, a limit misconfigured); once listening, it serves until the run ends.
+/// Serve over Streamable HTTP on `addr` the registry `make_registry` composes once the host can
+/// listen. Returns only if the host cannot start serving (no token, the address taken, a limit
+/// misconfigured); once listening, it serves until the run ends. Every session serves the same
+/// registry; each is the requester of its own calls.
 pub async fn serve(
     surface: Surface,
     addr: SocketAddr,
     token_file: Option<PathBuf>,
-    make_registry: impl FnOnce(Peer) -> Registry,
+    make_registry: impl FnOnce() -> Registry,
 ) -> anyhow::Result<()> {
     let limits = limits::Limits::from_env()?;
     let (token, _generated) = token(token_file.as_deref())?;
     let token: Arc<str> = token.into();
     let listener = listen(addr).map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     let local = listener.local_addr()?;
-    let peer = Peer::default();
-    let host = Host::new(make_registry(peer.clone()), surface, peer);
+    let host = Host::new(make_registry(), surface, Sessions::default());
     let mut config = StreamableHttpServerConfig::default();
     if !addr.ip().is_loopback() {
         // Asked to listen beyond loopback: any Host name may reach it; the token still gates.
@@ -397,6 +397,7 @@ mod tests {
         assert!(
             parse_listen("localhost:x")
                 .unwrap_err()
+                .to_string()
                 .contains("--listen")
         );
         assert!(

@@ -6,18 +6,21 @@
 //! surface and the origin); its close is logged at `info` with the time it took
 //! (`time.busy` + `time.idle`).
 //!
-//! Connected MCP clients get the events that matter to them as `notifications/message` (the
+//! Each MCP session's client gets the events that matter to it as `notifications/message` (the
 //! server declares the `logging` capability): warnings and errors, and the `info` events marked
 //! `notice = true` (a language server restarted after a crash) as level `notice`, from every
-//! target but `rmcp`'s own. A client's `logging/setLevel` sets its threshold (default `notice`);
+//! target but `rmcp`'s own. The session holds its [`ClientLog`] — its client's threshold,
+//! default `notice`, set by its `logging/setLevel` — and the subscription ends with the session;
 //! the logger is the event's target, the data its message and fields. This is independent of
 //! [`LOG_ENV`], which only decides what the log file or stderr gets.
 
+use crate::error::LogError;
+use parking_lot::Mutex;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
 use tracing::subscriber::Interest;
@@ -36,7 +39,7 @@ pub const DEFAULT: &str = "warn";
 /// Install the process-wide subscriber: to `log_file` (appended, created if missing) or stderr.
 /// An unreadable filter falls back to [`DEFAULT`] with a warning on stderr; a log file that
 /// cannot be opened is an error (the caller refuses to start rather than log nowhere).
-pub fn init(log_file: Option<&Path>) -> Result<(), String> {
+pub fn init(log_file: Option<&Path>) -> Result<(), LogError> {
     let filter = match std::env::var(LOG_ENV) {
         Ok(text) if !text.trim().is_empty() => EnvFilter::try_new(&text).unwrap_or_else(|e| {
             let _ = writeln!(
@@ -56,9 +59,16 @@ pub fn init(log_file: Option<&Path>) -> Result<(), String> {
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|e| format!("`--log-file` = `{}`: {e}", path.display()))?;
+                .map_err(|source| LogError::File {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             tracing_subscriber::registry()
-                .with(fmt.with_writer(Mutex::new(file)).with_filter(filter))
+                // tracing-subscriber writes to a file through its `MakeWriter` for std's mutex.
+                .with(
+                    fmt.with_writer(std::sync::Mutex::new(file))
+                        .with_filter(filter),
+                )
                 .with(ToClients.with_filter(ClientsFilter))
                 .try_init()
         }
@@ -67,7 +77,7 @@ pub fn init(log_file: Option<&Path>) -> Result<(), String> {
             .with(ToClients.with_filter(ClientsFilter))
             .try_init(),
     };
-    installed.map_err(|e| format!("cannot install the log subscriber: {e}"))
+    Ok(installed?)
 }
 
 // MCP logging is deprecated by SEP-2577 in rmcp; clients of the 2025 revisions still read it.
@@ -116,14 +126,15 @@ const DEFAULT_RANK: u8 = 2;
 /// No client listens.
 const NOBODY: u8 = u8::MAX;
 
+/// One session's client and its threshold.
 struct Listener {
     peer: rmcp::Peer<rmcp::service::RoleServer>,
-    rank: u8,
+    rank: AtomicU8,
 }
 
-/// The connected clients and the lowest threshold among them.
+/// The sessions' clients and the lowest threshold among them.
 struct Listeners {
-    all: Mutex<Vec<Listener>>,
+    all: Mutex<Vec<Arc<Listener>>>,
     lowest: AtomicU8,
     queue: tokio::sync::mpsc::Sender<Note>,
     /// The queue's other end, until the first client starts the task that sends.
@@ -147,79 +158,71 @@ fn listeners() -> &'static Listeners {
     })
 }
 
-fn lock_all() -> std::sync::MutexGuard<'static, Vec<Listener>> {
-    listeners().all.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Recompute the lowest threshold; `tracing` re-asks the filter which callsites are enabled.
-fn relevel(all: &mut Vec<Listener>) {
+fn relevel(all: &mut Vec<Arc<Listener>>) {
     all.retain(|l| !l.peer.is_transport_closed());
-    let lowest = all.iter().map(|l| l.rank).min().unwrap_or(NOBODY);
+    let lowest = all
+        .iter()
+        .map(|l| l.rank.load(Ordering::Relaxed))
+        .min()
+        .unwrap_or(NOBODY);
     if listeners().lowest.swap(lowest, Ordering::SeqCst) != lowest {
         tracing::callsite::rebuild_interest_cache();
     }
 }
 
-fn same(
-    a: &rmcp::Peer<rmcp::service::RoleServer>,
-    b: &rmcp::Peer<rmcp::service::RoleServer>,
-) -> bool {
-    match (a.peer_info(), b.peer_info()) {
-        (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
-        _ => false,
-    }
-}
+/// One MCP session's subscription to the log: its client hears the events at or above its
+/// threshold while this lives. Held by the session; dropping it (the session ended) ends the
+/// subscription.
+pub struct ClientLog(Arc<Listener>);
 
-/// A client finished `initialize`: it hears log messages from now on, at `notice` and above
-/// until it sets a level. Must be called on the host's runtime (the first call starts the task
-/// that sends them).
-pub fn add_client(peer: rmcp::Peer<rmcp::service::RoleServer>) {
-    if let Ok(rt) = tokio::runtime::Handle::try_current()
-        && let Some(mut rx) = listeners()
-            .unsent
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-    {
-        rt.spawn(async move {
-            while let Some((rank, logger, data)) = rx.recv().await {
-                forward(rank, logger, data).await;
-            }
-        });
-    }
-    let mut all = lock_all();
-    if !all.iter().any(|l| same(&l.peer, &peer)) {
-        all.push(Listener {
+impl ClientLog {
+    /// Subscribe the client behind `peer`, at `notice` and above until it sets a level. Must be
+    /// called on the host's runtime (the first subscription starts the task that sends).
+    pub fn open(peer: rmcp::Peer<rmcp::service::RoleServer>) -> ClientLog {
+        if let Ok(rt) = tokio::runtime::Handle::try_current()
+            && let Some(mut rx) = listeners().unsent.lock().take()
+        {
+            rt.spawn(async move {
+                while let Some((rank, logger, data)) = rx.recv().await {
+                    forward(rank, logger, data).await;
+                }
+            });
+        }
+        let listener = Arc::new(Listener {
             peer,
-            rank: DEFAULT_RANK,
+            rank: AtomicU8::new(DEFAULT_RANK),
         });
+        let mut all = listeners().all.lock();
+        all.push(listener.clone());
+        relevel(&mut all);
+        ClientLog(listener)
     }
-    relevel(&mut all);
+
+    /// The client's `logging/setLevel`: it hears messages at `level` and above.
+    #[allow(deprecated)]
+    pub fn set_level(&self, level: LoggingLevel) {
+        self.0.rank.store(rank(level), Ordering::Relaxed);
+        relevel(&mut listeners().all.lock());
+    }
 }
 
-/// A client's `logging/setLevel`: it hears messages at `level` and above.
-#[allow(deprecated)]
-pub fn set_client_level(peer: &rmcp::Peer<rmcp::service::RoleServer>, level: LoggingLevel) {
-    let mut all = lock_all();
-    let rank = rank(level);
-    match all.iter_mut().find(|l| same(&l.peer, peer)) {
-        Some(l) => l.rank = rank,
-        None => all.push(Listener {
-            peer: peer.clone(),
-            rank,
-        }),
+impl Drop for ClientLog {
+    fn drop(&mut self) {
+        let mut all = listeners().all.lock();
+        all.retain(|l| !Arc::ptr_eq(l, &self.0));
+        relevel(&mut all);
     }
-    relevel(&mut all);
 }
 
 /// Send one message to every client whose threshold it meets.
 #[allow(deprecated)]
 async fn forward(rank: u8, logger: String, data: serde_json::Value) {
     let peers: Vec<_> = {
-        let mut all = lock_all();
+        let mut all = listeners().all.lock();
         relevel(&mut all);
         all.iter()
-            .filter(|l| l.rank <= rank)
+            .filter(|l| l.rank.load(Ordering::Relaxed) <= rank)
             .map(|l| l.peer.clone())
             .collect()
     };

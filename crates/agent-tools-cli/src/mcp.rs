@@ -12,6 +12,8 @@
 //! calls causes (`ask_user`, an approval, through a kernel cell's `tool()` bridge too) is put
 //! to that session's client and to no other. Nothing here remembers a "current" client.
 
+use crate::error::ElicitError;
+use crate::logging::ClientLog;
 use agent_tools::tier::{
     Caller, Origin, ProgressListener, ProgressSink, Registry, Requester, RoomId, Surface, ToolInfo,
     ToolOutput,
@@ -19,8 +21,9 @@ use agent_tools::tier::{
 use base64::Engine;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-    Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ElicitResult, ElicitationSchema, Implementation, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -52,16 +55,14 @@ pub struct Sessions {
     next: Arc<AtomicU64>,
 }
 
-/// The name [`crate::http`] still uses for [`Sessions`].
-pub type Peer = Sessions;
-
 impl Sessions {
-    /// A new session of this run, talking through `peer`.
+    /// A new session of this run, talking through `peer`; its client hears the log from now on.
     fn open(&self, peer: &rmcp::Peer<RoleServer>) -> Arc<Session> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let session = Session {
             id: format!("mcp-{n}"),
             peer: peer.clone(),
+            log: ClientLog::open(peer.clone()),
         };
         tracing::debug!(session = %session.id, "session opened");
         Arc::new(session)
@@ -70,10 +71,11 @@ impl Sessions {
 
 /// One MCP session: over stdio the one client, over Streamable HTTP one `Mcp-Session-Id`. It is
 /// the [`Requester`] of every call it makes, so `ask_user` and approvals caused by its calls send
-/// `elicitation/create` to its client only.
+/// `elicitation/create` to its client only; and it holds its client's subscription to the log.
 pub struct Session {
     id: String,
     peer: rmcp::Peer<RoleServer>,
+    log: ClientLog,
 }
 
 impl Requester for Session {
@@ -86,49 +88,31 @@ impl Requester for Session {
     }
 }
 
-// Without the ask family nothing asks the client.
-#[cfg_attr(not(feature = "ask"), allow(dead_code))]
 impl Session {
-    /// Whether this session's client declared a capability (e.g. `elicitation`) in `initialize`.
-    pub fn client_has(&self, capability: &str) -> bool {
-        let Some(info) = self.peer.peer_info() else {
-            return false;
-        };
-        serde_json::to_value(&info.capabilities)
-            .ok()
-            .and_then(|caps| caps.get(capability).cloned())
-            .is_some_and(|v| !v.is_null())
+    /// Whether this session's client declared the `elicitation` capability in `initialize`:
+    /// the only way `serve` reaches a person.
+    pub fn can_elicit(&self) -> bool {
+        self.peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some())
     }
 
-    /// Send a request to this session's client and wait for its result (no timeout here: the
-    /// caller bounds the wait). Only `elicitation/create` is sent by the tools.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
-        if method != "elicitation/create" {
-            return Err(format!("agent-tools does not send `{method}` to clients"));
-        }
+    /// Put a form to this session's client (`elicitation/create`) and wait for its answer (no
+    /// timeout here: the caller bounds the wait).
+    pub async fn elicit(
+        &self,
+        message: String,
+        requested_schema: ElicitationSchema,
+    ) -> Result<ElicitResult, ElicitError> {
         if self.peer.is_transport_closed() {
-            return Err(format!(
-                "the MCP session `{}` that made the call has gone, so nobody can answer",
-                self.id
-            ));
+            return Err(ElicitError::Gone(self.id.clone()));
         }
-        let mut params = params;
-        if let Some(obj) = params.as_object_mut() {
-            obj.entry("mode").or_insert_with(|| json!("form"));
-        }
-        let params: ElicitRequestParams = serde_json::from_value(params)
-            .map_err(|e| format!("the elicitation request is not one MCP accepts: {e}"))?;
-        let result = self
-            .peer
-            .create_elicitation(params)
-            .await
-            .map_err(|e| format!("the client answered `{method}` with an error: {e}"))?;
-        // `{"action": "accept" | "decline" | "cancel", "content"?: {…}}`, as the client sent it.
-        let mut v = serde_json::to_value(&result).map_err(|e| e.to_string())?;
-        if let Some(obj) = v.as_object_mut() {
-            obj.remove("_meta");
-        }
-        Ok(v)
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema,
+        };
+        Ok(self.peer.create_elicitation(params).await?)
     }
 }
 
@@ -380,7 +364,7 @@ impl Host {
     /// the instructions, and a call is refused with the reason — a model is never promised a
     /// person it cannot reach. Approvals still fail closed, saying why.
     fn can_ask(&self, peer: &rmcp::Peer<RoleServer>) -> bool {
-        self.session(peer).client_has("elicitation")
+        self.session(peer).can_elicit()
     }
 
     /// The tools this session lists: the surface's, less those its client cannot use.
@@ -418,7 +402,6 @@ impl ServerHandler for Host {
     ) -> Result<rmcp::model::InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         self.session(&context.peer);
-        crate::logging::add_client(context.peer.clone());
         let mut result = self.negotiate_initialize(&request)?;
         let can_ask = request.capabilities.elicitation.is_some();
         result.instructions = Some(instructions(&self.registry, self.surface, can_ask));
@@ -431,7 +414,7 @@ impl ServerHandler for Host {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        crate::logging::set_client_level(&context.peer, request.level);
+        self.session(&context.peer).log.set_level(request.level);
         Ok(())
     }
 
@@ -477,14 +460,9 @@ impl ServerHandler for Host {
     }
 }
 
-/// Serve over stdio until stdin closes. `make_registry` receives the run's session table.
-pub async fn serve(
-    surface: Surface,
-    make_registry: impl FnOnce(Sessions) -> Registry,
-) -> anyhow::Result<()> {
-    let sessions = Sessions::default();
-    let registry = make_registry(sessions.clone());
-    let host = Host::new(registry, surface, sessions);
+/// Serve `registry` over stdio until stdin closes.
+pub async fn serve(surface: Surface, registry: Registry) -> anyhow::Result<()> {
+    let host = Host::new(registry, surface, Sessions::default());
     let transport = crate::stdio::Stdio::start();
     let running = match rmcp::serve_server(host, transport).await {
         Ok(r) => r,

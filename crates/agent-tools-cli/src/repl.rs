@@ -11,8 +11,18 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+/// A call line whose arguments are not JSON.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the arguments of `{name}` are not valid JSON ({source}); write `{name} {{\"key\": \"value\"}}`"
+)]
+pub struct NotJson {
+    name: String,
+    source: serde_json::Error,
+}
+
 /// Split `name {json}` into the tool name and its arguments.
-pub fn parse_line(line: &str) -> Result<(String, Value), String> {
+pub fn parse_line(line: &str) -> Result<(String, Value), NotJson> {
     let line = line.trim();
     let (name, rest) = match line.find(char::is_whitespace) {
         Some(i) => (&line[..i], line[i..].trim()),
@@ -21,8 +31,9 @@ pub fn parse_line(line: &str) -> Result<(String, Value), String> {
     let args = if rest.is_empty() {
         Value::Object(Default::default())
     } else {
-        serde_json::from_str(rest).map_err(|e| {
-            format!("the arguments of `{name}` are not valid JSON ({e}); write `{name} {{\"key\": \"value\"}}`")
+        serde_json::from_str(rest).map_err(|source| NotJson {
+            name: name.to_string(),
+            source,
         })?
     };
     Ok((name.to_string(), args))
@@ -118,6 +129,7 @@ mod tests {
         assert!(
             parse_line("read {oops")
                 .unwrap_err()
+                .to_string()
                 .contains("not valid JSON")
         );
     }

@@ -16,11 +16,12 @@
 
 use super::limits::Limits;
 use hyper::body::{Body, Bytes, Frame, SizeHint};
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::sync::{Notify, oneshot};
@@ -55,10 +56,6 @@ impl Table {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Open> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The most connections whose sockets may be open: the cap, and half of it again for
     /// strangers that were closed to make room and whose task has not yet dropped the socket.
     fn most_open(&self) -> usize {
@@ -72,7 +69,7 @@ impl Table {
             let closed = self.closed.notified();
             tokio::pin!(closed);
             closed.as_mut().enable();
-            if self.lock().count < self.most_open() {
+            if self.open.lock().count < self.most_open() {
                 return;
             }
             closed.await;
@@ -82,7 +79,7 @@ impl Table {
     /// A place for a new connection (taking the oldest stranger's when full), or `None` when it
     /// must be closed at once: every connection has shown the token.
     pub fn admit(self: &Arc<Self>) -> Option<(Arc<Conn>, Evicted)> {
-        let mut open = self.lock();
+        let mut open = self.open.lock();
         if open.count >= self.max {
             let (_, close) = open.strangers.pop_first()?;
             let _ = close.send(());
@@ -107,7 +104,7 @@ impl Table {
     /// How many connections are open.
     #[cfg(test)]
     fn open(&self) -> usize {
-        self.lock().count
+        self.open.lock().count
     }
 }
 
@@ -130,7 +127,7 @@ impl Conn {
     pub fn showed_token(&self) {
         if !self.shown_token.swap(true, Ordering::SeqCst) {
             // Dropping the sender disarms the eviction.
-            self.table.lock().strangers.remove(&self.id);
+            self.table.open.lock().strangers.remove(&self.id);
             self.changed.notify_waiters();
         }
     }
@@ -158,7 +155,7 @@ impl Conn {
             } else {
                 limits.header_timeout
             };
-            let since = *self.quiet_since.lock().unwrap_or_else(|e| e.into_inner());
+            let since = *self.quiet_since.lock();
             tokio::select! {
                 () = changed => {}
                 () = tokio::time::sleep_until((since + bound).into()) => {
@@ -173,7 +170,7 @@ impl Conn {
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        let mut open = self.table.lock();
+        let mut open = self.table.open.lock();
         open.strangers.remove(&self.id);
         open.count = open.count.saturating_sub(1);
         drop(open);
@@ -188,7 +185,7 @@ pub struct InProgress(Arc<Conn>);
 impl Drop for InProgress {
     fn drop(&mut self) {
         let conn = &self.0;
-        *conn.quiet_since.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        *conn.quiet_since.lock() = Instant::now();
         conn.busy.fetch_sub(1, Ordering::SeqCst);
         conn.changed.notify_waiters();
     }
