@@ -6,7 +6,7 @@ use crate::port::{AskPort, GRACE, within};
 use crate::report::{AskReport, Outcome};
 use agent_tier::display::duration;
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{BoxError, CallContext, Rooms, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, ResourceKey, Rooms, Tier, Tool, ToolOutput};
 use parking_lot::Mutex;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -161,8 +161,8 @@ impl Tool for AskUser {
         )
     }
 
-    fn resource_key(&self) -> String {
-        "ask".into()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::named("ask")
     }
 
     fn resource_per_room(&self) -> bool {

@@ -7,7 +7,7 @@ use crate::shown::escape;
 use crate::{Shared, blocking, pattern, scopes, staged};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::FileChange;
-use agent_tier::{BoxError, CallContext, RoomId, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, ResourceKey, RoomId, Tier, Tool, ToolOutput};
 use ast_grep_core::replacer::TemplateFix;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -63,8 +63,8 @@ impl Tool for AstEditTool {
             .to_string()
     }
 
-    fn resource_key(&self) -> String {
-        staged::RESOURCE.to_string()
+    fn resource_key(&self) -> ResourceKey {
+        staged::RESOURCE
     }
 
     fn resource_per_room(&self) -> bool {

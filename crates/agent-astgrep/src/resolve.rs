@@ -6,7 +6,7 @@ use crate::staged::{self, Edits, Slot};
 use crate::{AstGrepError, Shared, blocking};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{FsError, apply_all};
-use agent_tier::{BoxError, CallContext, RoomId, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, ResourceKey, RoomId, Tier, Tool, ToolOutput};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -55,8 +55,8 @@ impl Tool for ResolveTool {
             .to_string()
     }
 
-    fn resource_key(&self) -> String {
-        staged::RESOURCE.to_string()
+    fn resource_key(&self) -> ResourceKey {
+        staged::RESOURCE
     }
 
     fn resource_per_room(&self) -> bool {

@@ -2,7 +2,7 @@
 //! discard another's. Their ids are numbered across the run, so an id names one edit only.
 
 use agent_tier::workspace::FileChange;
-use agent_tier::{Registry, RoomId, Rooms};
+use agent_tier::{Registry, ResourceKey, RoomId, Rooms};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The resource `ast_edit` and `resolve` hold (per room): one call at a time stages or resolves
 /// a room's edits.
-pub(crate) const RESOURCE: &str = "astgrep.edits";
+pub(crate) const RESOURCE: ResourceKey = ResourceKey::named("astgrep.edits");
 
 /// Every room's staged edits and the run's edit numbering.
 pub(crate) struct StagedEdits {

@@ -6,7 +6,9 @@ use crate::args::{DebugArgs, DebugCommand};
 use crate::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE, STOP_FRAMES};
 use crate::ops;
 use crate::supervisor::Supervisor;
-use agent_tier::{BoxError, CallContext, Registry, RoomId, Rooms, Tier, Tool, ToolOutput};
+use agent_tier::{
+    BoxError, CallContext, Registry, ResourceKey, RoomId, Rooms, Tier, Tool, ToolOutput,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -80,8 +82,8 @@ impl Tool for DebugTool {
         false
     }
 
-    fn resource_key(&self) -> String {
-        "debug".to_string()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::named("debug")
     }
 
     fn resource_per_room(&self) -> bool {

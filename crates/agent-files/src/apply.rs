@@ -6,7 +6,7 @@ use crate::error::ParseError;
 use crate::patch::{self, Hunk, Tolerated};
 use crate::tools::{changed_files, read_for_change};
 use agent_tier::workspace::{self, FileChange};
-use agent_tier::{BoxError, CallContext, Report, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Report, ResourceKey, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -33,8 +33,8 @@ impl Tool for ApplyPatchTool {
     fn description(&self) -> String {
         "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context matched exactly, else ignoring trailing whitespace or typographic quotes/dashes (noted); a chunk matching several places is refused.".into()
     }
-    fn resource_key(&self) -> String {
-        "files".into()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::FILES
     }
     async fn call(&self, args: ApplyPatchArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = cx.run().root.clone();

@@ -4,7 +4,7 @@
 
 use agent_tier::display::clip_path;
 use agent_tier::workspace::{self, FileChange, FsError};
-use agent_tier::{BoxError, CallContext, Hints, Report, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Hints, Report, ResourceKey, Tier, Tool, ToolOutput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -118,8 +118,8 @@ impl Tool for WriteTool {
     fn description(&self) -> String {
         "Write a whole file, creating it and its directories if needed. Atomic; keeps the file's mode.".into()
     }
-    fn resource_key(&self) -> String {
-        "files".into()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::FILES
     }
     async fn call(&self, args: WriteArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = cx.run().root.clone();
@@ -178,8 +178,8 @@ impl Tool for EditTool {
         "Replace one exact text that occurs once in a file, or every occurrence with `replace_all`."
             .into()
     }
-    fn resource_key(&self) -> String {
-        "files".into()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::FILES
     }
     async fn call(&self, args: EditArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = cx.run().root.clone();

@@ -52,7 +52,7 @@ pub use error::KernelError;
 
 use agent_tier::doctor::DoctorEntry;
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::{BoxError, CallContext, Registry, Rooms, Tier, Tool, ToolOutput};
+use agent_tier::{BoxError, CallContext, Registry, ResourceKey, Rooms, Tier, Tool, ToolOutput};
 use kernel::{Alive, Kernel, Lang};
 use render::Collector;
 use serde::Deserialize;
@@ -243,8 +243,8 @@ impl Tool for EvalTool {
         false
     }
 
-    fn resource_key(&self) -> String {
-        "eval".to_string()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::named("eval")
     }
 
     fn resource_per_room(&self) -> bool {

@@ -178,7 +178,7 @@ impl Effects {
     pub fn of<T: Tool + ?Sized>(tool: &T) -> Effects {
         Effects {
             tier: tool.tier(),
-            resource: (!tool.parallel_safe()).then(|| ResourceKey::from(tool.resource_key())),
+            resource: (!tool.parallel_safe()).then(|| tool.resource_key()),
             per_room: tool.resource_per_room(),
             runs_project_code: false,
             reason: None,
@@ -231,8 +231,8 @@ pub trait Tool: Send + Sync + 'static {
     /// holding it as a [`ResourceKey`](crate::ResourceKey) (a key several tools share is a
     /// constant, such as [`ResourceKey::FILES`](crate::ResourceKey::FILES)). Defaults to the
     /// tool's name.
-    fn resource_key(&self) -> String {
-        self.name().to_string()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::from(self.name().to_string())
     }
 
     /// Whether the resource is each room's own (a kernel, a debug session, staged edits kept in

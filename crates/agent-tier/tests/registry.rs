@@ -6,7 +6,7 @@
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, BoxError, CallContext, Effects,
-    Origin, Registry, RunInfo, Surface, Tier, Tool, ToolOutput, Wrapper,
+    Origin, Registry, ResourceKey, RunInfo, Surface, Tier, Tool, ToolOutput, Wrapper,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -135,8 +135,8 @@ impl Tool for Serial {
     fn description(&self) -> String {
         "not parallel-safe".into()
     }
-    fn resource_key(&self) -> String {
-        "session".into()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::named("session")
     }
     async fn call(&self, _args: NoArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
@@ -485,8 +485,8 @@ impl Tool for Holder {
     fn description(&self) -> String {
         "holds the `kernel` resource while calling a tool".into()
     }
-    fn resource_key(&self) -> String {
-        "kernel".into()
+    fn resource_key(&self) -> ResourceKey {
+        ResourceKey::named("kernel")
     }
     async fn call(&self, args: BridgeArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         Ok(cx
