@@ -196,7 +196,7 @@ impl Kernel {
                     return Err(startup_error(
                         format!(
                             "its driver did not report ready within {}",
-                            crate::report::human(config.startup_timeout)
+                            agent_tier::display::duration(config.startup_timeout)
                         ),
                         &tail,
                     ));
@@ -468,7 +468,7 @@ impl Kernel {
                     out.status = Status::Killed;
                     return Alive::No(format!(
                         "was killed after the cell went {} without output and ignored the interrupt",
-                        crate::report::human(config.inactivity_budget)
+                        agent_tier::display::duration(config.inactivity_budget)
                     ));
                 }
             }

@@ -235,7 +235,7 @@ impl Tool for EvalTool {
     fn description(&self) -> String {
         DESCRIPTION.replace(
             "{budget}",
-            &report::human(self.state.config.inactivity_budget),
+            &agent_tier::display::duration(self.state.config.inactivity_budget),
         )
     }
 

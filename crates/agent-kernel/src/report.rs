@@ -242,13 +242,13 @@ impl Report for EvalReport {
             Ending::Ok | Ending::Error => {}
             Ending::Interrupted => text.push_str(&format!(
                 "[interrupted: the cell went {} without output (the inactivity budget; output resets it, a pending tool() call pauses it); the {lang} kernel is alive and keeps every name from earlier cells; {} — print progress from long loops to keep them running]\n",
-                human(self.budget),
+                agent_tier::display::duration(self.budget),
                 defined_before_interrupt(&self.defined, self.defined_total)
             )),
             Ending::Killed => text.push_str(&format!(
                 "[killed: the cell went {} without output (the inactivity budget), then ignored the interrupt for {}, so the {lang} kernel was killed{}]\n",
-                human(self.budget),
-                human(self.grace),
+                agent_tier::display::duration(self.budget),
+                agent_tier::display::duration(self.grace),
                 self.after_loss(" and restarted")
             )),
             Ending::Died => {
@@ -294,37 +294,4 @@ fn defined_before_interrupt(names: &[String], total: u64) -> String {
         "names this cell bound before the interrupt (kept): {}{more}",
         names.join(", ")
     )
-}
-
-/// A duration as a person would say it: `5 min`, `2 s`, `1.5 s`, `300 ms` (the unit spelt out
-/// with a space, as the tool's description reads).
-pub(crate) fn human(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms >= 60_000 && ms.is_multiple_of(60_000) {
-        format!("{} min", ms / 60_000)
-    } else if ms >= 1000 && ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else if ms >= 1000 {
-        format!("{:.1} s", d.as_secs_f64())
-    } else {
-        format!("{ms} ms")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn human_durations() {
-        let cases = [
-            (300_000, "5 min"),
-            (2000, "2 s"),
-            (1500, "1.5 s"),
-            (300, "300 ms"),
-        ];
-        for (ms, want) in cases {
-            assert_eq!(human(Duration::from_millis(ms)), want);
-        }
-    }
 }

@@ -145,11 +145,18 @@ pub fn clip_middle_bytes(text: &str, cap: usize) -> (Cow<'_, str>, usize) {
     )
 }
 
-/// A duration as a person reads it: `850ms`, `45s`, `1m30s`, `2h`, `1h5m`.
+/// A duration as a person reads it: `850ms`, `1.5s`, `45s`, `1m30s`, `2h`, `1h5m` (tenths of a
+/// second under a minute, whole seconds above).
 pub fn duration(d: std::time::Duration) -> String {
     let secs = d.as_secs();
     if secs == 0 {
         return format!("{}ms", d.as_millis());
+    }
+    if secs < 60 && d.subsec_millis() >= 50 {
+        let tenths = (d.as_millis() + 50) / 100;
+        if tenths % 10 != 0 {
+            return format!("{}.{}s", tenths / 10, tenths % 10);
+        }
     }
     let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
     let mut out = String::new();
@@ -198,6 +205,11 @@ mod tests {
         use std::time::Duration;
         assert_eq!(duration(Duration::from_millis(850)), "850ms");
         assert_eq!(duration(Duration::from_secs(45)), "45s");
+        assert_eq!(duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(duration(Duration::from_millis(12_340)), "12.3s");
+        assert_eq!(duration(Duration::from_millis(2_020)), "2s");
+        assert_eq!(duration(Duration::from_millis(65_400)), "1m5s");
+        assert_eq!(duration(Duration::from_secs(300)), "5m");
         assert_eq!(duration(Duration::from_secs(90)), "1m30s");
         assert_eq!(duration(Duration::from_secs(7200)), "2h");
         assert_eq!(duration(Duration::from_secs(3900)), "1h5m");

@@ -98,7 +98,7 @@ impl Heartbeat {
         let mut b = self.0.lock();
         b.at = Some(std::time::Instant::now());
         if let Some(line) = line {
-            b.line = Some(tail_of(line, LAST_LINE));
+            b.line = Some(agent_tier::display::clip_tail_chars(line, LAST_LINE).into_owned());
         }
     }
 
@@ -304,15 +304,6 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn tail_of(text: &str, chars: usize) -> String {
-    let n = text.chars().count();
-    if n <= chars {
-        text.to_string()
-    } else {
-        format!("...{}", text.chars().skip(n - chars).collect::<String>())
-    }
-}
-
 async fn run_command(
     cmd: &WorkerCommand,
     cwd: &Path,
@@ -398,7 +389,10 @@ async fn run_command(
         return Ok(stdout);
     }
     // The end of what it wrote on a stream, if anything.
-    let last_lines = |text: &str| (!text.trim().is_empty()).then(|| tail_of(text.trim_end(), 2000));
+    let last_lines = |text: &str| {
+        (!text.trim().is_empty())
+            .then(|| agent_tier::display::clip_tail_chars(text.trim_end(), 2000).into_owned())
+    };
     Err(RunError::Exited {
         command: cmd.display(),
         how: agent_proc::describe_exit(status),

@@ -34,7 +34,7 @@ pub use backend::{
     WorkerJob, WorkerTier,
 };
 pub use error::{RunError, Unavailable, VibeError};
-pub use report::{bounded, human_elapsed};
+pub use report::bounded;
 pub use roster::{Roster, WorkerState, WorkerView};
 pub use tools::{KillArgs, ListArgs, SendArgs, SpawnArgs, WaitArgs};
 

@@ -9,20 +9,6 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-/// A human duration with one decimal for seconds: `0.4s`, `12.0s`, `3m05s`.
-pub fn human_elapsed(secs: f64) -> String {
-    if secs < 60.0 {
-        format!("{secs:.1}s")
-    } else {
-        let s = secs as u64;
-        if s < 3600 {
-            format!("{}m{:02}s", s / 60, s % 60)
-        } else {
-            format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-        }
-    }
-}
-
 /// The first `chars` characters of `text` on one line, with `…` when cut.
 pub fn bounded(text: &str, chars: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -76,7 +62,7 @@ impl WorkerRow {
             self.label,
             self.tier,
             self.state.as_str(),
-            human_elapsed(self.elapsed_seconds),
+            agent_tier::display::duration(std::time::Duration::from_secs_f64(self.elapsed_seconds)),
             self.runs
         )
     }
@@ -153,7 +139,9 @@ impl Report for Waited {
             let _ = write!(
                 text,
                 "\nstill running after waiting {}; wait again, send it a message, or kill it.",
-                human_elapsed(self.waited.as_secs_f64())
+                agent_tier::display::duration(std::time::Duration::from_secs_f64(
+                    self.waited.as_secs_f64()
+                ))
             );
             return text;
         }
@@ -221,7 +209,9 @@ impl Report for Roll {
         if self.workers.is_empty() {
             return "no workers in this conversation yet; start one with vibe_spawn".into();
         }
-        let stall_after = human_elapsed(self.stall_after.as_secs_f64());
+        let stall_after = agent_tier::display::duration(std::time::Duration::from_secs_f64(
+            self.stall_after.as_secs_f64(),
+        ));
         let mut text = String::new();
         let (mut running, mut unread, mut stalled) = (0, 0, 0);
         for l in &self.workers {
@@ -230,7 +220,11 @@ impl Report for Roll {
                 running += 1;
                 match l.last_output_seconds_ago {
                     Some(s) => {
-                        let _ = write!(text, ", last output {} ago", human_elapsed(s));
+                        let _ = write!(
+                            text,
+                            ", last output {} ago",
+                            agent_tier::display::duration(std::time::Duration::from_secs_f64(s))
+                        );
                     }
                     None => text.push_str(", no output yet"),
                 }

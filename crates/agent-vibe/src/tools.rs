@@ -2,9 +2,7 @@
 
 use crate::backend::{VibeBackend, WorkerTier};
 use crate::error::VibeError;
-use crate::report::{
-    Killed, Listed, Roll, Sent, Spawned, Waited, WorkerRow, bounded, human_elapsed,
-};
+use crate::report::{Killed, Listed, Roll, Sent, Spawned, Waited, WorkerRow, bounded};
 use crate::roster::{Roster, WorkerState, WorkerView};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{BoxError, CallContext, Hints, Rooms, Tier, Tool, ToolOutput};
@@ -29,10 +27,18 @@ fn waiting_line(v: &WorkerView, line: Option<&str>) -> String {
     let mut text = WorkerRow::of(v, None).header();
     match (v.last_output_seconds_ago, line) {
         (Some(ago), Some(line)) => {
-            let _ = write!(text, "; last output {} ago: {line}", human_elapsed(ago));
+            let _ = write!(
+                text,
+                "; last output {} ago: {line}",
+                agent_tier::display::duration(std::time::Duration::from_secs_f64(ago))
+            );
         }
         (Some(ago), None) => {
-            let _ = write!(text, "; last output {} ago", human_elapsed(ago));
+            let _ = write!(
+                text,
+                "; last output {} ago",
+                agent_tier::display::duration(std::time::Duration::from_secs_f64(ago))
+            );
         }
         _ => text.push_str("; no output yet"),
     }
@@ -343,7 +349,9 @@ impl Tool for List {
     fn description(&self) -> String {
         format!(
             "This conversation's workers: id, label, tier, state (running, done, failed, timed_out, killed), elapsed time, last output (stalled after {} silent), start of the last result (vibe_wait gives it whole).",
-            human_elapsed(self.1.stall_after.as_secs_f64())
+            agent_tier::display::duration(std::time::Duration::from_secs_f64(
+                self.1.stall_after.as_secs_f64()
+            ))
         )
     }
     async fn call(&self, _args: ListArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {

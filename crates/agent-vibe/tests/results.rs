@@ -135,8 +135,8 @@ async fn every_result_text_and_structured() {
         ));
     }
     insta::with_settings!({filters => vec![
-        (r"\b\d+\.\ds\b", "[T]"),
-        (r"\b\d+m\d\ds\b", "[T]"),
+        // agent_tier::display::duration: 850ms, 1.5s, 45s, 1m30s, 5m, 2h
+        (r"\b(?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s)\b", "[T]"),
         (r#""(elapsed_seconds|last_output_seconds_ago)": [0-9.e-]+"#, r#""$1": "[S]""#),
     ]}, {
         insta::assert_snapshot!("results", report);
