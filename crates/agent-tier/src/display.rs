@@ -154,7 +154,7 @@ pub fn duration(d: std::time::Duration) -> String {
     }
     if secs < 60 && d.subsec_millis() >= 50 {
         let tenths = (d.as_millis() + 50) / 100;
-        if tenths % 10 != 0 {
+        if !tenths.is_multiple_of(10) {
             return format!("{}.{}s", tenths / 10, tenths % 10);
         }
     }
