@@ -27,7 +27,7 @@ pub enum ElicitOutcome {
 /// Sends `elicitation/create` to the client behind a requester. Implemented by the host (the MCP
 /// server), whose requesters are its MCP sessions.
 ///
-/// Resolve to `Err(reason)` at once when there is no requester, it is not one of the host's
+/// Resolve to an error saying why at once when there is no requester, it is not one of the host's
 /// sessions, its client did not declare the `elicitation` capability or its connection is gone;
 /// the card then fails closed. Never send the card to another client.
 pub trait Elicitor: Send + Sync {
@@ -37,7 +37,7 @@ pub trait Elicitor: Send + Sync {
         requester: Option<Arc<dyn Requester>>,
         message: String,
         requested_schema: Value,
-    ) -> BoxFuture<'_, Result<ElicitOutcome, String>>;
+    ) -> BoxFuture<'_, Result<ElicitOutcome, agent_tier::BoxError>>;
 }
 
 /// The card as MCP elicitation.
@@ -291,7 +291,7 @@ impl AskPort for ElicitationPort {
             };
             within(card.timeout, async {
                 match self.elicitor.elicit(requester, message, schema).await {
-                    Err(reason) => AskOutcome::Unavailable(reason),
+                    Err(reason) => AskOutcome::Unavailable(reason.to_string()),
                     Ok(ElicitOutcome::Decline) => AskOutcome::Decline,
                     Ok(ElicitOutcome::Cancel) => AskOutcome::Skip,
                     Ok(ElicitOutcome::Accept(content)) => match read_accepted(&card, &content) {

@@ -459,13 +459,13 @@ impl Elicitor for FakeClient {
         _requester: Option<Arc<dyn agent_tier::Requester>>,
         message: String,
         requested_schema: Value,
-    ) -> BoxFuture<'_, Result<ElicitOutcome, String>> {
+    ) -> BoxFuture<'_, Result<ElicitOutcome, agent_tier::BoxError>> {
         self.requests
             .lock()
             .unwrap()
             .push((message, requested_schema));
         let reply = self.replies.lock().unwrap().remove(0);
-        Box::pin(async move { reply })
+        Box::pin(async move { reply.map_err(Into::into) })
     }
 }
 

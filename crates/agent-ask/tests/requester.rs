@@ -154,7 +154,7 @@ impl Elicitor for Clients {
         requester: Option<Arc<dyn Requester>>,
         _message: String,
         _requested_schema: Value,
-    ) -> BoxFuture<'_, Result<ElicitOutcome, String>> {
+    ) -> BoxFuture<'_, Result<ElicitOutcome, agent_tier::BoxError>> {
         let who = requester.map(|r| r.id().to_string());
         self.0.lock().unwrap().push(who.clone());
         Box::pin(async move {

@@ -67,11 +67,11 @@ impl agent_tools::ask::Elicitor for McpElicitor {
         requester: Option<Arc<dyn Requester>>,
         message: String,
         requested_schema: Value,
-    ) -> agent_tools::ask::BoxFuture<'_, Result<ElicitOutcome, String>> {
+    ) -> agent_tools::ask::BoxFuture<'_, Result<ElicitOutcome, agent_tools::tier::BoxError>> {
         Box::pin(async move {
             elicit(requester, message, requested_schema)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(Into::into)
         })
     }
 }
