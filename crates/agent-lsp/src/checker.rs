@@ -1,6 +1,7 @@
 //! `diagnostics` with `"*"`: the project checker of every detected root, in the same format.
 
 use crate::binaries::resolve_command;
+use crate::error::CheckerError;
 use crate::render::{Diag, Finding, Loc};
 use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
@@ -62,7 +63,6 @@ const CHECKERS: &[Checker] = &[
         parse: parse_dart,
     },
 ];
-
 
 /// One line of `cargo check --message-format=json`: a compiler message is the line that
 /// matters (other reasons, and lines that are not JSON, are skipped).
@@ -262,7 +262,7 @@ async fn run_one(
     c: &Checker,
     root: &Path,
     project_code: bool,
-) -> Result<(Vec<Diag>, usize), String> {
+) -> Result<(Vec<Diag>, usize), CheckerError> {
     let ws = &sup.root;
     let spec = crate::config::ServerSpec {
         id: c.name.to_string(),
@@ -279,11 +279,10 @@ async fn run_one(
     // The project's own checker binaries (`node_modules/.bin/tsc`) run only for a call that
     // declared it runs project code (its effects), or in a trusted project.
     let Some((bin, _)) = resolve_command(&spec, root, ws, project_code || sup.cfg.trusted) else {
-        return Err(format!(
-            "{} not found ({}; looked in the project and $PATH)",
-            c.name,
-            c.programs.join(", ")
-        ));
+        return Err(CheckerError::NotFound {
+            checker: c.name,
+            programs: c.programs.join(", "),
+        });
     };
     // Through the run's sandbox prefix, like every other child (kernels, servers).
     let run = agent_proc::Command::new(&Launcher::prefixed(sup.prefix()), &bin)
@@ -294,26 +293,34 @@ async fn run_one(
         .await;
     let out = match run {
         Ok(o) => o,
-        Err(RunError::Spawn(e)) => return Err(format!("could not start {}: {e}", bin.display())),
-        Err(RunError::Wait(e)) => return Err(format!("{} failed: {e}", c.name)),
+        Err(RunError::Spawn(source)) => {
+            return Err(CheckerError::Spawn {
+                program: bin.display().to_string(),
+                source,
+            });
+        }
+        Err(RunError::Wait(source)) => {
+            return Err(CheckerError::Wait {
+                checker: c.name,
+                source,
+            });
+        }
         Err(RunError::TimedOut(..)) => {
-            return Err(format!(
-                "{} did not finish within {} s; run it yourself to see why",
-                c.name,
-                sup.cfg.checker_timeout.as_secs()
-            ));
+            return Err(CheckerError::TimedOut {
+                checker: c.name,
+                secs: sup.cfg.checker_timeout.as_secs(),
+            });
         }
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = out.stderr.as_str();
     let findings = (c.parse)(root, &stdout, stderr);
     if findings.is_empty() && !out.status.success() && c.name != "pyright" {
-        return Err(format!(
-            "{} failed ({}) without findings it could parse; its stderr ends: {}",
-            c.name,
-            out.status,
-            crate::client::tail_lines(stderr, 10)
-        ));
+        return Err(CheckerError::Unparsed {
+            checker: c.name,
+            status: out.status.to_string(),
+            stderr: crate::client::tail_lines(stderr, 10),
+        });
     }
     Ok(to_diags(ws, c.name, findings))
 }
@@ -367,7 +374,7 @@ fn to_diags(ws: &Path, source: &str, findings: Vec<Finding>) -> (Vec<Diag>, usiz
 }
 
 /// What one checker run came to: its diagnostics and how many were withheld, or why it failed.
-type CheckResult = Result<(Vec<Diag>, usize), String>;
+type CheckResult = Result<(Vec<Diag>, usize), CheckerError>;
 
 /// Run every project checker whose marker is found, per root. `project_code`: the call declared
 /// that it runs the project's code ([`agent_tier::Effects`]).
@@ -442,7 +449,7 @@ pub async fn run_all(sup: &Supervisor, project_code: bool) -> ProjectDiagnostics
                 Err(error) => CheckerRun::Failed(CheckerFailed {
                     checker,
                     root,
-                    error,
+                    error: error.to_string(),
                 }),
             }
         })

@@ -1,6 +1,7 @@
 //! The C/C++ project checker: each translation unit of a `compile_commands.json` compiled again
 //! with `-fsyntax-only` (bounded), its findings in the checkers' common form.
 
+use crate::error::CheckerError;
 use crate::render::Finding;
 use crate::supervisor::Supervisor;
 use agent_proc::{Launcher, RunError};
@@ -95,12 +96,17 @@ fn parse(dir: &Path, stderr: &str) -> Vec<Finding> {
 }
 
 /// Check the database in `dir`: the findings and how many units were left out by the bound.
-pub async fn run(sup: &Supervisor, dir: &Path) -> Result<(Vec<Finding>, usize), String> {
+pub async fn run(sup: &Supervisor, dir: &Path) -> Result<(Vec<Finding>, usize), CheckerError> {
     let db = dir.join("compile_commands.json");
-    let text =
-        std::fs::read_to_string(&db).map_err(|e| format!("cannot read {}: {e}", db.display()))?;
-    let entries: Vec<Entry> = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a compilation database: {e}", db.display()))?;
+    let text = std::fs::read_to_string(&db).map_err(|source| CheckerError::Database {
+        path: db.display().to_string(),
+        source,
+    })?;
+    let entries: Vec<Entry> =
+        serde_json::from_str(&text).map_err(|source| CheckerError::NotDatabase {
+            path: db.display().to_string(),
+            source,
+        })?;
     let skipped = entries.len().saturating_sub(MAX_UNITS);
     let mut findings = Vec::new();
     for entry in entries.iter().take(MAX_UNITS) {
@@ -128,17 +134,24 @@ pub async fn run(sup: &Supervisor, dir: &Path) -> Result<(Vec<Finding>, usize), 
             .await;
         match run {
             Ok(out) => findings.extend(parse(&cwd, &out.stderr)),
-            Err(RunError::Spawn(e)) => {
-                return Err(format!("could not start `{}`: {e}", args[0]));
+            Err(RunError::Spawn(source)) => {
+                return Err(CheckerError::UnitSpawn {
+                    program: args[0].clone(),
+                    source,
+                });
             }
             Err(RunError::TimedOut(..)) => {
-                return Err(format!(
-                    "`{}` did not finish within {} s",
-                    args[0],
-                    sup.cfg.checker_timeout.as_secs()
-                ));
+                return Err(CheckerError::UnitTimedOut {
+                    program: args[0].clone(),
+                    secs: sup.cfg.checker_timeout.as_secs(),
+                });
             }
-            Err(RunError::Wait(e)) => return Err(format!("`{}` failed: {e}", args[0])),
+            Err(RunError::Wait(source)) => {
+                return Err(CheckerError::UnitWait {
+                    program: args[0].clone(),
+                    source,
+                });
+            }
         }
     }
     Ok((findings, skipped))

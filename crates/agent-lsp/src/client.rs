@@ -15,13 +15,13 @@ use crate::protocol::{
 use crate::text::{Encoding, path_to_uri, uri_to_path};
 use agent_proc::{Launcher, Tail};
 use agent_rpc::{
-    Connection, ConnectionError, Handler, JsonRpc, Limits, Malformed, Protocol, ReplyError,
-    Request,
+    Connection, ConnectionError, Handler, JsonRpc, Limits, Malformed, Protocol, ReplyError, Request,
 };
+use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -115,11 +115,6 @@ pub struct Server {
     child: agent_proc::Child,
     /// `shutdown` and `exit` when the run ends (the host exiting on a signal).
     farewell: OnceLock<agent_proc::Farewell>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Poisoning needs a panic while the lock is held; no critical section here can panic.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The last lines of a stderr tail, for error messages.
@@ -247,7 +242,7 @@ impl Server {
                 })
                 .await?;
         }
-        lock(&server.shared).last_activity = Some(Instant::now());
+        server.shared.lock().last_activity = Some(Instant::now());
         Ok(server)
     }
 
@@ -267,28 +262,28 @@ impl Server {
     pub fn supports<R: Offered>(&self) -> bool {
         match R::offered(self.caps()) {
             Some(on) => on,
-            None => lock(&self.shared).registrations.contains(R::METHOD),
+            None => self.shared.lock().registrations.contains(R::METHOD),
         }
     }
 
     /// When the server was last sent a request or notification (else when it started): the
     /// supervisor stops the least recently used idle server to stay within its cap.
     pub fn last_used(&self) -> Instant {
-        lock(&self.shared).last_used.unwrap_or(self.started)
+        self.shared.lock().last_used.unwrap_or(self.started)
     }
 
     fn touch(&self) {
-        lock(&self.shared).last_used = Some(Instant::now());
+        self.shared.lock().last_used = Some(Instant::now());
     }
 
     /// Why it exited, if it did.
     pub fn exited(&self) -> Option<String> {
-        lock(&self.shared).exited.clone()
+        self.shared.lock().exited.clone()
     }
 
     /// Progress tasks in flight (titles are not kept, only tokens) and readiness.
     pub fn loading(&self) -> (usize, Option<bool>) {
-        let sh = lock(&self.shared);
+        let sh = self.shared.lock();
         (sh.progress.len(), sh.quiescent)
     }
 
@@ -411,7 +406,7 @@ impl Server {
         let deadline = Instant::now() + timeout;
         loop {
             {
-                let sh = lock(&self.shared);
+                let sh = self.shared.lock();
                 if pred(&sh) {
                     return true;
                 }
@@ -450,7 +445,7 @@ impl Server {
 
     /// Whether the server is idle right now.
     pub fn is_idle(&self) -> bool {
-        Self::idle(&lock(&self.shared))
+        Self::idle(&self.shared.lock())
     }
 
     /// Bring the server's copy of `path` up to `text`: didOpen the first time, didChange (full
@@ -458,7 +453,7 @@ impl Server {
     pub async fn sync(&self, path: &Path, text: &str, save: bool) -> Result<Synced, LspError> {
         let mut docs = self.docs.lock().await;
         let uri = path_to_uri(path);
-        let seq_before = lock(&self.shared).seq;
+        let seq_before = self.shared.lock().seq;
         let (version, opened) = match docs.get_mut(path) {
             Some(d) if d.text == text => {
                 // Unchanged: any publish for this version is fresh.
@@ -514,10 +509,7 @@ impl Server {
             }
         };
         if !opened || save {
-            let text = self
-                .caps()
-                .save_includes_text()
-                .then(|| text.to_string());
+            let text = self.caps().save_includes_text().then(|| text.to_string());
             self.notify::<DidSave>(&DidSaveParams {
                 text_document: TextDocumentIdentifier { uri },
                 text,
@@ -526,7 +518,7 @@ impl Server {
         }
         let now = Instant::now();
         {
-            let mut sh = lock(&self.shared);
+            let mut sh = self.shared.lock();
             sh.last_activity = Some(now);
             sh.first_open.get_or_insert(now);
         }

@@ -90,3 +90,94 @@ pub enum LspError {
         source: std::io::Error,
     },
 }
+
+/// Why a project checker (`diagnostics` with `"*"`) has no findings for a root; each message
+/// says what failed and, where there is one, what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckerError {
+    /// None of its programs resolves.
+    #[error("{checker} not found ({programs}; looked in the project and $PATH)")]
+    NotFound {
+        /// The checker.
+        checker: &'static str,
+        /// Its programs, comma-separated.
+        programs: String,
+    },
+    /// Its program could not be started.
+    #[error("could not start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Waiting for it failed.
+    #[error("{checker} failed: {source}")]
+    Wait {
+        /// The checker.
+        checker: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It ran past the timeout and was killed.
+    #[error("{checker} did not finish within {secs} s; run it yourself to see why")]
+    TimedOut {
+        /// The checker.
+        checker: &'static str,
+        /// The timeout, in seconds.
+        secs: u64,
+    },
+    /// It failed and printed nothing that reads as a finding.
+    #[error(
+        "{checker} failed ({status}) without findings it could parse; its stderr ends: {stderr}"
+    )]
+    Unparsed {
+        /// The checker.
+        checker: &'static str,
+        /// How it exited.
+        status: String,
+        /// Its last lines of stderr.
+        stderr: String,
+    },
+    /// The compilation database could not be read.
+    #[error("cannot read {path}: {source}")]
+    Database {
+        /// The database.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The compilation database is not one.
+    #[error("{path} is not a compilation database: {source}")]
+    NotDatabase {
+        /// The database.
+        path: String,
+        /// What serde said.
+        source: serde_json::Error,
+    },
+    /// A translation unit's compiler could not be started.
+    #[error("could not start `{program}`: {source}")]
+    UnitSpawn {
+        /// The compiler.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A translation unit's compiler ran past the timeout.
+    #[error("`{program}` did not finish within {secs} s")]
+    UnitTimedOut {
+        /// The compiler.
+        program: String,
+        /// The timeout, in seconds.
+        secs: u64,
+    },
+    /// Waiting for a translation unit's compiler failed.
+    #[error("`{program}` failed: {source}")]
+    UnitWait {
+        /// The compiler.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}

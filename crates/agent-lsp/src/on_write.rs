@@ -13,8 +13,8 @@ use crate::client::Server;
 use crate::protocol::Diagnostic;
 use crate::render::{Diag, Renderer};
 use crate::tools::State;
-use agent_tier::workspace::confine;
 use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::workspace::confine;
 use agent_tier::{BoxFuture, CallContext, Report, RoomId, ToolOutput, Wrapper};
 use serde::Serialize;
 use serde_json::Value;
@@ -58,10 +58,7 @@ pub struct WriteReport {
     #[serde(rename = "diagnostics_state", skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<String>,
     /// Introduced in other files that use the names the write changed (per the witness).
-    #[serde(
-        rename = "diagnostics_related",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(rename = "diagnostics_related", skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<Diag>,
     /// In those files after the write, with no baseline to compare against.
     #[serde(

@@ -345,20 +345,36 @@ pub fn plan_edit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{Position, Range, TextDocumentEdit, TextDocumentIdentifier};
     use crate::text::path_to_uri;
     use agent_tier::workspace::apply_all;
-    use serde_json::{Value, json};
 
     fn uri(p: &Path) -> String {
         path_to_uri(p)
     }
 
-    fn read(edit: &Value) -> WorkspaceEdit {
-        serde_json::from_value(edit.clone()).unwrap()
+    /// Replace (line, character) `from` to `to` with `text`.
+    fn text_edit(from: (u32, u32), to: (u32, u32), text: &str) -> TextEdit {
+        let at = |(line, character)| Position { line, character };
+        TextEdit {
+            range: Range {
+                start: at(from),
+                end: at(to),
+            },
+            new_text: text.to_string(),
+        }
     }
 
-    fn plan(ws: &Path, edit: &Value) -> Result<Plan, LspError> {
-        plan_edit(ws, &read(edit), Encoding::Utf16, &HashMap::new())
+    /// An edit in the `changes` form.
+    fn changes(files: Vec<(String, Vec<TextEdit>)>) -> WorkspaceEdit {
+        WorkspaceEdit {
+            changes: Some(files),
+            document_changes: None,
+        }
+    }
+
+    fn plan(ws: &Path, edit: &WorkspaceEdit) -> Result<Plan, LspError> {
+        plan_edit(ws, edit, Encoding::Utf16, &HashMap::new())
     }
 
     #[test]
@@ -370,10 +386,13 @@ mod tests {
         std::fs::write(&a, "é = 1\nprint(é, é)\n").unwrap();
         std::fs::write(&b, "x = 1\n").unwrap();
         // `changes`, UTF-16 columns after a non-ASCII char; two edits on one line.
-        let edit = json!({"changes": {uri(&a): [
-            {"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 7}}, "newText": "ü"},
-            {"range": {"start": {"line": 1, "character": 9}, "end": {"line": 1, "character": 10}}, "newText": "ü"},
-        ]}});
+        let edit = changes(vec![(
+            uri(&a),
+            vec![
+                text_edit((1, 6), (1, 7), "ü"),
+                text_edit((1, 9), (1, 10), "ü"),
+            ],
+        )]);
         let p = plan(&ws, &edit).unwrap();
         assert_eq!(p.per_file, vec![("a.py".to_string(), 2)]);
         // Each edit's new text is found where the plan says it landed.
@@ -393,13 +412,28 @@ mod tests {
 
         // `documentChanges`: an edit, a file rename, a create and a delete, all or nothing.
         let c = ws.join("sub/c.py");
-        let edit = json!({"documentChanges": [
-            {"textDocument": {"uri": uri(&b), "version": null},
-             "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "newText": "y"}]},
-            {"kind": "rename", "oldUri": uri(&b), "newUri": uri(&ws.join("b2.py"))},
-            {"kind": "create", "uri": uri(&c)},
-            {"kind": "delete", "uri": uri(&a)},
-        ]});
+        let edit = WorkspaceEdit {
+            changes: None,
+            document_changes: Some(vec![
+                DocumentChange::Edit(TextDocumentEdit {
+                    text_document: TextDocumentIdentifier { uri: uri(&b) },
+                    edits: vec![text_edit((0, 0), (0, 1), "y")],
+                }),
+                DocumentChange::File(FileOperation::Rename {
+                    old_uri: uri(&b),
+                    new_uri: uri(&ws.join("b2.py")),
+                    options: None,
+                }),
+                DocumentChange::File(FileOperation::Create {
+                    uri: uri(&c),
+                    options: None,
+                }),
+                DocumentChange::File(FileOperation::Delete {
+                    uri: uri(&a),
+                    options: None,
+                }),
+            ]),
+        };
         let p = plan(&ws, &edit).unwrap();
         assert_eq!(p.renames, vec![("b.py".to_string(), "b2.py".to_string())]);
         apply_all(&ws, &p.changes).unwrap();
@@ -411,7 +445,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&c).unwrap(), "");
 
         // An edit outside the workspace is refused before anything is written.
-        let edit = json!({"changes": {"file:///etc/passwd": []}});
+        let edit = changes(vec![("file:///etc/passwd".to_string(), Vec::new())]);
         let err = plan(&ws, &edit).err().unwrap().to_string();
         assert!(err.contains("outside the workspace root"), "{err}");
     }
@@ -424,10 +458,7 @@ mod tests {
         // Latin-1 `é` on line 0, a BOM-less CRLF line, `old` after a Latin-1 byte on line 2.
         let bytes = b"# caf\xe9\r\nold = 1 # caf\xe9\r\nx = '\xe9'; old\r\n".to_vec();
         std::fs::write(&a, &bytes).unwrap();
-        let at = |l: u32, c: u32| json!({"line": l, "character": c});
-        let edit = json!({"changes": {uri(&a): [
-            {"range": {"start": at(1, 0), "end": at(1, 3)}, "newText": "new"},
-        ]}});
+        let edit = changes(vec![(uri(&a), vec![text_edit((1, 0), (1, 3), "new")])]);
         let p = plan(&ws, &edit).unwrap();
         apply_all(&ws, &p.changes).unwrap();
         assert_eq!(
@@ -435,19 +466,20 @@ mod tests {
             b"# caf\xe9\r\nnew = 1 # caf\xe9\r\nx = '\xe9'; old\r\n"
         );
         // After the Latin-1 byte on its line: the column cannot be placed; nothing is planned.
-        let edit = json!({"changes": {uri(&a): [
-            {"range": {"start": at(1, 0), "end": at(1, 3)}, "newText": "x"},
-            {"range": {"start": at(2, 9), "end": at(2, 12)}, "newText": "new"},
-        ]}});
+        let edit = changes(vec![(
+            uri(&a),
+            vec![
+                text_edit((1, 0), (1, 3), "x"),
+                text_edit((2, 9), (2, 12), "new"),
+            ],
+        )]);
         let err = plan(&ws, &edit).err().unwrap().to_string();
         assert!(
             err.contains("at line 3 where the file has bytes that are not UTF-8"),
             "{err}"
         );
         // A range over the invalid byte itself.
-        let edit = json!({"changes": {uri(&a): [
-            {"range": {"start": at(0, 0), "end": at(1, 0)}, "newText": ""},
-        ]}});
+        let edit = changes(vec![(uri(&a), vec![text_edit((0, 0), (1, 0), "")])]);
         assert!(plan(&ws, &edit).is_err());
     }
 
@@ -473,10 +505,8 @@ mod tests {
         let a = ws.join("a.py");
         std::fs::write(&a, "old = 1\n").unwrap();
         let synced: HashMap<PathBuf, Vec<u8>> = [(a.clone(), b"old = 1\n".to_vec())].into();
-        let edit = json!({"changes": {uri(&a): [
-            {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}, "newText": "new"},
-        ]}});
-        let p = plan_edit(&ws, &read(&edit), Encoding::Utf16, &synced).unwrap();
+        let edit = changes(vec![(uri(&a), vec![text_edit((0, 0), (0, 3), "new")])]);
+        let p = plan_edit(&ws, &edit, Encoding::Utf16, &synced).unwrap();
         // The file changed after the server was synced: nothing is written.
         std::fs::write(&a, "# moved\nold = 1\n").unwrap();
         assert!(apply_all(&ws, &p.changes).is_err());

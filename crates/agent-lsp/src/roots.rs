@@ -101,9 +101,10 @@ impl Unreadable {
     pub fn shown(&self, ws: &Path) -> UnreadableFolders {
         UnreadableFolders {
             count: self.count,
-            first: self.first.as_ref().map(|(p, e)| {
-                format!("{}: {e}", agent_tier::workspace::display_path(ws, p))
-            }),
+            first: self
+                .first
+                .as_ref()
+                .map(|(p, e)| format!("{}: {e}", agent_tier::workspace::display_path(ws, p))),
         }
     }
 }

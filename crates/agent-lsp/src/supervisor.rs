@@ -25,10 +25,11 @@ use crate::contain::{Containment, Uncontained};
 use crate::error::LspError;
 use crate::roots::root_for;
 use agent_tier::schemars::{self, JsonSchema};
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::OwnedMutexGuard;
 
@@ -132,7 +133,7 @@ struct Reservation<'a> {
 
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
-        if let Some(e) = lock(&self.sup.slots).get_mut(&self.key)
+        if let Some(e) = self.sup.slots.lock().get_mut(&self.key)
             && matches!(e.held, Held::Starting)
         {
             e.held = Held::Free;
@@ -189,11 +190,6 @@ pub struct Supervisor {
     evictions: AtomicU64,
     /// How untrusted servers are contained, worked out at the first start.
     containment: std::sync::OnceLock<Result<Containment, Uncontained>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Poisoning needs a panic while the lock is held; no critical section here can panic.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Supervisor {
@@ -255,7 +251,9 @@ impl Supervisor {
 
     /// The live server `id` for `root`, if one runs (no binary resolution: the fast path).
     fn live(&self, id: &str, root: &Path) -> Option<Arc<Server>> {
-        let slot = lock(&self.slots)
+        let slot = self
+            .slots
+            .lock()
             .get(&(id.to_string(), root.to_path_buf()))
             .map(|e| e.slot.clone())?;
         let s = slot.try_lock().ok()?;
@@ -315,7 +313,8 @@ impl Supervisor {
     }
 
     fn slot(&self, id: &str, root: &Path) -> Arc<tokio::sync::Mutex<Slot>> {
-        lock(&self.slots)
+        self.slots
+            .lock()
             .entry((id.to_string(), root.to_path_buf()))
             .or_default()
             .slot
@@ -323,14 +322,14 @@ impl Supervisor {
     }
 
     fn set_held(&self, key: &Key, held: Held) {
-        if let Some(e) = lock(&self.slots).get_mut(key) {
+        if let Some(e) = self.slots.lock().get_mut(key) {
             e.held = held;
         }
     }
 
     /// Whether `key` may start now, under the cap (see the module docs).
     fn room(&self, key: &Key) -> Room {
-        let mut map = lock(&self.slots);
+        let mut map = self.slots.lock();
         let mut counted = 0;
         let mut running: Vec<(Key, Instant, bool)> = Vec::new();
         let mut idle: HashMap<Key, OwnedMutexGuard<Slot>> = HashMap::new();
@@ -582,7 +581,7 @@ impl Supervisor {
 
     /// Every live server.
     pub fn running(&self) -> Vec<Arc<Server>> {
-        let slots: Vec<_> = lock(&self.slots).values().map(|e| e.slot.clone()).collect();
+        let slots: Vec<_> = self.slots.lock().values().map(|e| e.slot.clone()).collect();
         slots
             .iter()
             .filter_map(|s| s.try_lock().ok().and_then(|g| g.server.clone()))
@@ -593,7 +592,9 @@ impl Supervisor {
     /// Shut down the servers whose root covers `path` (every server when `None`); returns
     /// `(id, root)` of each.
     pub async fn reload(&self, path: Option<&Path>) -> Vec<(String, PathBuf)> {
-        let slots: Vec<_> = lock(&self.slots)
+        let slots: Vec<_> = self
+            .slots
+            .lock()
             .iter()
             .map(|(k, v)| (k.clone(), v.slot.clone()))
             .collect();
@@ -619,7 +620,9 @@ impl Supervisor {
 
     /// Every server slot, running, crashed or failed to start.
     pub async fn status(&self) -> Vec<SlotStatus> {
-        let slots: Vec<_> = lock(&self.slots)
+        let slots: Vec<_> = self
+            .slots
+            .lock()
             .iter()
             .map(|(k, v)| (k.clone(), v.slot.clone()))
             .collect();

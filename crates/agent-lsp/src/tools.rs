@@ -13,11 +13,12 @@ use crate::text::{lines, path_to_uri, units_of_byte};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{apply_all, confine, confine_existing};
 use agent_tier::{BoxError, CallContext, Effects, RoomId, Rooms, Tier, Tool, ToolOutput};
+use parking_lot::Mutex;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What one conversation has been shown: diagnostics by (severity, code, message).
@@ -59,7 +60,7 @@ impl State {
     /// Record diagnostics as reported to `room`; returns those not reported to it before.
     pub(crate) fn unseen(&self, room: &RoomId, diags: Vec<Diag>) -> Vec<Diag> {
         let ledger = self.ledger.get_or_init(room, Mutex::default);
-        let mut ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ledger = ledger.lock();
         diags
             .into_iter()
             .filter(|d| ledger.insert(d.key()))
@@ -196,9 +197,7 @@ impl State {
         room: &RoomId,
     ) -> Result<ToolOutput, LspError> {
         match Command::parse(a)? {
-            Command::Status { file } => Ok(ToolOutput::report(
-                &self.status(file.as_deref()).await,
-            )),
+            Command::Status { file } => Ok(ToolOutput::report(&self.status(file.as_deref()).await)),
             Command::Reload { file } => self.reload(file.as_deref()).await,
             Command::Diagnostics(Checked::Project) => Ok(ToolOutput::report(
                 &checker::run_all(&self.sup, project_code).await,
@@ -356,18 +355,19 @@ the server's references then check the result, and a rename they contradict is r
 mod tests {
     use super::*;
 
-    use serde_json::{Value, json};
+    use crate::protocol::Locations;
 
     #[test]
     fn locations_of_every_shape() {
-        let read = |v: Value| serde_json::from_value::<crate::protocol::Locations>(v).unwrap();
-        let range = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
-        let one = json!({"uri": "file:///a.py", "range": range(1, 2)});
-        let link = json!([{"targetUri": "file:///b.py", "targetRange": range(0, 0),
-                           "targetSelectionRange": range(3, 4)}]);
-        assert_eq!(locations(&read(one.clone())), vec![(PathBuf::from("/a.py"), 1, 2)]);
-        assert_eq!(locations(&read(json!([one.clone(), one]))).len(), 1);
+        let read = |wire: &str| serde_json::from_str::<Locations>(wire).unwrap();
+        let one = r#"{"uri": "file:///a.py",
+            "range": {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 3}}}"#;
+        let link = r#"[{"targetUri": "file:///b.py",
+            "targetRange": {"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 0}},
+            "targetSelectionRange": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 5}}}]"#;
+        assert_eq!(locations(&read(one)), vec![(PathBuf::from("/a.py"), 1, 2)]);
+        assert_eq!(locations(&read(&format!("[{one}, {one}]"))).len(), 1);
         assert_eq!(locations(&read(link)), vec![(PathBuf::from("/b.py"), 3, 4)]);
-        assert!(locations(&read(Value::Null)).is_empty());
+        assert!(locations(&read("null")).is_empty());
     }
 }

@@ -10,7 +10,8 @@ use crate::protocol::{
 impl Server {
     /// The diagnostics last published for every document, as they stand now.
     pub fn published(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
-        lock(&self.shared)
+        self.shared
+            .lock()
             .diagnostics
             .iter()
             .map(|(p, d)| (p.clone(), d.items.clone()))
@@ -36,7 +37,7 @@ impl Server {
                 items,
                 complete: true,
                 pulled: true,
-                busy: Self::working(&lock(&self.shared)),
+                busy: Self::working(&self.shared.lock()),
             };
         }
         let mut tried_pull = false;
@@ -49,7 +50,7 @@ impl Server {
                         items,
                         complete: true,
                         pulled: true,
-                        busy: Self::working(&lock(&self.shared)),
+                        busy: Self::working(&self.shared.lock()),
                     };
                 }
             }
@@ -65,10 +66,12 @@ impl Server {
                     items: Vec::new(),
                     complete: false,
                     pulled: false,
-                    busy: Self::working(&lock(&self.shared)),
+                    busy: Self::working(&self.shared.lock()),
                 };
             }
-            let registered = lock(&self.shared)
+            let registered = self
+                .shared
+                .lock()
                 .registrations
                 .contains(DocumentDiagnostic::METHOD);
             if !tried_pull && registered {
@@ -95,7 +98,7 @@ impl Server {
                 settle,
             )
             .await;
-        let sh = lock(&self.shared);
+        let sh = self.shared.lock();
         let items = sh
             .diagnostics
             .get(path)
@@ -120,7 +123,11 @@ impl Server {
     /// with `syntacticDiagnosticsSync`, then `semanticDiagnosticsSync`): tsserver handles
     /// requests in order, so the answer is for the content synced before, and complete when
     /// it comes. As LSP diagnostics; `None` when either request fails.
-    async fn tsserver_diagnostics(&self, path: &Path, deadline: Instant) -> Option<Vec<Diagnostic>> {
+    async fn tsserver_diagnostics(
+        &self,
+        path: &Path,
+        deadline: Instant,
+    ) -> Option<Vec<Diagnostic>> {
         let uri = path_to_uri(path);
         let mut items = Vec::new();
         for request in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
@@ -176,7 +183,7 @@ impl Server {
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(10));
         let _ = self.wait_until(|sh| !Self::working(sh), quiet).await;
-        let sh = lock(&self.shared);
+        let sh = self.shared.lock();
         if let Some(p) = sh.diagnostics.get(path)
             && p.seq > synced.seq_before
             && p.version.is_none_or(|v| v >= synced.version)

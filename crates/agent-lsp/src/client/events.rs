@@ -15,16 +15,16 @@ impl Server {
         match method {
             Configuration::METHOD => {
                 let asked = self.incoming::<Configuration>(params)?;
-                let settings: Vec<Value> = asked
+                let settings = asked
                     .items
                     .iter()
                     .map(|it| lookup_section(&self.spec.settings, it.section.as_deref()))
-                    .collect();
+                    .collect::<Vec<_>>();
                 reply::<Configuration>(&settings)
             }
             RegisterCapability::METHOD => {
                 let asked = self.incoming::<RegisterCapability>(params)?;
-                let mut sh = lock(&self.shared);
+                let mut sh = self.shared.lock();
                 for r in asked.registrations.iter() {
                     sh.registrations.insert(r.method.clone());
                 }
@@ -36,9 +36,7 @@ impl Server {
             }]),
             ApplyEdit::METHOD => reply::<ApplyEdit>(&ApplyEditResult {
                 applied: false,
-                failure_reason: Some(
-                    "agent-tools applies edits only through lsp_rename".into(),
-                ),
+                failure_reason: Some("agent-tools applies edits only through lsp_rename".into()),
             }),
             "client/unregisterCapability"
             | "window/workDoneProgress/create"
@@ -81,7 +79,7 @@ impl Server {
                 let Some(p) = self.read::<Progress>(params) else {
                     return;
                 };
-                let mut sh = lock(&self.shared);
+                let mut sh = self.shared.lock();
                 match p.value {
                     WorkDoneProgress::Begin {} => {
                         sh.progress_seen = true;
@@ -98,7 +96,7 @@ impl Server {
                 let Some(p) = self.read::<ServerStatus>(params) else {
                     return;
                 };
-                let mut sh = lock(&self.shared);
+                let mut sh = self.shared.lock();
                 sh.quiescent = p.quiescent;
                 sh.last_activity = Some(Instant::now());
             }
@@ -109,7 +107,7 @@ impl Server {
                 let Some(path) = uri_to_path(&p.uri) else {
                     return;
                 };
-                let mut sh = lock(&self.shared);
+                let mut sh = self.shared.lock();
                 sh.seq += 1;
                 let published = Published {
                     version: p.version,
@@ -143,7 +141,7 @@ impl Server {
         };
         // The last stderr bytes say why; they arrive on their own pipe.
         self.child.stderr_closed(Duration::from_secs(1)).await;
-        lock(&self.shared).exited = Some(status);
+        self.shared.lock().exited = Some(status);
         self.tick.send_modify(|t| *t += 1);
     }
 }

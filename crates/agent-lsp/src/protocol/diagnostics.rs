@@ -2,9 +2,7 @@
 //! actions offered for them, and typescript-language-server's passthrough to tsserver, which
 //! answers for the synced content at once.
 
-use super::{
-    DocumentParams, List, Offered, Range, ServerCapabilities, TextDocumentIdentifier,
-};
+use super::{DocumentParams, List, Offered, Range, ServerCapabilities, TextDocumentIdentifier};
 use agent_rpc::{Notification, Request};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

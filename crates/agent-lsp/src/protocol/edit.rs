@@ -1,13 +1,8 @@
 //! Renaming: `prepareRename`, `rename` and the `WorkspaceEdit` it answers with.
 
-use super::{
-    Position, Range, TextDocumentIdentifier, TextDocumentPositionParams, from_value, has_key,
-    ordered_map,
-};
+use super::{Position, Range, TextDocumentIdentifier, TextDocumentPositionParams, ordered_map};
 use agent_rpc::Request;
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// `textDocument/prepareRename`.
 pub enum PrepareRename {}
@@ -24,10 +19,15 @@ impl Request for PrepareRename {
 #[serde(untagged)]
 pub enum PrepareRenameResult {
     #[serde(rename_all = "camelCase")]
-    Placeholder { range: Range, placeholder: String },
+    Placeholder {
+        range: Range,
+        placeholder: String,
+    },
     Range(Range),
     #[serde(rename_all = "camelCase")]
-    Default { default_behavior: bool },
+    Default {
+        default_behavior: bool,
+    },
 }
 
 /// `textDocument/rename`.
@@ -74,44 +74,84 @@ pub struct TextEdit {
 
 /// One step of `documentChanges`: a document's text edits (no `kind`), or a file created,
 /// renamed or deleted.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "WireChange")]
 pub enum DocumentChange {
     Edit(TextDocumentEdit),
     File(FileOperation),
 }
 
-impl<'de> Deserialize<'de> for DocumentChange {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        if has_key(&v, "kind") {
-            from_value::<_, D>(v).map(DocumentChange::File)
-        } else if has_key(&v, "textDocument") {
-            from_value::<_, D>(v).map(DocumentChange::Edit)
-        } else {
-            Err(D::Error::custom(
-                "a document change with neither `kind` (a file operation) nor `textDocument` (text edits)",
-            ))
-        }
+/// A step of `documentChanges` as it comes: a `TextDocumentEdit`'s fields, or a file
+/// operation's (with its `kind`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireChange {
+    kind: Option<String>,
+    text_document: Option<TextDocumentIdentifier>,
+    edits: Option<Vec<TextEdit>>,
+    uri: Option<String>,
+    old_uri: Option<String>,
+    new_uri: Option<String>,
+    options: Option<FileOptions>,
+}
+
+/// Why a step of `documentChanges` is neither text edits nor a file operation.
+#[derive(Debug, thiserror::Error)]
+pub enum BadChange {
+    #[error(
+        "a document change with neither `kind` (a file operation) nor `textDocument` (text edits)"
+    )]
+    Neither,
+    #[error("missing field `{0}`")]
+    Missing(&'static str),
+    #[error("unknown file operation `{0}` (expected create, rename or delete)")]
+    UnknownKind(String),
+}
+
+impl TryFrom<WireChange> for DocumentChange {
+    type Error = BadChange;
+
+    fn try_from(w: WireChange) -> Result<Self, BadChange> {
+        let options = w.options;
+        Ok(match w.kind {
+            None => DocumentChange::Edit(TextDocumentEdit {
+                text_document: w.text_document.ok_or(BadChange::Neither)?,
+                edits: w.edits.ok_or(BadChange::Missing("edits"))?,
+            }),
+            Some(kind) => DocumentChange::File(match kind.as_str() {
+                "create" => FileOperation::Create {
+                    uri: w.uri.ok_or(BadChange::Missing("uri"))?,
+                    options,
+                },
+                "rename" => FileOperation::Rename {
+                    old_uri: w.old_uri.ok_or(BadChange::Missing("oldUri"))?,
+                    new_uri: w.new_uri.ok_or(BadChange::Missing("newUri"))?,
+                    options,
+                },
+                "delete" => FileOperation::Delete {
+                    uri: w.uri.ok_or(BadChange::Missing("uri"))?,
+                    options,
+                },
+                _ => return Err(BadChange::UnknownKind(kind)),
+            }),
+        })
     }
 }
 
 /// A document's text edits.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextDocumentEdit {
     pub text_document: TextDocumentIdentifier,
     pub edits: Vec<TextEdit>,
 }
 
 /// A file operation of a workspace edit.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileOperation {
     Create {
         uri: String,
         options: Option<FileOptions>,
     },
-    #[serde(rename_all = "camelCase")]
     Rename {
         old_uri: String,
         new_uri: String,

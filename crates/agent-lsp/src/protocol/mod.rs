@@ -13,6 +13,9 @@
 //! `Option`. Fields nobody here reads are not declared (extra fields are ignored), except on a
 //! [`Diagnostic`], whose other fields are kept and sent back with `codeAction` (servers find
 //! their fixes through them). Settings and `initializationOptions` pass through as opaque JSON.
+//! A shape told apart by its fields (a `LocationLink` by `targetUri`, a flat symbol by
+//! `location`, a file operation by `kind`) is read through a private wire struct of optional
+//! fields and then checked (`serde(try_from)`), so what is missing is named.
 //!
 //! By area: [`lifecycle`] (initialize, capabilities, shutdown), [`documents`] (document sync),
 //! [`navigation`] (definition and its kin, references, hover, symbols), [`edit`] (rename and
@@ -20,7 +23,8 @@
 //! typescript-language-server's tsserver passthrough), [`server`] (what the server sends the
 //! client: progress, status, its own requests).
 
-use serde::de::{DeserializeOwned, Error as _};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{DeserializeOwned, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -132,7 +136,9 @@ impl<T> Default for List<T> {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(List(Option::<Vec<T>>::deserialize(d)?.unwrap_or_else(Vec::new)))
+        Ok(List(
+            Option::<Vec<T>>::deserialize(d)?.unwrap_or_else(Vec::new),
+        ))
     }
 }
 
@@ -157,8 +163,7 @@ pub struct Location {
 }
 
 /// A link to a place: the whole target (a definition's body) and the part to show (its name).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocationLink {
     pub target_uri: String,
     pub target_range: Range,
@@ -167,7 +172,8 @@ pub struct LocationLink {
 
 /// One location of a navigation answer: a `Location` or a `LocationLink` (told apart by
 /// `targetUri`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "WireLocation")]
 pub enum AnyLocation {
     Location(Location),
     Link(LocationLink),
@@ -191,25 +197,39 @@ impl AnyLocation {
     }
 }
 
-/// Read `v` as `T`, a failure as `D`'s error (serde's message: the field and what it expected).
-pub(crate) fn from_value<'de, T: DeserializeOwned, D: Deserializer<'de>>(
-    v: Value,
-) -> Result<T, D::Error> {
-    serde_json::from_value(v).map_err(D::Error::custom)
+/// A location as it comes: a `Location`'s fields, or a `LocationLink`'s.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireLocation {
+    uri: Option<String>,
+    range: Option<Range>,
+    target_uri: Option<String>,
+    target_range: Option<Range>,
+    target_selection_range: Option<Range>,
 }
 
-/// Whether `v` is an object with the key `key`.
-fn has_key(v: &Value, key: &str) -> bool {
-    v.as_object().is_some_and(|o| o.contains_key(key))
-}
+impl TryFrom<WireLocation> for AnyLocation {
+    type Error = &'static str;
 
-impl<'de> Deserialize<'de> for AnyLocation {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        if has_key(&v, "targetUri") {
-            from_value::<_, D>(v).map(AnyLocation::Link)
-        } else {
-            from_value::<_, D>(v).map(AnyLocation::Location)
+    fn try_from(w: WireLocation) -> Result<Self, &'static str> {
+        match w {
+            WireLocation {
+                target_uri: Some(target_uri),
+                target_range,
+                target_selection_range,
+                ..
+            } => Ok(AnyLocation::Link(LocationLink {
+                target_uri,
+                target_range: target_range.ok_or("a LocationLink without `targetRange`")?,
+                target_selection_range,
+            })),
+            WireLocation {
+                uri: Some(uri),
+                range: Some(range),
+                ..
+            } => Ok(AnyLocation::Location(Location { uri, range })),
+            WireLocation { uri: None, .. } => Err("missing field `uri` (or `targetUri`)"),
+            WireLocation { .. } => Err("missing field `range`"),
         }
     }
 }
@@ -220,22 +240,42 @@ pub struct Locations(pub Vec<AnyLocation>);
 
 impl<'de> Deserialize<'de> for Locations {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Null => Ok(Locations(Vec::new())),
-            Value::Array(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, it)| {
-                    serde_json::from_value(it)
-                        .map_err(|e| D::Error::custom(format_args!("location {i}: {e}")))
-                })
-                .collect::<Result<_, _>>()
-                .map(Locations),
-            v @ Value::Object(_) => from_value::<_, D>(v).map(|l| Locations(vec![l])),
-            other => Err(D::Error::custom(format_args!(
-                "expected a Location, an array of Locations or LocationLinks, or null; found {other}"
-            ))),
+        struct Shapes;
+        impl<'de> Visitor<'de> for Shapes {
+            type Value = Locations;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a Location, an array of Locations or LocationLinks, or null")
+            }
+            fn visit_unit<E>(self) -> Result<Locations, E> {
+                Ok(Locations::default())
+            }
+            fn visit_none<E>(self) -> Result<Locations, E> {
+                Ok(Locations::default())
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Locations, D2::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Locations, A::Error> {
+                let mut out = Vec::new();
+                loop {
+                    match seq.next_element::<AnyLocation>() {
+                        Ok(Some(l)) => out.push(l),
+                        Ok(None) => return Ok(Locations(out)),
+                        Err(e) => {
+                            return Err(A::Error::custom(format_args!(
+                                "location {}: {e}",
+                                out.len()
+                            )));
+                        }
+                    }
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Locations, A::Error> {
+                AnyLocation::deserialize(MapAccessDeserializer::new(map))
+                    .map(|l| Locations(vec![l]))
+            }
         }
+        d.deserialize_any(Shapes)
     }
 }
 
@@ -245,31 +285,31 @@ impl Answer for Locations {
     }
 }
 
+/// An object's entries in the order it has them; `None` for `null`.
+type Pairs<V> = Option<Vec<(String, V)>>;
+
 /// Read an ordered JSON object as `(key, value)` pairs in the order it has them.
-pub(crate) fn ordered_map<'de, D, V>(d: D) -> Result<Option<Vec<(String, V)>>, D::Error>
+pub(crate) fn ordered_map<'de, D, V>(d: D) -> Result<Pairs<V>, D::Error>
 where
     D: Deserializer<'de>,
     V: Deserialize<'de>,
 {
-    struct Pairs<V>(std::marker::PhantomData<V>);
-    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Pairs<V> {
-        type Value = Option<Vec<(String, V)>>;
+    struct Entries<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for Entries<V> {
+        type Value = Pairs<V>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("an object or null")
         }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        fn visit_unit<E>(self) -> Result<Pairs<V>, E> {
             Ok(None)
         }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
+        fn visit_none<E>(self) -> Result<Pairs<V>, E> {
             Ok(None)
         }
-        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Pairs<V>, D2::Error> {
             d.deserialize_map(self)
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Self::Value, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pairs<V>, A::Error> {
             let mut out = Vec::new();
             while let Some((k, v)) = map.next_entry::<String, V>()? {
                 out.push((k, v));
@@ -277,7 +317,7 @@ where
             Ok(Some(out))
         }
     }
-    d.deserialize_option(Pairs(std::marker::PhantomData))
+    d.deserialize_option(Entries(std::marker::PhantomData))
 }
 
 /// The params of a request the server sent us, read as `R` declares them (a request the

@@ -3,11 +3,10 @@
 
 use super::{
     DocumentParams, List, Locations, Offered, Position, Range, ServerCapabilities,
-    TextDocumentIdentifier, TextDocumentPositionParams, from_value, has_key,
+    TextDocumentIdentifier, TextDocumentPositionParams,
 };
 use agent_rpc::Request;
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// A request answered with locations, at a position.
 macro_rules! located {
@@ -154,19 +153,45 @@ impl Offered for DocumentSymbols {
 
 /// One symbol of a file: hierarchical (`DocumentSymbol`, with its whole range and children) or
 /// flat (`SymbolInformation`, with a location); told apart by `location`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "WireSymbol")]
 pub enum DocumentSymbolItem {
     Nested(DocumentSymbol),
     Flat(SymbolInformation),
 }
 
-impl<'de> Deserialize<'de> for DocumentSymbolItem {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        if has_key(&v, "location") {
-            from_value::<_, D>(v).map(DocumentSymbolItem::Flat)
-        } else {
-            from_value::<_, D>(v).map(DocumentSymbolItem::Nested)
+/// A symbol as it comes: a `DocumentSymbol`'s fields, or a `SymbolInformation`'s.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireSymbol {
+    name: String,
+    kind: SymbolKind,
+    location: Option<SymbolLocation>,
+    container_name: Option<String>,
+    range: Option<Range>,
+    selection_range: Option<Range>,
+    #[serde(default)]
+    children: List<DocumentSymbolItem>,
+}
+
+impl TryFrom<WireSymbol> for DocumentSymbolItem {
+    type Error = &'static str;
+
+    fn try_from(w: WireSymbol) -> Result<Self, &'static str> {
+        match w.location {
+            Some(location) => Ok(DocumentSymbolItem::Flat(SymbolInformation {
+                name: w.name,
+                kind: w.kind,
+                location,
+                container_name: w.container_name,
+            })),
+            None => Ok(DocumentSymbolItem::Nested(DocumentSymbol {
+                name: w.name,
+                kind: w.kind,
+                range: w.range.ok_or("missing field `range` (or `location`)")?,
+                selection_range: w.selection_range,
+                children: w.children,
+            })),
         }
     }
 }
@@ -229,15 +254,13 @@ impl DocumentSymbolItem {
 }
 
 /// A hierarchical symbol.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DocumentSymbol {
     pub name: String,
     pub kind: SymbolKind,
     pub range: Range,
     /// Required by the specification; a server that leaves it out gets `range`'s start.
     pub selection_range: Option<Range>,
-    #[serde(default)]
     pub children: List<DocumentSymbolItem>,
 }
 

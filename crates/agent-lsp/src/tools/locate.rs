@@ -236,7 +236,13 @@ fn in_document(
         }
     }
     let mut out = Vec::new();
-    walk(doc, &mut Vec::new(), path, (qualifier, last, kinds), &mut out);
+    walk(
+        doc,
+        &mut Vec::new(),
+        path,
+        (qualifier, last, kinds),
+        &mut out,
+    );
     out
 }
 

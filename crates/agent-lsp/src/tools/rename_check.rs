@@ -202,7 +202,10 @@ impl State {
 
     /// Undo a written rename: every file back to the content it was planned from, and every
     /// running server told. Fails (saying which file) when something changed a file meanwhile.
-    pub(super) async fn roll_back(&self, plan: &Plan) -> Result<(), String> {
+    pub(super) async fn roll_back(
+        &self,
+        plan: &Plan,
+    ) -> Result<(), agent_tier::workspace::FsError> {
         let back: Vec<agent_tier::workspace::FileChange> = plan
             .changes
             .iter()
@@ -212,7 +215,7 @@ impl State {
                 new: c.expected.clone(),
             })
             .collect();
-        apply_all(self.ws(), &back).map_err(|e| e.to_string())?;
+        apply_all(self.ws(), &back)?;
         for s in self.sup.running() {
             for c in &plan.changes {
                 match &c.expected {

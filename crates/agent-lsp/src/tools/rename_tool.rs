@@ -1,10 +1,10 @@
 //! `lsp_rename`: planned from the disk, applied all-or-nothing, reported per file.
 
 use super::by_name::address_fields;
+use super::by_name::quoted;
 use super::command::{At, Named};
 use super::rename_check::Check;
-use super::by_name::quoted;
-use super::witnessed::{check_identifier, identifier_of, site_text};
+use super::witnessed::{NoWitness, check_identifier, identifier_of, site_text};
 use super::*;
 use crate::protocol::{PrepareRename, Rename, RenameParams, WorkspaceEdit};
 
@@ -72,7 +72,7 @@ impl State {
             }
         };
         let new_path = confine(self.ws(), "path", &at.file)?;
-        check_identifier(&a.new_name, &new_path).map_err(arg_err)?;
+        check_identifier(&a.new_name, &new_path)?;
         let t = self.target("lsp_rename", &at, true)?;
         let (srv, _ready) = self.open(&t).await?;
         // The server plans from what it holds: every document it has open is brought up to the
@@ -145,7 +145,7 @@ impl State {
         // server; a plan that misses a site of this declaration is asked for again after the
         // server settles, and never written while it is known to be partial.
         let witness = match identifier_of(&t.symbol) {
-            None => Err(format!("`{}` is not one identifier", t.symbol)),
+            None => Err(NoWitness::NotIdentifier(t.symbol.clone())),
             Some(name) => {
                 let character = units_of_byte(&t.line_text, t.byte, enc);
                 let decl = self

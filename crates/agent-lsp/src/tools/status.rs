@@ -278,12 +278,21 @@ impl Detected {
                 let mut have: Vec<String> =
                     self.roots.iter().map(|r| format!("root {r}")).collect();
                 have.extend(self.binary.iter().map(|b| format!("binary {b}")));
-                format!("- {}: not usable; {}{}", self.id, self.missing, present(&have))
+                format!(
+                    "- {}: not usable; {}{}",
+                    self.id,
+                    self.missing,
+                    present(&have)
+                )
             }
             // The workspace's servers: the list stops at 50 roots and says how many it left
             // out.
             Some(language) => {
-                let more_roots = match self.roots_total.unwrap_or_default().saturating_sub(self.roots.len()) {
+                let more_roots = match self
+                    .roots_total
+                    .unwrap_or_default()
+                    .saturating_sub(self.roots.len())
+                {
                     0 => String::new(),
                     1 => " … and 1 more root".to_string(),
                     n => format!(" … and {n} more roots"),
@@ -328,7 +337,11 @@ impl Report for StatusReport {
             out.push("no language server has been started in this run (servers start at the first call on a file)".to_string());
         } else {
             out.push("language servers:".to_string());
-            for ServerShown { slot: s, shown_root } in &self.servers {
+            for ServerShown {
+                slot: s,
+                shown_root,
+            } in &self.servers
+            {
                 let pid = s.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
                 out.push(format!("- {} for {shown_root}{pid}: {}", s.id, s.state));
                 if let Some(t) = &s.stderr_tail {

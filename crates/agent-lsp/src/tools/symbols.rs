@@ -199,7 +199,11 @@ impl Report for SymbolsReport {
             out.push(format!("{head}:"));
             out.extend(self.symbols.iter().map(Sym::render));
             if self.total > self.symbols.len() {
-                out.push(format!("(showing {} of {})", self.symbols.len(), self.total));
+                out.push(format!(
+                    "(showing {} of {})",
+                    self.symbols.len(),
+                    self.total
+                ));
             }
         }
         if self.partial {

@@ -172,6 +172,27 @@ pub(super) fn site_text(ws: &Path, s: &Site) -> String {
     )
 }
 
+/// Why an answer has no second witness (the answer is then given as the server's alone, and
+/// says so).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NoWitness {
+    /// The run has no identifier witness.
+    #[error("no identifier witness in this run (the structural-search family is not attached)")]
+    Absent,
+    /// The witness's task failed.
+    #[error("the witness failed: {0}")]
+    Failed(String),
+    /// The witness refused (its own words).
+    #[error("{0}")]
+    Refused(String),
+    /// The name occurs too often to be a witness for anything.
+    #[error("`{name}` occurs more than {max} times; too common a name to witness")]
+    TooCommon { name: String, max: usize },
+    /// The symbol is not one identifier, so there is no name to look for.
+    #[error("`{0}` is not one identifier")]
+    NotIdentifier(String),
+}
+
 /// The identifier a `symbol` argument starts with (the name the witness looks for).
 pub(super) fn identifier_of(symbol: &str) -> Option<&str> {
     let end = symbol
@@ -223,22 +244,21 @@ impl State {
         srv: &Server,
         near: &Path,
         name: &str,
-    ) -> Result<(Vec<Site>, usize, usize), String> {
+    ) -> Result<(Vec<Site>, usize, usize), NoWitness> {
         let Some(w) = self.witness() else {
-            return Err(
-                "no identifier witness in this run (the structural-search family is not attached)"
-                    .into(),
-            );
+            return Err(NoWitness::Absent);
         };
         let (near, name_s) = (near.to_path_buf(), name.to_string());
         let seen =
             tokio::task::spawn_blocking(move || w.occurrences(&near, &name_s, MAX_SIGHTINGS))
                 .await
-                .map_err(|e| format!("the witness failed: {e}"))??;
+                .map_err(|e| NoWitness::Failed(e.to_string()))?
+                .map_err(NoWitness::Refused)?;
         if seen.truncated {
-            return Err(format!(
-                "`{name}` occurs more than {MAX_SIGHTINGS} times; too common a name to witness"
-            ));
+            return Err(NoWitness::TooCommon {
+                name: name.to_string(),
+                max: MAX_SIGHTINGS,
+            });
         }
         let enc = srv.encoding();
         let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
@@ -378,7 +398,7 @@ impl State {
         at: (&Path, u32, u32),
         name: &str,
         params: &ReferenceParams,
-    ) -> Result<Result<(Locations, bool, Witnessed, Option<String>), String>, LspError> {
+    ) -> Result<Result<(Locations, bool, Witnessed, Option<String>), NoWitness>, LspError> {
         let (mut result, mut partial) = self.ask::<References>(srv, params).await?;
         let (sites, files, skipped) = match self.sightings(srv, at.0, name).await {
             Ok(s) => s,
@@ -486,7 +506,7 @@ impl State {
         decl: &[(PathBuf, u32)],
         plan: &crate::rename::Plan,
         synced: &HashMap<PathBuf, Vec<u8>>,
-    ) -> Result<Witnessed, String> {
+    ) -> Result<Witnessed, NoWitness> {
         let (sites, files, skipped) = self.sightings(srv, near, name).await?;
         let enc = srv.encoding();
         let mut edited: HashSet<Site> = HashSet::new();
@@ -541,7 +561,7 @@ impl State {
 /// Whether `name` is one identifier in the language of `path` (the new name of a rename):
 /// letters, digits and `_` (and `$` in JavaScript and TypeScript), not starting with a digit;
 /// `r#` before a Rust keyword. `Err` says what would be valid.
-pub(super) fn check_identifier(name: &str, path: &Path) -> Result<(), String> {
+pub(super) fn check_identifier(name: &str, path: &Path) -> Result<(), LspError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let dollar = matches!(
         ext,
@@ -558,11 +578,12 @@ pub(super) fn check_identifier(name: &str, path: &Path) -> Result<(), String> {
     if valid {
         return Ok(());
     }
-    let shown: String = name.escape_debug().take(80).collect();
-    Err(format!(
+    let shown = name.escape_debug().to_string();
+    let shown = agent_tier::display::clip_chars(&shown, 80);
+    Err(arg_err(format!(
         "`new_name` \"{shown}\" is not one identifier; give a name of letters, digits and `_`{} that does not start with a digit (a rename changes one name: no dots, dashes, spaces or line breaks)",
         if dollar { " or `$`" } else { "" }
-    ))
+    )))
 }
 
 impl State {
@@ -577,7 +598,7 @@ impl State {
         near: &Path,
         name: &str,
         params: &TextDocumentPositionParams,
-    ) -> Result<Result<(Locations, bool, String), String>, LspError> {
+    ) -> Result<Result<(Locations, bool, String), NoWitness>, LspError> {
         let (mut result, mut partial) = self.ask::<Implementation>(srv, params).await?;
         let (sites, files, _) = match self.sightings(srv, near, name).await {
             Ok(s) => s,

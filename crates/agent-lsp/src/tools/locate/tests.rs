@@ -1,16 +1,45 @@
 //! Unit tests of `locate`.
 
 use super::*;
-use serde_json::{Value, json};
+use crate::protocol::{DocumentSymbol, List, Position, Range, SymbolLocation};
 
-/// `{start, end}` from line (and character) pairs.
-fn range(start: (u32, u32), end: (u32, u32)) -> Value {
-    json!({"start": {"line": start.0, "character": start.1}, "end": {"line": end.0, "character": end.1}})
+/// A range from (line, character) pairs.
+fn range(start: (u32, u32), end: (u32, u32)) -> Range {
+    let at = |(line, character)| Position { line, character };
+    Range {
+        start: at(start),
+        end: at(end),
+    }
 }
 
-/// A `documentSymbol` answer read as the client reads it.
-fn symbols_of(v: Value) -> Vec<DocumentSymbolItem> {
-    serde_json::from_value(v).unwrap()
+/// A hierarchical symbol: its whole range, its name's range, its children.
+fn nested(
+    name: &str,
+    kind: SymbolKind,
+    whole: Range,
+    selection: Range,
+    children: Vec<DocumentSymbolItem>,
+) -> DocumentSymbolItem {
+    DocumentSymbolItem::Nested(DocumentSymbol {
+        name: name.to_string(),
+        kind,
+        range: whole,
+        selection_range: Some(selection),
+        children: List(children),
+    })
+}
+
+/// A flat symbol.
+fn flat(name: &str, container: &str, kind: SymbolKind, at: Option<Range>) -> SymbolInformation {
+    SymbolInformation {
+        name: name.to_string(),
+        kind,
+        location: SymbolLocation {
+            uri: "file:///a.dart".to_string(),
+            range: at,
+        },
+        container_name: Some(container.to_string()),
+    }
 }
 
 #[test]
@@ -23,11 +52,7 @@ fn names_split_on_their_last_separator() {
 
 #[test]
 fn reported_names_match_by_bare_name_and_container() {
-    let item = |name: &str, container: &str| -> SymbolInformation {
-        serde_json::from_value(json!({"name": name, "containerName": container, "kind": 12,
-            "location": {"uri": "file:///a.py"}}))
-        .unwrap()
-    };
+    let item = |name: &str, container: &str| flat(name, container, 12, None);
     let matches = |i: &SymbolInformation, q, l| matches(i, q, l, None);
     assert!(matches(&item("add(int a, int b)", ""), None, "add"));
     assert!(matches(&item("greet", "Greeter"), Some("Greeter"), "greet"));
@@ -57,18 +82,28 @@ fn reported_names_match_by_bare_name_and_container() {
 
 #[test]
 fn document_symbols_give_the_name_line_and_the_last_line() {
-    let doc = symbols_of(json!([{"name": "Greeter", "kind": 5,
-        "range": range((0, 0), (9, 0)),
-        "selectionRange": range((0, 0), (0, 0)),
-        "children": [{"name": "greet", "kind": 6,
-            "range": range((2, 0), (5, 0)),
-            "selectionRange": range((3, 0), (3, 0))}]}]));
-    let refine = |d: &[DocumentSymbolItem], n, l| {
-        refine(d, n, l, Kinds::Callable).map(|(a, e, _)| (a, e))
-    };
+    let doc = vec![nested(
+        "Greeter",
+        5,
+        range((0, 0), (9, 0)),
+        range((0, 0), (0, 0)),
+        vec![nested(
+            "greet",
+            6,
+            range((2, 0), (5, 0)),
+            range((3, 0), (3, 0)),
+            Vec::new(),
+        )],
+    )];
+    let refine =
+        |d: &[DocumentSymbolItem], n, l| refine(d, n, l, Kinds::Callable).map(|(a, e, _)| (a, e));
     assert_eq!(refine(&doc, "greet", 3), Some((4, Some(6))));
-    let flat = symbols_of(json!([{"name": "add", "kind": 12,
-        "location": {"uri": "file:///a.dart", "range": range((4, 0), (4, 0))}}]));
+    let flat = vec![DocumentSymbolItem::Flat(flat(
+        "add",
+        "",
+        12,
+        Some(range((4, 0), (4, 0))),
+    ))];
     assert_eq!(
         refine(&flat, "add", 5),
         Some((5, None)),
@@ -100,23 +135,38 @@ fn qualifiers_match_the_container_chain_or_the_module() {
 
 #[test]
 fn document_declarations_follow_the_hierarchy() {
-    let doc = symbols_of(json!([
-        {"name": "Greeter", "kind": 5,
-         "range": range((0, 0), (9, 0)),
-         "selectionRange": range((0, 6), (0, 13)),
-         "children": [{"name": "greet", "kind": 6,
-            "range": range((2, 0), (5, 0)),
-            "selectionRange": range((2, 8), (2, 13))}]},
-        {"name": "Other", "kind": 5,
-         "range": range((10, 0), (12, 0)),
-         "selectionRange": range((10, 6), (10, 11)),
-         "children": [{"name": "greet", "kind": 6,
-            "range": range((11, 0), (12, 0)),
-            "selectionRange": range((11, 8), (11, 13))}]},
-        {"name": "(Greeter).Wave", "kind": 6,
-         "range": range((14, 0), (15, 0)),
-         "selectionRange": range((14, 18), (14, 22))}
-    ]));
+    let method = |line, column| {
+        nested(
+            "greet",
+            6,
+            range((line, 0), (line + 3, 0)),
+            range((line, column), (line, column + 5)),
+            Vec::new(),
+        )
+    };
+    let doc = vec![
+        nested(
+            "Greeter",
+            5,
+            range((0, 0), (9, 0)),
+            range((0, 6), (0, 13)),
+            vec![method(2, 8)],
+        ),
+        nested(
+            "Other",
+            5,
+            range((10, 0), (12, 0)),
+            range((10, 6), (10, 11)),
+            vec![method(11, 8)],
+        ),
+        nested(
+            "(Greeter).Wave",
+            6,
+            range((14, 0), (15, 0)),
+            range((14, 18), (14, 22)),
+            Vec::new(),
+        ),
+    ];
     let path = Path::new("/w/lib.py");
     let find = |q, last, kinds| {
         in_document(&doc, path, q, last, kinds)

@@ -35,10 +35,7 @@ impl State {
         let checked = match (nav, identifier_of(&l.t.symbol)) {
             (Nav::References, Some(name)) => {
                 let at = (l.t.path.as_path(), l.t.line0, l.character);
-                match self
-                    .references_witnessed(&l.srv, at, name, &refs)
-                    .await?
-                {
+                match self.references_witnessed(&l.srv, at, name, &refs).await? {
                     Ok((v, p, w, note)) => {
                         witness = Some(w);
                         witness_note = note;
