@@ -247,9 +247,13 @@ impl Witness {
 }
 
 impl IdentifierWitness for Witness {
-    fn occurrences(&self, near: &Path, name: &str, limit: usize) -> Result<Sightings, String> {
-        // The trait (agent-tier's) takes the error as the text its callers show.
-        self.sightings(near, name, limit).map_err(|e| e.to_string())
+    fn occurrences(
+        &self,
+        near: &Path,
+        name: &str,
+        limit: usize,
+    ) -> Result<Sightings, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(self.sightings(near, name, limit)?)
     }
 
     fn changed(&self, paths: &[PathBuf]) {
@@ -435,14 +439,14 @@ mod tests {
             .occurrences(Path::new("notes.cobol"), "x", 10)
             .unwrap_err();
         assert_eq!(
-            err,
+            err.to_string(),
             format!(
                 "no grammar for `notes.cobol`; the witness knows {}",
                 Lang::ids()
             )
         );
         let err = w.occurrences(Path::new("a.json"), "x", 10).unwrap_err();
-        assert_eq!(err, "json files have no identifiers to witness");
+        assert_eq!(err.to_string(), "json files have no identifiers to witness");
     }
 
     /// Lines as the language servers number them: a lone `\r` ends one too.

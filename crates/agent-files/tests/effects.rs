@@ -4,28 +4,27 @@
 #![allow(clippy::unwrap_used)]
 
 use agent_tier::{BoxFuture, CallContext, Registry, RunInfo, Surface, ToolOutput, Wrapper};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::{Arc, Mutex};
 
-/// Records the changed files of every call it wraps.
+/// Records the changed files of every call it wraps, under the name of the call the test is
+/// making (a wrapper sees what a call did, not which tool it was).
 #[derive(Default)]
-struct Seen(Mutex<Vec<(String, Vec<String>)>>);
+struct Seen {
+    current: Mutex<String>,
+    seen: Mutex<Vec<(String, Vec<String>)>>,
+}
 
 impl Wrapper for Seen {
-    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
+    fn wraps(&self, output: &ToolOutput) -> bool {
         !output.changed_files.is_empty()
     }
-    fn after<'a>(
-        &'a self,
-        tool: &'a str,
-        _args: &'a Value,
-        output: ToolOutput,
-        _cx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput> {
-        self.0
+    fn after<'a>(&'a self, output: ToolOutput, _cx: &'a CallContext) -> BoxFuture<'a, ToolOutput> {
+        let current = self.current.lock().unwrap().clone();
+        self.seen
             .lock()
             .unwrap()
-            .push((tool.to_string(), output.changed_files.clone()));
+            .push((current, output.changed_files.clone()));
         Box::pin(async move { output })
     }
 }
@@ -58,10 +57,11 @@ async fn writing_tools_report_changed_files() {
         ),
     ];
     for (tool, args) in calls {
+        *seen.current.lock().unwrap() = tool.to_string();
         registry.call(tool, args, Surface::Full).await;
     }
     assert_eq!(
-        *seen.0.lock().unwrap(),
+        *seen.seen.lock().unwrap(),
         vec![
             ("write".to_string(), vec!["sub/b.txt".to_string()]),
             ("edit".to_string(), vec!["a.txt".to_string()]),

@@ -399,14 +399,12 @@ fn cap(mut diags: Vec<Diag>, budget: &mut usize, left: &mut BTreeMap<String, usi
 pub struct WriteDiagnostics(pub Arc<State>);
 
 impl Wrapper for WriteDiagnostics {
-    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
+    fn wraps(&self, output: &ToolOutput) -> bool {
         !output.is_error && !output.changed_files.is_empty()
     }
 
     fn after<'a>(
         &'a self,
-        _tool: &'a str,
-        _args: &'a Value,
         mut output: ToolOutput,
         cx: &'a CallContext,
     ) -> BoxFuture<'a, ToolOutput> {

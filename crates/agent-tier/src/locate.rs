@@ -40,6 +40,9 @@ pub struct Located {
     pub outside_root: usize,
 }
 
+/// Why a locator could not search (no server for the language, the server failed).
+pub type LocateError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Resolves a function's name to its definitions. (The future is spelled out rather than
 /// `BoxFuture`: the registry holds the locator, so this module does not import it back.)
 pub trait SymbolLocator: Send + Sync + 'static {
@@ -50,5 +53,5 @@ pub trait SymbolLocator: Send + Sync + 'static {
         &'a self,
         name: &'a str,
         near: Option<&'a Path>,
-    ) -> Pin<Box<dyn Future<Output = Result<Located, String>> + Send + 'a>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Located, LocateError>> + Send + 'a>>;
 }

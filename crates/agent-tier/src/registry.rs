@@ -223,20 +223,16 @@ impl ApprovalPolicy {
     }
 }
 
-/// Code outside a tool that post-processes the results of named tools, on every call path.
+/// Code outside a tool that post-processes the results of calls, on every call path. It sees
+/// what a call did (its output and its typed effects), never which tool it was or its
+/// arguments: a wrapper that selected by tool name would miss a harness's own tools.
 pub trait Wrapper: Send + Sync + 'static {
     /// Whether this wrapper applies to this call: decided by what the call did (its output's
-    /// typed effects, such as [`ToolOutput::changed_files`]), not by a list of tool names.
-    fn wraps(&self, tool: &str, output: &ToolOutput) -> bool;
+    /// typed effects, such as [`ToolOutput::changed_files`]).
+    fn wraps(&self, output: &ToolOutput) -> bool;
 
     /// Transform the result of a call that has run.
-    fn after<'a>(
-        &'a self,
-        tool: &'a str,
-        args: &'a Value,
-        output: ToolOutput,
-        cx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput>;
+    fn after<'a>(&'a self, output: ToolOutput, cx: &'a CallContext) -> BoxFuture<'a, ToolOutput>;
 }
 
 struct Inner {
@@ -703,12 +699,12 @@ impl Registry {
             .wrappers
             .read()
             .iter()
-            .filter(|w| w.wraps(name, &output))
+            .filter(|w| w.wraps(&output))
             .cloned()
             .collect();
         for w in wrappers {
             output = progress::CURRENT
-                .scope(cx.progress.clone(), w.after(name, &args, output, &cx))
+                .scope(cx.progress.clone(), w.after(output, &cx))
                 .await;
         }
         Ok(output)

@@ -49,7 +49,12 @@ pub trait IdentifierWitness: Send + Sync + 'static {
     /// JavaScript), at most `limit` occurrences. Blocking (it may parse files): call it off the
     /// async runtime's worker threads. An error says why nothing could be searched (no grammar
     /// for the file's language).
-    fn occurrences(&self, near: &Path, name: &str, limit: usize) -> Result<Sightings, String>;
+    fn occurrences(
+        &self,
+        near: &Path,
+        name: &str,
+        limit: usize,
+    ) -> Result<Sightings, Box<dyn std::error::Error + Send + Sync>>;
 
     /// Files the run itself changed (written, created or removed): looked at again before the
     /// next answer, whatever their mtime says.

@@ -327,20 +327,20 @@ async fn invalid_arguments_are_refused_before_asking_for_approval() {
 struct Suffix;
 
 impl Wrapper for Suffix {
-    fn wraps(&self, _tool: &str, output: &ToolOutput) -> bool {
+    fn wraps(&self, output: &ToolOutput) -> bool {
         !output.changed_files.is_empty()
     }
+    /// Appends what the call did (the file it changed, `{text}.txt`) and where it came from.
     fn after<'a>(
         &'a self,
-        _tool: &'a str,
-        args: &'a Value,
         mut output: ToolOutput,
         cx: &'a CallContext,
     ) -> Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>> {
         Box::pin(async move {
+            let changed = output.changed_files.join(",");
             output.text.push_str(&format!(
                 " [wrapped: {} via {:?}]",
-                args["text"].as_str().unwrap_or_default(),
+                changed.trim_end_matches(".txt"),
                 cx.origin
             ));
             output

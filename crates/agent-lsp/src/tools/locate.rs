@@ -69,13 +69,8 @@ impl SymbolLocator for Locator {
         &'a self,
         name: &'a str,
         near: Option<&'a Path>,
-    ) -> BoxFuture<'a, Result<Located, String>> {
-        Box::pin(async move {
-            self.0
-                .definitions_named(name, near)
-                .await
-                .map_err(|e| e.to_string())
-        })
+    ) -> BoxFuture<'a, Result<Located, Box<dyn std::error::Error + Send + Sync>>> {
+        Box::pin(async move { Ok(self.0.definitions_named(name, near).await?) })
     }
 }
 

@@ -253,7 +253,7 @@ impl State {
             tokio::task::spawn_blocking(move || w.occurrences(&near, &name_s, MAX_SIGHTINGS))
                 .await
                 .map_err(|e| NoWitness::Failed(e.to_string()))?
-                .map_err(NoWitness::Refused)?;
+                .map_err(|e| NoWitness::Refused(e.to_string()))?;
         if seen.truncated {
             return Err(NoWitness::TooCommon {
                 name: name.to_string(),
