@@ -187,7 +187,10 @@ async fn all_gone(pids: &[u32]) -> bool {
 
 fn elapsed_filters() -> Vec<(&'static str, &'static str)> {
     vec![
-        (r"after (?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s)", "after [ELAPSED]"),
+        (
+            r"after (?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s)",
+            "after [ELAPSED]",
+        ),
         (
             r#""elapsed_seconds":\s*[0-9.e-]+"#,
             r#""elapsed_seconds": "[ELAPSED]""#,
@@ -686,8 +689,14 @@ async fn a_silent_worker_is_listed_as_stalled() {
     assert!(list.text.contains("STALLED"), "{}", list.text);
     assert!(list.text.contains("(1 stalled)"), "{}", list.text);
     let mut filters = elapsed_filters();
-    filters.push((r"(?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s) ago", "[AGO] ago"));
-    filters.push((r"for (?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s)", "for [ELAPSED]"));
+    filters.push((
+        r"(?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s) ago",
+        "[AGO] ago",
+    ));
+    filters.push((
+        r"for (?:\d+ms|\d+h(?:\d+m)?(?:\d+s)?|\d+m(?:\d+s)?|\d+(?:\.\d)?s)",
+        "for [ELAPSED]",
+    ));
     insta::with_settings!({filters => filters}, {
         insta::assert_snapshot!("list_stalled", list.text);
     });
