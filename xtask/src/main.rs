@@ -396,6 +396,48 @@ const PROFILE_DEV_DEPS_OPT: &str = "[profile.dev.package.\"*\"]\nopt-level = 1";
 /// kit are `publish = false`); `cargo package --workspace` packages every crate and builds each
 /// from its package, the workspace's unpublished crates standing in for the registry; and the
 /// docs of every crate build without a warning.
+/// `cargo package --workspace` verifies each package against the others through a local registry
+/// that it extracts under `$CARGO_HOME/registry/src/-<hash>/`; an extracted `NAME-VERSION` folder
+/// is reused as long as it exists, so after a change that kept the version the verification
+/// compiled the code of an earlier run (seen: agent-ask verified against agent-tier as it was
+/// hours before). Our own packages' extracted folders are removed first, so each run verifies
+/// what is in the tree.
+fn forget_extracted_packages(meta: &serde_json::Value) -> Result<()> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let ours: Vec<String> = meta["packages"]
+        .as_array()
+        .context("cargo metadata: no packages")?
+        .iter()
+        .filter_map(|p| {
+            Some(format!(
+                "{}-{}",
+                p["name"].as_str()?,
+                p["version"].as_str()?
+            ))
+        })
+        .collect();
+    let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        // Local registries are named `-<hash>`; crates.io's `index.crates.io-<hash>` is left alone.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for name in &ours {
+            let dir = registry.path().join(name);
+            if dir.is_dir() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("removing the stale {}", dir.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn publishing(root: &Path) -> Result<()> {
     let meta = cargo(root)
         .args(["metadata", "--no-deps", "--format-version", "1"])
@@ -426,6 +468,7 @@ fn publishing(root: &Path) -> Result<()> {
             );
         }
     }
+    forget_extracted_packages(&meta)?;
     run(cargo(root).args([
         "package",
         "--workspace",
