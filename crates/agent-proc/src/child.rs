@@ -2,13 +2,14 @@
 
 use crate::sweep::{self, Scope};
 use crate::{Launcher, Tail, run_id, spawner, tag_name};
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStdin, ChildStdout};
@@ -333,11 +334,9 @@ fn die_with_parent(cmd: &mut tokio::process::Command) {
 /// Live children of this process: child number → (pid, reaped).
 type Live = HashMap<u64, (u32, Arc<AtomicBool>)>;
 
-fn live() -> std::sync::MutexGuard<'static, Live> {
+fn live() -> parking_lot::MutexGuard<'static, Live> {
     static LIVE: OnceLock<Mutex<Live>> = OnceLock::new();
-    LIVE.get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    LIVE.get_or_init(Default::default).lock()
 }
 
 fn killpg(pid: u32, sig: i32) {
@@ -385,12 +384,12 @@ impl Child {
 
     /// Its stdin, once (when piped).
     pub fn take_stdin(&self) -> Option<ChildStdin> {
-        self.stdin.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.stdin.lock().take()
     }
 
     /// Its stdout, once (when piped).
     pub fn take_stdout(&self) -> Option<ChildStdout> {
-        self.stdout.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.stdout.lock().take()
     }
 
     /// The tail of its stderr.

@@ -10,11 +10,12 @@
 //! Direct children need it least: their parent-death signal already ended them.
 
 use crate::sweep::{self, Scope};
+use parking_lot::Mutex;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{ChildStdin, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The environment variable the reaper carries (its value is the run id).
 pub const REAPER_ENV: &str = "AGENT_TOOLS_REAPER";
@@ -24,7 +25,7 @@ pub const REAPER_ENV: &str = "AGENT_TOOLS_REAPER";
 pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
     static HELD: OnceLock<Mutex<Option<(u32, ChildStdin)>>> = OnceLock::new();
     let held = HELD.get_or_init(Default::default);
-    let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
+    let mut held = held.lock();
     if let Some((pid, _)) = held.as_ref() {
         return Ok(*pid);
     }

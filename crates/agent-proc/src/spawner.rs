@@ -5,9 +5,10 @@
 //! runtime may live on a helper thread, so a child forked from the caller's thread could be
 //! SIGKILLed at random. Forking here instead ties the signal to the life of the process.
 
+use parking_lot::Mutex;
 use std::io;
+use std::sync::OnceLock;
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
 use tokio::sync::oneshot;
 
 struct Job {
@@ -34,7 +35,6 @@ fn queue() -> io::Result<mpsc::Sender<Job>> {
         Mutex::new(started.ok().map(|_| tx))
     });
     slot.lock()
-        .unwrap_or_else(|e| e.into_inner())
         .clone()
         .ok_or_else(|| io::Error::other("the agent-proc spawner thread could not be started"))
 }

@@ -1,7 +1,8 @@
 //! A bounded buffer that keeps the last bytes a child wrote (its stderr).
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Keeps the last `cap` bytes written to it; clones share the buffer.
 #[derive(Debug, Clone)]
@@ -22,7 +23,7 @@ impl Tail {
     /// Append bytes, dropping the oldest beyond the cap.
     pub fn push(&self, bytes: &[u8]) {
         // Poisoning needs a panic while the lock is held; this section cannot panic.
-        let mut b = self.buf.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = self.buf.lock();
         let bytes = &bytes[bytes.len().saturating_sub(self.cap)..];
         b.extend(bytes.iter().copied());
         let excess = b.len().saturating_sub(self.cap);
@@ -31,7 +32,7 @@ impl Tail {
 
     /// How many bytes it keeps now.
     pub fn len(&self) -> usize {
-        self.buf.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.buf.lock().len()
     }
 
     /// Whether nothing was kept.
@@ -41,7 +42,7 @@ impl Tail {
 
     /// The kept bytes as lossy UTF-8.
     pub fn text(&self) -> String {
-        let b = self.buf.lock().unwrap_or_else(|e| e.into_inner());
+        let b = self.buf.lock();
         let (a, c) = b.as_slices();
         let mut v = a.to_vec();
         v.extend_from_slice(c);

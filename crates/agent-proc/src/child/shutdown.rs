@@ -5,12 +5,9 @@ use super::*;
 
 type Hook = Arc<dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
-fn farewells() -> std::sync::MutexGuard<'static, HashMap<u64, Hook>> {
+fn farewells() -> parking_lot::MutexGuard<'static, HashMap<u64, Hook>> {
     static HOOKS: OnceLock<Mutex<HashMap<u64, Hook>>> = OnceLock::new();
-    HOOKS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    HOOKS.get_or_init(Default::default).lock()
 }
 
 /// A polite exit registered with [`on_shutdown`]; dropping it unregisters it.
