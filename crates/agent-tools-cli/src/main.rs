@@ -8,6 +8,7 @@
 //!
 //! It never implements a family's tool, and never serves more than one run per process.
 
+mod alloc;
 mod args;
 mod cli;
 mod out;
@@ -17,6 +18,7 @@ use agent_tools_cli::{lifecycle, logging};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    alloc::trees_in_mimalloc();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(code) = lifecycle::as_reaper(&args) {
         return code;

@@ -1,0 +1,67 @@
+//! The binary's allocator: mimalloc, for Rust's allocations and, with the `astgrep` feature,
+//! for tree-sitter's C allocations (a parsed tree is millions of small nodes, allocated and
+//! freed by C code that otherwise calls glibc's `malloc`).
+//!
+//! Measured on this project's machine (docs/decisions.md, "The binary's allocator"): glibc
+//! keeps the pages of freed trees in its arenas, so a `serve` run's RSS after a large search
+//! stays near its peak, and its `malloc`/`free` are about a tenth of a parse-bound search's
+//! CPU. The library crates never choose an allocator: a harness that links them keeps its own.
+//!
+//! mimalloc is built with `no_thp` (the workspace's `libmimalloc-sys` features): on a machine
+//! whose transparent huge pages are `madvise`, its default asks for 2 MiB pages, and a `call`
+//! process's peak RSS grew from 35 MB to 46 MB on Django (glibc: 31 MB).
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Route tree-sitter's allocations to mimalloc. Called first in `main`, before any tree-sitter
+/// object exists (a tree allocated by one allocator must be freed by the same one).
+#[cfg(feature = "astgrep")]
+pub fn trees_in_mimalloc() {
+    use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_realloc};
+    use std::ffi::c_void;
+
+    // tree-sitter requires that an allocation never returns null: out of memory aborts, as
+    // its own default allocator does.
+    fn checked(p: *mut c_void, size: usize) -> *mut c_void {
+        if p.is_null() && size != 0 {
+            std::process::abort();
+        }
+        p
+    }
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+        // SAFETY: mi_malloc has malloc's contract.
+        checked(unsafe { mi_malloc(size) }, size)
+    }
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
+        // SAFETY: mi_calloc has calloc's contract.
+        checked(unsafe { mi_calloc(n, size) }, n.saturating_mul(size))
+    }
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
+        // SAFETY: `p` came from these functions (installed before any tree-sitter object).
+        checked(unsafe { mi_realloc(p, size) }, size)
+    }
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn free(p: *mut c_void) {
+        // SAFETY: `p` came from these functions, or is null.
+        unsafe { mi_free(p) }
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: one allocator family, never null for a non-zero size, malloc's alignment;
+    // installed once, first in `main`, before any tree-sitter object exists.
+    unsafe {
+        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
+            malloc,
+            calloc,
+            realloc,
+            free,
+        }));
+    }
+}
+
+/// Without the `astgrep` family no tree is ever parsed.
+#[cfg(not(feature = "astgrep"))]
+pub fn trees_in_mimalloc() {}
