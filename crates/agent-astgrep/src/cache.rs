@@ -15,6 +15,7 @@
 //! holds more than its capacity, however many searches run at once.
 
 use crate::lang::Lang;
+use crate::memo::MatchMemo;
 use crate::tokens::TokenIndex;
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
@@ -92,26 +93,61 @@ pub struct ParseCache {
     inner: Mutex<Inner>,
     /// None when caching is off (`capacity` 0): every search is a first search.
     index: Option<Arc<TokenIndex>>,
+    /// The run's memo of finished searches; None when caching is off.
+    memo: Option<Arc<MatchMemo>>,
 }
 
 impl ParseCache {
     #[cfg(test)]
     pub fn new(capacity: u64) -> Self {
-        ParseCache::with_index(capacity, Arc::new(TokenIndex::default()))
+        // No memo: these tests are about trees (a repeated search would be remembered).
+        ParseCache::with_index(
+            capacity,
+            Arc::new(TokenIndex::default()),
+            Arc::new(MatchMemo::new(0)),
+        )
     }
 
-    /// A cache whose searches use (and fill) `index`; with `capacity` 0 they use neither.
-    pub fn with_index(capacity: u64, index: Arc<TokenIndex>) -> Self {
+    /// A cache whose searches use (and fill) `index` and `memo`; with `capacity` 0 they use
+    /// neither.
+    pub fn with_index(capacity: u64, index: Arc<TokenIndex>, memo: Arc<MatchMemo>) -> Self {
         ParseCache {
             capacity,
             inner: Mutex::new(Inner::default()),
             index: (capacity > 0).then_some(index),
+            memo: (capacity > 0).then_some(memo),
         }
     }
 
     /// The token index searches use, when caching is on.
     pub fn index(&self) -> Option<&TokenIndex> {
         self.index.as_deref()
+    }
+
+    /// The run wrote these files: what the index, the memo and the trees knew of them goes (a
+    /// rewrite may keep a file's size and mtime tick).
+    pub fn changed(&self, paths: &[PathBuf]) {
+        if let Some(index) = &self.index {
+            index.changed(paths);
+        }
+        if let Some(memo) = &self.memo {
+            memo.changed(paths);
+        }
+        let mut inner = self.inner.lock();
+        let keys: Vec<Key> = inner
+            .map
+            .keys()
+            .filter(|(p, _)| paths.contains(p))
+            .cloned()
+            .collect();
+        for key in keys {
+            inner.remove(&key);
+        }
+    }
+
+    /// The memo of finished searches, when caching is on.
+    pub fn memo(&self) -> Option<&MatchMemo> {
+        self.memo.as_deref()
     }
 
     /// One search's view of the cache. `reaches(path, lang)` says whether the search could

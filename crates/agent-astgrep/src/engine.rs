@@ -7,6 +7,7 @@ use crate::error::AstGrepError;
 use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
 use crate::limits::Kept;
+use crate::memo::{Answer, SearchKey};
 use crate::pattern::Compiled;
 use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
@@ -168,14 +169,20 @@ impl Prefilter {
     }
 }
 
-/// Read, filter and hand each candidate file to `f`; results come back sorted by path.
+/// A file's size and mtime as the walk found them, when it read the file whole at that size.
+pub(crate) type Fingerprint = (u64, std::time::SystemTime);
+
+/// Read, filter and hand each candidate file to `f` (with its fingerprint, when it has one);
+/// results come back sorted by path. `recall` may answer a file from its fingerprint alone:
+/// `Some(answer)` and the file is neither read nor parsed (it counts as remembered).
 fn walk<T: Send>(
     scope: &Scope,
     compiled: &Compiled,
     config: &AstGrepConfig,
     cache: &ParseCache,
     budget: &Budget,
-    f: impl Fn(&Path, &AstGrep<StrDoc<Lang>>) -> Option<T> + Sync,
+    recall: impl Fn(&Path, Fingerprint) -> Option<Option<T>> + Sync,
+    f: impl Fn(&Path, &AstGrep<StrDoc<Lang>>, Option<Fingerprint>) -> Option<T> + Sync,
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
     let prefilter = Prefilter::new(&compiled.literals);
@@ -191,6 +198,15 @@ fn walk<T: Send>(
             return;
         }
         let mtime = meta.as_ref().and_then(|m| m.modified().ok());
+        if let (Some(len), Some(mtime)) = (len, mtime)
+            && let Some(answer) = recall(path, (len, mtime))
+        {
+            counters.remembered.fetch_add(1, Ordering::Relaxed);
+            if let Some(t) = answer {
+                results.lock().push((path.to_path_buf(), t));
+            }
+            return;
+        }
         // What the run's token index knows of the file as it is now: an indexed file whose
         // tokens lack a literal is ruled out unread.
         let known = match (index, len, mtime) {
@@ -206,8 +222,8 @@ fn walk<T: Send>(
             Known::Seen { parsed } => (false, parsed),
             Known::New => (false, false),
         };
-        let handle = |ast: &AstGrep<StrDoc<Lang>>| {
-            if let Some(t) = f(path, ast) {
+        let handle = |ast: &AstGrep<StrDoc<Lang>>, print: Option<Fingerprint>| {
+            if let Some(t) = f(path, ast, print) {
                 results.lock().push((path.to_path_buf(), t));
             }
         };
@@ -215,7 +231,7 @@ fn walk<T: Send>(
             && let Some(ast) = cached.get(path, compiled.lang, len, mtime)
         {
             if indexed || prefilter.may_match(ast.get_text().as_bytes()) {
-                handle(&ast);
+                handle(&ast, Some((len, mtime)));
             } else {
                 counters.prefiltered.fetch_add(1, Ordering::Relaxed);
             }
@@ -271,7 +287,7 @@ fn walk<T: Send>(
         };
         drop(text);
         let ast = std::sync::Arc::new(ast);
-        handle(&ast);
+        handle(&ast, whole);
         if let (Some(index), Some((len, mtime))) = (index, whole) {
             index.note(path, len, mtime, new_tokens, true);
             // A tree is worth keeping from its second parse in the run: a search that is not
@@ -439,43 +455,79 @@ pub fn search(
 ) -> SearchResult {
     let root = &scope.root;
     let kept = Kept::new(keep);
-    let (per_file, stats) = walk(scope, compiled, config, cache, budget, |path, ast| {
-        let text = ast.get_text();
-        let rel = relative(root, path);
-        // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
-        // which is the order a result lists them in.
-        let room = kept.room(&rel);
-        let mut found = Vec::new();
-        let mut count = 0usize;
-        let mut cursor = lines::Cursor::new(text.as_bytes());
-        for nm in ast.root().find_all(&compiled.pattern) {
-            if found.len() < room {
-                found.push(to_match(
-                    &rel,
-                    text,
-                    &mut cursor,
-                    compiled,
-                    &nm,
-                    config.max_match_lines,
-                ));
-            }
-            count += 1;
+    let memo = cache.memo();
+    let key = SearchKey {
+        lang: compiled.lang,
+        pattern: compiled.source.clone(),
+        max_lines: config.max_match_lines,
+    };
+    // A file this run's earlier search of the same pattern answered, unchanged since: its
+    // answer stands when it listed as many matches as this result can still take.
+    let recall = |path: &Path, (len, mtime): Fingerprint| {
+        let answer = memo?.recall(&key, path, len, mtime)?;
+        if answer.count == 0 {
+            return Some(None);
         }
-        found.sort_by(|a, b| {
-            (
-                a.line,
-                a.column,
-                std::cmp::Reverse((a.end_line, a.end_column)),
-            )
-                .cmp(&(
-                    b.line,
-                    b.column,
-                    std::cmp::Reverse((b.end_line, b.end_column)),
-                ))
-        });
-        kept.offer(rel, found);
-        (count > 0).then_some(count)
-    });
+        let rel = relative(root, path);
+        let room = kept.room(&rel);
+        if answer.matches.len() < room.min(answer.count) {
+            return None;
+        }
+        kept.offer(rel, answer.matches.iter().take(room).cloned().collect());
+        Some(Some(answer.count))
+    };
+    let (per_file, stats) = walk(
+        scope,
+        compiled,
+        config,
+        cache,
+        budget,
+        recall,
+        |path, ast, print| {
+            let text = ast.get_text();
+            let rel = relative(root, path);
+            // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
+            // which is the order a result lists them in.
+            let room = kept.room(&rel);
+            let mut found = Vec::new();
+            let mut count = 0usize;
+            let mut cursor = lines::Cursor::new(text.as_bytes());
+            for nm in ast.root().find_all(&compiled.pattern) {
+                if found.len() < room {
+                    found.push(to_match(
+                        &rel,
+                        text,
+                        &mut cursor,
+                        compiled,
+                        &nm,
+                        config.max_match_lines,
+                    ));
+                }
+                count += 1;
+            }
+            found.sort_by(|a, b| {
+                (
+                    a.line,
+                    a.column,
+                    std::cmp::Reverse((a.end_line, a.end_column)),
+                )
+                    .cmp(&(
+                        b.line,
+                        b.column,
+                        std::cmp::Reverse((b.end_line, b.end_column)),
+                    ))
+            });
+            if let (Some(memo), Some((len, mtime))) = (memo, print) {
+                let answer = Answer {
+                    count,
+                    matches: found.clone().into(),
+                };
+                memo.remember(&key, path, len, mtime, answer);
+            }
+            kept.offer(rel, found);
+            (count > 0).then_some(count)
+        },
+    );
     SearchResult {
         matches: kept.into_sorted(),
         total: per_file.iter().map(|(_, n)| n).sum(),
@@ -527,54 +579,64 @@ pub fn rewrite(
     budget: &Budget,
 ) -> (Vec<FileRewrite>, Stats) {
     let root = &scope.root;
-    let (per_file, stats) = walk(scope, compiled, config, cache, budget, |path, ast| {
-        let text = ast.get_text();
-        // Outermost wins. find_all is pre-order (by start, an enclosing node first), so a match
-        // starting inside a kept one is skipped before its replacement is ever built: over a
-        // deeply nested file, every node may match.
-        let mut kept: Vec<(usize, usize, Vec<u8>)> = Vec::new();
-        let mut inner_skipped = 0;
-        let mut end = 0usize;
-        for nm in ast.root().find_all(&compiled.pattern) {
-            if !kept.is_empty() && nm.range().start < end {
-                inner_skipped += 1;
-                continue;
+    // A rewrite reads every file it may change: nothing is recalled.
+    let recall = |_: &Path, _: Fingerprint| None;
+    let (per_file, stats) = walk(
+        scope,
+        compiled,
+        config,
+        cache,
+        budget,
+        recall,
+        |path, ast, _| {
+            let text = ast.get_text();
+            // Outermost wins. find_all is pre-order (by start, an enclosing node first), so a match
+            // starting inside a kept one is skipped before its replacement is ever built: over a
+            // deeply nested file, every node may match.
+            let mut kept: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+            let mut inner_skipped = 0;
+            let mut end = 0usize;
+            for nm in ast.root().find_all(&compiled.pattern) {
+                if !kept.is_empty() && nm.range().start < end {
+                    inner_skipped += 1;
+                    continue;
+                }
+                let e = nm.make_edit(&compiled.pattern, fixer);
+                end = e.position + e.deleted_length;
+                kept.push((e.position, e.deleted_length, e.inserted_text));
             }
-            let e = nm.make_edit(&compiled.pattern, fixer);
-            end = e.position + e.deleted_length;
-            kept.push((e.position, e.deleted_length, e.inserted_text));
-        }
-        if kept.is_empty() {
-            return None;
-        }
-        let mut new = Vec::with_capacity(text.len());
-        let mut at = 0;
-        for (pos, len, ins) in &kept {
-            new.extend_from_slice(&text.as_bytes()[at..*pos]);
-            new.extend_from_slice(ins);
-            at = pos + len;
-        }
-        new.extend_from_slice(&text.as_bytes()[at..]);
-        // Replacements are built from UTF-8 template text and slices of the UTF-8 source at
-        // node boundaries, so this cannot fail; fall back to lossy decoding all the same.
-        let new = String::from_utf8(new)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        let broken = if first_error(ast, text).is_none() {
-            AstGrep::<StrDoc<Lang>>::try_new(&new, compiled.lang)
-                .ok()
-                .and_then(|a| first_error(&a, &new))
-        } else {
-            None
-        };
-        Some(FileRewrite {
-            path: path.to_path_buf(),
-            rel: relative(root, path),
-            replacements: kept.len(),
-            inner_skipped,
-            broken,
-            new,
-            old: text.to_string(),
-        })
-    });
+            if kept.is_empty() {
+                return None;
+            }
+            let mut new = Vec::with_capacity(text.len());
+            let mut at = 0;
+            for (pos, len, ins) in &kept {
+                new.extend_from_slice(&text.as_bytes()[at..*pos]);
+                new.extend_from_slice(ins);
+                at = pos + len;
+            }
+            new.extend_from_slice(&text.as_bytes()[at..]);
+            // Replacements are built from UTF-8 template text and slices of the UTF-8 source at
+            // node boundaries, so this cannot fail; fall back to lossy decoding all the same.
+            let new = String::from_utf8(new)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let broken = if first_error(ast, text).is_none() {
+                AstGrep::<StrDoc<Lang>>::try_new(&new, compiled.lang)
+                    .ok()
+                    .and_then(|a| first_error(&a, &new))
+            } else {
+                None
+            };
+            Some(FileRewrite {
+                path: path.to_path_buf(),
+                rel: relative(root, path),
+                replacements: kept.len(),
+                inner_skipped,
+                broken,
+                new,
+                old: text.to_string(),
+            })
+        },
+    );
     (per_file.into_iter().map(|(_, r)| r).collect(), stats)
 }

@@ -64,6 +64,7 @@ mod glob;
 mod grep;
 mod lang;
 mod limits;
+mod memo;
 mod pattern;
 mod resolve;
 mod scopes;
@@ -137,19 +138,20 @@ impl Default for AstGrepConfig {
 pub fn attach(registry: &Registry, config: AstGrepConfig) {
     // One token index for the run: `ast_grep`'s prefilter and the identifier witness.
     let index = Arc::new(tokens::TokenIndex::default());
+    // The memo of finished searches, told of the run's writes through the witness.
+    let memo = Arc::new(memo::MatchMemo::new(memo::DEFAULT_CAPACITY));
     let shared = Arc::new(Shared {
         root: registry.run().root.clone(),
-        cache: cache::ParseCache::with_index(config.cache_bytes, index.clone()),
+        cache: cache::ParseCache::with_index(config.cache_bytes, index.clone(), memo.clone()),
         config,
         edits: staged::StagedEdits::attach(registry),
     });
     registry.register(grep::AstGrepTool(shared.clone()));
     registry.register(edit::AstEditTool(shared.clone()));
     registry.register(resolve::ResolveTool(shared));
-    registry.provide_witness(Arc::new(witness::Witness::new(
-        registry.run().root.clone(),
-        index,
-    )));
+    registry.provide_witness(Arc::new(
+        witness::Witness::new(registry.run().root.clone(), index).forgetting_in(memo),
+    ));
 }
 
 pub(crate) struct Shared {

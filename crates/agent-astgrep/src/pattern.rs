@@ -29,6 +29,8 @@ pub struct Compiled {
     pub literals: Vec<String>,
     /// Metavariable names bound by the pattern (`$X` and `$$$X`), sorted.
     pub vars: Vec<String>,
+    /// The snippet as given: with the language, what names this search in the run's memo.
+    pub source: String,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -339,6 +341,7 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
         context,
         literals: literals.unwrap_or_default().into_iter().collect(),
         vars: vars.into_iter().collect(),
+        source: snippet.to_string(),
     })
 }
 

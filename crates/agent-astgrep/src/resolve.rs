@@ -129,6 +129,8 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
         }
         ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
             Ok(()) => {
+                let written: Vec<_> = staged.changes.iter().map(|c| c.path.clone()).collect();
+                shared.cache.changed(&written);
                 let report = ResolveReport {
                     edit_id: given,
                     operation: ResolveAction::Accept,

@@ -17,6 +17,10 @@ pub struct Stats {
     pub files_searched: usize,
     /// Of those, files ruled out by the literal-identifier prefilter (never parsed).
     pub files_prefiltered: usize,
+    /// Of those, files answered by this run's earlier search of the same pattern (their size
+    /// and mtime unchanged since, and the run has not written them): not read again.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub files_remembered: usize,
     /// Files skipped because they look binary (a NUL byte in the first 8 KiB).
     pub skipped_binary: usize,
     /// Files skipped because they are not valid UTF-8.
@@ -65,12 +69,18 @@ impl Stats {
                 &format!("{lang} files")
             )
         );
+        let mut notes = Vec::new();
         if self.files_prefiltered > 0 {
-            let _ = write!(
-                s,
-                " ({} ruled out without parsing: they lack the pattern's identifiers)",
+            notes.push(format!(
+                "{} ruled out without parsing: they lack the pattern's identifiers",
                 self.files_prefiltered
-            );
+            ));
+        }
+        if self.files_remembered > 0 {
+            notes.push(format!("{} {REMEMBERED}", self.files_remembered));
+        }
+        if !notes.is_empty() {
+            let _ = write!(s, " ({})", notes.join("; "));
         }
         let mut skipped = Vec::new();
         for (n, what) in [
@@ -129,6 +139,9 @@ fn mib(bytes: u64) -> String {
     }
 }
 
+/// What a result says of the files its run's memo answered.
+pub const REMEMBERED: &str = "answered as this run's earlier search of the same pattern found them (unchanged since, by size and mtime)";
+
 /// How many skipped files a result names.
 pub const SKIPPED_NAMED: usize = 3;
 
@@ -138,6 +151,7 @@ pub(crate) struct Counters {
     pub(crate) stopped: std::sync::atomic::AtomicBool,
     pub(crate) searched: AtomicUsize,
     pub(crate) prefiltered: AtomicUsize,
+    pub(crate) remembered: AtomicUsize,
     pub(crate) binary: AtomicUsize,
     pub(crate) not_utf8: AtomicUsize,
     pub(crate) large: AtomicUsize,
@@ -174,6 +188,7 @@ impl Counters {
         Stats {
             files_searched: self.searched.load(Ordering::Relaxed),
             files_prefiltered: self.prefiltered.load(Ordering::Relaxed),
+            files_remembered: self.remembered.load(Ordering::Relaxed),
             skipped_binary: self.binary.load(Ordering::Relaxed),
             skipped_not_utf8: self.not_utf8.load(Ordering::Relaxed),
             skipped_large: self.large.load(Ordering::Relaxed),

@@ -18,7 +18,8 @@
 
 use crate::error::WitnessError;
 use crate::lang::Lang;
-use crate::tokens::{self, TokenIndex};
+use crate::memo::MatchMemo;
+use crate::tokens::{self, TokenHash, TokenIndex};
 use agent_tier::witness::{IdentifierWitness, Occurrence, Sightings};
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
@@ -35,6 +36,8 @@ pub struct Witness {
     /// The run's token index (past its bound, new files are looked at for each query instead
     /// of kept, and the answer stays complete).
     index: Arc<TokenIndex>,
+    /// The run's memo of finished searches, told of the run's own writes with the index.
+    memo: Option<Arc<MatchMemo>>,
     /// The last walk per language family: every directory it entered with its mtime, and the
     /// files it found. While no directory's mtime moved (a file created, removed or renamed
     /// moves its directory's), the file list stands and only the files are looked at again.
@@ -62,7 +65,7 @@ fn mtime_of(p: &Path) -> Option<SystemTime> {
     std::fs::symlink_metadata(p).ok()?.modified().ok()
 }
 
-fn name_hash(name: &[u8]) -> u64 {
+fn name_hash(name: &[u8]) -> TokenHash {
     tokens::token_hash(name)
 }
 
@@ -117,7 +120,14 @@ impl Witness {
             index,
             walks: Mutex::new(HashMap::new()),
             answers: Mutex::new(Vec::new()),
+            memo: None,
         }
+    }
+
+    /// Tell `memo` too when the run changes a file (the witness is what the run tells).
+    pub fn forgetting_in(mut self, memo: Arc<MatchMemo>) -> Self {
+        self.memo = Some(memo);
+        self
     }
 
     /// The files of `langs` under the root, with their size and mtime now: the last walk's
@@ -197,7 +207,7 @@ impl Witness {
     /// The tokens of every file (indexing the stale ones in parallel); returns the files that
     /// could not be read, and the tokens of every other file (held by the index, or for this
     /// query only when the index would not keep them).
-    fn refresh(&self, found: &[Found]) -> (HashSet<PathBuf>, HashMap<PathBuf, Box<[u64]>>) {
+    fn refresh(&self, found: &[Found]) -> (HashSet<PathBuf>, HashMap<PathBuf, Box<[TokenHash]>>) {
         let mut known = HashMap::new();
         let mut stale = Vec::new();
         for f in found {
@@ -258,6 +268,9 @@ impl IdentifierWitness for Witness {
 
     fn changed(&self, paths: &[PathBuf]) {
         self.index.changed(paths);
+        if let Some(memo) = &self.memo {
+            memo.changed(paths);
+        }
         // A file the run rewrote may keep its size and mtime tick: answers that came from it
         // are not reused, and a created or removed file means a new walk.
         let mut answers = self.answers.lock();

@@ -257,8 +257,23 @@ async fn a_second_search_of_the_run_is_identical_and_never_stale() {
     let args = json!({"pattern": "helper($A)", "language": "python"});
     let first = call(&reg, "ast_grep", args.clone()).await;
     let second = call(&reg, "ast_grep", args.clone()).await;
-    assert_eq!(first.text, second.text);
-    assert_eq!(first.structured, second.structured);
+    // The same answer; the second says which file the run's memo answered (app.py: the others
+    // are ruled out, skipped, or too recent to be remembered).
+    let remembered = "; 1 answered as this run's earlier search of the same pattern found them \
+                      (unchanged since, by size and mtime)";
+    assert!(second.text.contains(remembered), "{}", second.text);
+    assert_eq!(first.text, second.text.replace(remembered, ""));
+    let (mut a, mut b) = (first.structured.unwrap(), second.structured.unwrap());
+    assert_eq!(b["stats"]["files_remembered"], json!(1));
+    b["stats"]
+        .as_object_mut()
+        .unwrap()
+        .remove("files_remembered");
+    a["stats"]
+        .as_object_mut()
+        .unwrap()
+        .remove("files_remembered");
+    assert_eq!(a, b);
     write(dir.path(), "src/app.py", b"helper(2)\n");
     old("src/app.py");
     let third = call(&reg, "ast_grep", args).await;
