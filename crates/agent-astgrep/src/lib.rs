@@ -108,13 +108,15 @@ pub struct AstGrepConfig {
     pub max_diff_lines: usize,
     /// The run's parse cache keeps parsed files up to about this many bytes (source and tree,
     /// 32 bytes per byte of source, measured), never more; 0 turns caching off (no trees, no
-    /// token index: every search is a first search). Searches use the run's token index
-    /// first (a file whose word tokens lack a pattern's literal is not read), so trees matter
-    /// for patterns that must parse every file. A tree is kept from its file's second parse in
-    /// the run (a search that is not repeated keeps nothing), least recently used out, but a
-    /// search never evicts a tree it could still reach (its language, directory and glob): a
-    /// tree that finds no other room is let go. Default 256 MiB (about 8 MiB of source; see
-    /// docs/decisions.md).
+    /// token index, no memo: every search is a first search). Searches use the run's memo of
+    /// finished searches first (the same pattern again: an unchanged file's answer is not read
+    /// again; 16 MiB), then the run's token index (a file whose word tokens lack a pattern's
+    /// literal is not read; at most 32 MiB), so trees matter for a new pattern that must parse
+    /// every file. A tree is kept from its file's second parse in the run (a search that is
+    /// not repeated keeps nothing), least recently used out, but a search never evicts a tree
+    /// it could still reach (its language, directory and glob): a tree that finds no other
+    /// room is let go. Default 128 MiB (about 4 MiB of source), so that a `serve` run that
+    /// searched three large corpora stays under 300 MB (see docs/decisions.md).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
@@ -129,7 +131,7 @@ impl Default for AstGrepConfig {
             max_match_lines: 5,
             max_diff_lines: 200,
             time_limit_secs: 120,
-            cache_bytes: 256 * 1024 * 1024,
+            cache_bytes: 128 * 1024 * 1024,
         }
     }
 }
