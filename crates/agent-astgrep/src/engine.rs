@@ -461,8 +461,21 @@ pub fn search(
         pattern: compiled.source.clone(),
         max_lines: config.max_match_lines,
     };
-    // A file this run's earlier search of the same pattern answered, unchanged since: its
-    // answer stands when it listed as many matches as this result can still take.
+    let remember = |path: &Path, print: Option<Fingerprint>, count: usize, found: &[Match]| {
+        if let (Some(memo), Some((len, mtime))) = (memo, print) {
+            let answer = Answer {
+                count,
+                matches: found.to_vec().into(),
+            };
+            memo.remember(&key, path, len, mtime, answer);
+        }
+    };
+    // Files whose remembered answer listed fewer matches than this result could take when the
+    // walk came to them (the earlier search's parallel walk had already filled its first
+    // matches from files sorting before them): their counts stand, and after the walk those
+    // still within the first `keep` are parsed for their matches.
+    let deferred: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    // A file this run's earlier search of the same pattern answered, unchanged since.
     let recall = |path: &Path, (len, mtime): Fingerprint| {
         let answer = memo?.recall(&key, path, len, mtime)?;
         if answer.count == 0 {
@@ -471,12 +484,13 @@ pub fn search(
         let rel = relative(root, path);
         let room = kept.room(&rel);
         if answer.matches.len() < room.min(answer.count) {
-            return None;
+            deferred.lock().push(path.to_path_buf());
+        } else {
+            kept.offer(rel, answer.matches.iter().take(room).cloned().collect());
         }
-        kept.offer(rel, answer.matches.iter().take(room).cloned().collect());
         Some(Some(answer.count))
     };
-    let (per_file, stats) = walk(
+    let (mut per_file, mut stats) = walk(
         scope,
         compiled,
         config,
@@ -484,56 +498,95 @@ pub fn search(
         budget,
         recall,
         |path, ast, print| {
-            let text = ast.get_text();
             let rel = relative(root, path);
-            // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
-            // which is the order a result lists them in.
-            let room = kept.room(&rel);
-            let mut found = Vec::new();
-            let mut count = 0usize;
-            let mut cursor = lines::Cursor::new(text.as_bytes());
-            for nm in ast.root().find_all(&compiled.pattern) {
-                if found.len() < room {
-                    found.push(to_match(
-                        &rel,
-                        text,
-                        &mut cursor,
-                        compiled,
-                        &nm,
-                        config.max_match_lines,
-                    ));
-                }
-                count += 1;
-            }
-            found.sort_by(|a, b| {
-                (
-                    a.line,
-                    a.column,
-                    std::cmp::Reverse((a.end_line, a.end_column)),
-                )
-                    .cmp(&(
-                        b.line,
-                        b.column,
-                        std::cmp::Reverse((b.end_line, b.end_column)),
-                    ))
-            });
-            if let (Some(memo), Some((len, mtime))) = (memo, print) {
-                let answer = Answer {
-                    count,
-                    matches: found.clone().into(),
-                };
-                memo.remember(&key, path, len, mtime, answer);
-            }
+            let (found, count) = file_matches(&rel, ast, compiled, kept.room(&rel), config);
+            remember(path, print, count, &found);
             kept.offer(rel, found);
             (count > 0).then_some(count)
         },
     );
+    let mut deferred = deferred.into_inner();
+    deferred.sort();
+    for path in deferred {
+        let rel = relative(root, &path);
+        let room = kept.room(&rel);
+        if room == 0 {
+            continue;
+        }
+        let Ok(at) = per_file.binary_search_by(|(p, _)| p.as_path().cmp(&path)) else {
+            continue;
+        };
+        let print = std::fs::metadata(&path)
+            .ok()
+            .and_then(|m| Some((m.len(), m.modified().ok()?)));
+        let parsed = std::fs::read(&path)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|text| AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok());
+        let Some(ast) = parsed else {
+            // Gone or changed past reading since the walk: not searched after all.
+            per_file.remove(at);
+            stats.skipped_unreadable += 1;
+            continue;
+        };
+        let (found, count) = file_matches(&rel, &ast, compiled, room, config);
+        let whole = print.filter(|(len, _)| *len == ast.get_text().len() as u64);
+        remember(&path, whole, count, &found);
+        kept.offer(rel, found);
+        if count == 0 {
+            per_file.remove(at);
+        } else {
+            per_file[at].1 = count;
+        }
+    }
     SearchResult {
         matches: kept.into_sorted(),
         total: per_file.iter().map(|(_, n)| n).sum(),
         files_matched: per_file.len(),
         stats,
     }
+}
+
+/// A file's first `room` matches (rendered, in position order) and how many it has in all.
+fn file_matches(
+    rel: &str,
+    ast: &AstGrep<StrDoc<Lang>>,
+    compiled: &Compiled,
+    room: usize,
+    config: &AstGrepConfig,
+) -> (Vec<Match>, usize) {
+    let text = ast.get_text();
+    // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
+    // which is the order a result lists them in.
+    let mut found = Vec::new();
+    let mut count = 0usize;
+    let mut cursor = lines::Cursor::new(text.as_bytes());
+    for nm in ast.root().find_all(&compiled.pattern) {
+        if found.len() < room {
+            found.push(to_match(
+                rel,
+                text,
+                &mut cursor,
+                compiled,
+                &nm,
+                config.max_match_lines,
+            ));
+        }
+        count += 1;
+    }
+    found.sort_by(|a, b| {
+        (
+            a.line,
+            a.column,
+            std::cmp::Reverse((a.end_line, a.end_column)),
+        )
+            .cmp(&(
+                b.line,
+                b.column,
+                std::cmp::Reverse((b.end_line, b.end_column)),
+            ))
+    });
+    (found, count)
 }
 
 /// One file's rewrite.
