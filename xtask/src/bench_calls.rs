@@ -259,6 +259,9 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
     );
     let mut ratios = Vec::new();
     let mut rss_ratios = Vec::new();
+    // The searches where both programs searched the same files (same matches).
+    let mut same_ratios = Vec::new();
+    let mut same_rss = Vec::new();
     let mut sg_medians = Vec::new();
     for corpus in corpora() {
         let dir = base.join(corpus.dir);
@@ -307,6 +310,10 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
             let ratio = o.as_secs_f64() / s.as_secs_f64();
             let rss = orss as f64 / srss as f64;
             ratios.push(ratio);
+            if same {
+                same_ratios.push(ratio);
+                same_rss.push(rss);
+            }
             rss_ratios.push(rss);
             medians.push(s);
             println!(
@@ -340,6 +347,14 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
         max,
         geomean(&ratios),
         rss_max
+    );
+    println!(
+        "over the {} searches of the same files (same matches): median {:.2}x, highest {:.2}x, geometric mean {:.2}x; peak RSS at most {:.2}x",
+        same_ratios.len(),
+        median_f(&same_ratios),
+        same_ratios.iter().copied().fold(0.0, f64::max),
+        geomean(&same_ratios),
+        same_rss.iter().copied().fold(0.0, f64::max)
     );
     serve_run(bin, &base, &sg_medians)
 }
