@@ -7,7 +7,7 @@ use crate::error::AstGrepError;
 use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
 use crate::limits::Kept;
-use crate::memo::{Answer, SearchKey};
+use crate::memo::{Answer, Fingerprint, SearchKey};
 use crate::pattern::Compiled;
 use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
@@ -169,9 +169,6 @@ impl Prefilter {
     }
 }
 
-/// A file's size and mtime as the walk found them, when it read the file whole at that size.
-pub(crate) type Fingerprint = (u64, std::time::SystemTime);
-
 /// Read, filter and hand each candidate file to `f` (with its fingerprint, when it has one);
 /// results come back sorted by path. `recall` may answer a file from its fingerprint alone:
 /// `Some(answer)` and the file is neither read nor parsed (it counts as remembered).
@@ -198,8 +195,9 @@ fn walk<T: Send>(
             return;
         }
         let mtime = meta.as_ref().and_then(|m| m.modified().ok());
-        if let (Some(len), Some(mtime)) = (len, mtime)
-            && let Some(answer) = recall(path, (len, mtime))
+        let print = meta.as_ref().and_then(Fingerprint::of);
+        if let Some(print) = print
+            && let Some(answer) = recall(path, print)
         {
             counters.remembered.fetch_add(1, Ordering::Relaxed);
             if let Some(t) = answer {
@@ -231,7 +229,7 @@ fn walk<T: Send>(
             && let Some(ast) = cached.get(path, compiled.lang, len, mtime)
         {
             if indexed || prefilter.may_match(ast.get_text().as_bytes()) {
-                handle(&ast, Some((len, mtime)));
+                handle(&ast, print);
             } else {
                 counters.prefiltered.fetch_add(1, Ordering::Relaxed);
             }
@@ -259,6 +257,8 @@ fn walk<T: Send>(
             (Some(len), Some(mtime)) if len == read_len => Some((len, mtime)),
             _ => None,
         };
+        // The fingerprint of what was read, for the memo: only of a file read whole at its size.
+        let read_print = print.filter(|p| p.len == read_len);
         // The second read of a file in the run indexes it (the first only notes it).
         let new_tokens = match (index, whole, known) {
             (Some(_), Some(_), Known::Seen { .. }) => {
@@ -287,7 +287,7 @@ fn walk<T: Send>(
         };
         drop(text);
         let ast = std::sync::Arc::new(ast);
-        handle(&ast, whole);
+        handle(&ast, read_print);
         if let (Some(index), Some((len, mtime))) = (index, whole) {
             index.note(path, len, mtime, new_tokens, true);
             // A tree is worth keeping from its second parse in the run: a search that is not
@@ -462,12 +462,12 @@ pub fn search(
         max_lines: config.max_match_lines,
     };
     let remember = |path: &Path, print: Option<Fingerprint>, count: usize, found: &[Match]| {
-        if let (Some(memo), Some((len, mtime))) = (memo, print) {
+        if let (Some(memo), Some(print)) = (memo, print) {
             let answer = Answer {
                 count,
                 matches: found.to_vec().into(),
             };
-            memo.remember(&key, path, len, mtime, answer);
+            memo.remember(&key, path, print, answer);
         }
     };
     // Files whose remembered answer listed fewer matches than this result could take when the
@@ -476,8 +476,8 @@ pub fn search(
     // still within the first `keep` are parsed for their matches.
     let deferred: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     // A file this run's earlier search of the same pattern answered, unchanged since.
-    let recall = |path: &Path, (len, mtime): Fingerprint| {
-        let answer = memo?.recall(&key, path, len, mtime)?;
+    let recall = |path: &Path, print: Fingerprint| {
+        let answer = memo?.recall(&key, path, print)?;
         if answer.count == 0 {
             return Some(None);
         }
@@ -518,7 +518,7 @@ pub fn search(
         };
         let print = std::fs::metadata(&path)
             .ok()
-            .and_then(|m| Some((m.len(), m.modified().ok()?)));
+            .and_then(|m| Fingerprint::of(&m));
         let parsed = std::fs::read(&path)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
@@ -530,7 +530,7 @@ pub fn search(
             continue;
         };
         let (found, count) = file_matches(&rel, &ast, compiled, room, config);
-        let whole = print.filter(|(len, _)| *len == ast.get_text().len() as u64);
+        let whole = print.filter(|p| p.len == ast.get_text().len() as u64);
         remember(&path, whole, count, &found);
         kept.offer(rel, found);
         if count == 0 {

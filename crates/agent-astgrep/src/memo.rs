@@ -1,10 +1,13 @@
 //! The run's memo of finished searches: for each pattern searched in this run, each file's
-//! number of matches and the matches its result listed, as of the file's size and mtime. A
-//! search of the same pattern again (the same language and lines shown) takes a file's answer
-//! from here while the file's size and mtime are unchanged, without reading it; any other file
-//! is read, parsed and matched as the first time. A file the run itself rewrote is forgotten
-//! (a rewrite may keep its size and mtime tick), and a file modified in the last two seconds is
-//! never remembered (git's "racily clean" rule, as the tree cache and the token index have it).
+//! number of matches and the matches its result listed, as of the file's [`Fingerprint`] (size,
+//! mtime and ctime). A search of the same pattern again (the same language and lines shown)
+//! takes a file's answer from here while its fingerprint is unchanged, without reading it; any
+//! other file is read, parsed and matched as the first time. The ctime is what makes this safe
+//! against the workspace itself: only the kernel sets it, on every write, rename or chmod, so a
+//! rewrite that keeps the size and puts the mtime back (`touch -d`, `cp -p`, `rsync -t`) still
+//! changes it. A file the run itself rewrote is forgotten all the same, and a file whose ctime
+//! is within the last two seconds is never remembered (a second write in the same clock tick
+//! could leave every field as it was: git's "racily clean" rule).
 //!
 //! What it holds is what results showed: matches as rendered (clipped lines and captures), so
 //! it is small against trees: bounded by `capacity` bytes (estimated), the least recently used
@@ -19,8 +22,41 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-/// A file modified more recently than this is not remembered.
+/// A file changed more recently than this (by its ctime) is not remembered.
 const RACY: Duration = Duration::from_secs(2);
+
+/// What the memo knows a file's content by: its size, its mtime, and its ctime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub len: u64,
+    pub mtime: SystemTime,
+    /// Seconds and nanoseconds since the epoch, as `stat` gives them.
+    pub ctime: (i64, i64),
+}
+
+impl Fingerprint {
+    /// The fingerprint in `meta`, when the platform gives an mtime.
+    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        Some(Fingerprint {
+            len: meta.len(),
+            mtime: meta.modified().ok()?,
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// Whether the file changed within `racy` of now (or its ctime is not a time after 1970).
+    fn recent(&self, racy: Duration) -> bool {
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(self.ctime.0), u32::try_from(self.ctime.1))
+        else {
+            return true;
+        };
+        let ctime = SystemTime::UNIX_EPOCH + Duration::new(secs, nanos);
+        SystemTime::now()
+            .duration_since(ctime)
+            .map_or(true, |age| age < racy)
+    }
+}
 
 /// Bytes the memo may hold when caching is on.
 pub const DEFAULT_CAPACITY: u64 = 16 * 1024 * 1024;
@@ -43,8 +79,7 @@ pub struct Answer {
 }
 
 struct FileEntry {
-    len: u64,
-    mtime: SystemTime,
+    print: Fingerprint,
     answer: Answer,
     cost: u64,
 }
@@ -68,6 +103,7 @@ struct Inner {
 /// The memo of one run; see the module's documentation.
 pub struct MatchMemo {
     capacity: u64,
+    racy: Duration,
     inner: Mutex<Inner>,
 }
 
@@ -93,18 +129,23 @@ impl MatchMemo {
     pub fn new(capacity: u64) -> Self {
         MatchMemo {
             capacity,
+            racy: RACY,
             inner: Mutex::new(Inner::default()),
         }
     }
 
-    /// The answer remembered for `path` at `len` and `mtime` in the search `key`.
-    pub fn recall(
-        &self,
-        key: &SearchKey,
-        path: &Path,
-        len: u64,
-        mtime: SystemTime,
-    ) -> Option<Answer> {
+    /// A memo that remembers files changed just now too: for tests that write a file and
+    /// search it at once (the racy rule has its own test).
+    #[cfg(test)]
+    pub fn remembering_recent(capacity: u64) -> Self {
+        MatchMemo {
+            racy: Duration::ZERO,
+            ..MatchMemo::new(capacity)
+        }
+    }
+
+    /// The answer remembered for `path` as `print` in the search `key`.
+    pub fn recall(&self, key: &SearchKey, path: &Path, print: Fingerprint) -> Option<Answer> {
         if self.capacity == 0 {
             return None;
         }
@@ -114,27 +155,14 @@ impl MatchMemo {
         let search = inner.searches.get_mut(key)?;
         search.tick = tick;
         let e = search.files.get(path)?;
-        (e.len == len && e.mtime == mtime).then(|| e.answer.clone())
+        (e.print == print).then(|| e.answer.clone())
     }
 
-    /// Remember `path`'s answer at `len` and `mtime` in the search `key`, unless the file is too
-    /// recent or the answer does not fit (older searches are let go to make room; the search's
-    /// own answers never are).
-    pub fn remember(
-        &self,
-        key: &SearchKey,
-        path: &Path,
-        len: u64,
-        mtime: SystemTime,
-        answer: Answer,
-    ) {
-        if self.capacity == 0 {
-            return;
-        }
-        let recent = SystemTime::now()
-            .duration_since(mtime)
-            .map_or(true, |age| age < RACY);
-        if recent {
+    /// Remember `path`'s answer as `print` in the search `key`, unless the file changed too
+    /// recently or the answer does not fit (older searches are let go to make room; the
+    /// search's own answers never are).
+    pub fn remember(&self, key: &SearchKey, path: &Path, print: Fingerprint, answer: Answer) {
+        if self.capacity == 0 || print.recent(self.racy) {
             return;
         }
         let cost = cost(path, &answer);
@@ -173,8 +201,7 @@ impl MatchMemo {
         let search = searches.entry(key.clone()).or_default();
         search.tick = *tick;
         let entry = FileEntry {
-            len,
-            mtime,
+            print,
             answer,
             cost,
         };
@@ -240,7 +267,7 @@ mod tests {
         ParseCache::with_index(
             AstGrepConfig::default().cache_bytes,
             Arc::new(TokenIndex::default()),
-            Arc::new(MatchMemo::new(memo)),
+            Arc::new(MatchMemo::remembering_recent(memo)),
         )
     }
 
@@ -321,24 +348,25 @@ mod tests {
             .map(|m| m.captures["X"].as_str())
             .collect();
         assert_eq!(x, ["changed", "9", "y1"]);
-        // The same size and the same mtime: only the run's word tells the memo.
+        // The same size with the mtime put back (what `touch -d`, `cp -p` or `rsync -t` leave):
+        // the ctime, which only the kernel sets, tells it.
         let m2 = dir.path().join("m2.py").canonicalize().unwrap();
         write_at(&m2, "print(7)\nprint(z2)\n", old);
-        let stale = search(&cache, dir.path(), "print($X)", usize::MAX);
-        assert_eq!(
-            stale.stats.files_remembered, 6,
-            "size and mtime are what it checks"
-        );
-        cache.changed(std::slice::from_ref(&m2));
-        let fresh = search(&cache, dir.path(), "print($X)", usize::MAX);
-        assert_eq!(fresh.stats.files_remembered, 5);
-        let z: Vec<_> = fresh
+        let after = search(&cache, dir.path(), "print($X)", usize::MAX);
+        assert_eq!(after.stats.files_remembered, 5);
+        let z: Vec<_> = after
             .matches
             .iter()
             .filter(|m| m.file == "m2.py")
             .map(|m| m.captures["X"].as_str())
             .collect();
         assert_eq!(z, ["7", "z2"]);
+        // The run's own word drops an answer whatever the file's fingerprint says.
+        let m3 = dir.path().join("m3.py").canonicalize().unwrap();
+        cache.changed(std::slice::from_ref(&m3));
+        let told = search(&cache, dir.path(), "print($X)", usize::MAX);
+        assert_eq!(told.stats.files_remembered, 5);
+        assert_eq!(shown(&told), shown(&after));
     }
 
     #[test]
@@ -365,23 +393,22 @@ mod tests {
     }
 
     #[test]
-    fn a_recent_file_is_not_remembered_and_a_memo_of_zero_bytes_remembers_nothing() {
+    fn a_file_changed_in_the_last_two_seconds_is_not_remembered_nor_anything_at_zero_bytes() {
         let dir = tempfile::tempdir().unwrap();
+        // Written just now: their ctimes are now, whatever their mtimes say.
         tree(dir.path());
-        std::fs::write(dir.path().join("new.py"), "print(n)\n").unwrap();
-        let cache = cache(DEFAULT_CAPACITY);
-        search(&cache, dir.path(), "print($X)", usize::MAX);
-        let again = search(&cache, dir.path(), "print($X)", usize::MAX);
-        assert_eq!(again.stats.files_remembered, 6);
-        assert_eq!(again.total, 11);
+        let settled = ParseCache::with_index(
+            AstGrepConfig::default().cache_bytes,
+            Arc::new(TokenIndex::default()),
+            Arc::new(MatchMemo::new(DEFAULT_CAPACITY)),
+        );
+        search(&settled, dir.path(), "print($X)", usize::MAX);
+        let again = search(&settled, dir.path(), "print($X)", usize::MAX);
+        assert_eq!((again.stats.files_remembered, again.total), (0, 10));
         let off = self::cache(0);
         search(&off, dir.path(), "print($X)", usize::MAX);
-        assert_eq!(
-            search(&off, dir.path(), "print($X)", usize::MAX)
-                .stats
-                .files_remembered,
-            0
-        );
+        let again = search(&off, dir.path(), "print($X)", usize::MAX);
+        assert_eq!((again.stats.files_remembered, again.total), (0, 10));
     }
 
     #[test]
@@ -394,36 +421,28 @@ mod tests {
             pattern: p.to_string(),
             max_lines: 5,
         };
-        let old = SystemTime::now() - Duration::from_secs(100);
+        let old = Fingerprint {
+            len: 1,
+            mtime: SystemTime::now() - Duration::from_secs(100),
+            ctime: (1_000_000, 0),
+        };
         let empty = Answer {
             count: 0,
             matches: Arc::from(Vec::new()),
         };
         for i in 0..20 {
-            memo.remember(
-                &key("a"),
-                Path::new(&format!("/a/{i}")),
-                1,
-                old,
-                empty.clone(),
-            );
+            memo.remember(&key("a"), Path::new(&format!("/a/{i}")), old, empty.clone());
         }
         let (_, _, used) = memo.size();
         assert!(used <= 4096, "{used}");
         // A second search takes the room of the first, never more than the capacity.
         for i in 0..20 {
-            memo.remember(
-                &key("b"),
-                Path::new(&format!("/b/{i}")),
-                1,
-                old,
-                empty.clone(),
-            );
+            memo.remember(&key("b"), Path::new(&format!("/b/{i}")), old, empty.clone());
         }
         let (searches, _, used) = memo.size();
         assert!(used <= 4096, "{used}");
         assert_eq!(searches, 1);
-        assert!(memo.recall(&key("a"), Path::new("/a/0"), 1, old).is_none());
-        assert!(memo.recall(&key("b"), Path::new("/b/0"), 1, old).is_some());
+        assert!(memo.recall(&key("a"), Path::new("/a/0"), old).is_none());
+        assert!(memo.recall(&key("b"), Path::new("/b/0"), old).is_some());
     }
 }

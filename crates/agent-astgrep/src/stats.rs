@@ -17,8 +17,8 @@ pub struct Stats {
     pub files_searched: usize,
     /// Of those, files ruled out by the literal-identifier prefilter (never parsed).
     pub files_prefiltered: usize,
-    /// Of those, files answered by this run's earlier search of the same pattern (their size
-    /// and mtime unchanged since, and the run has not written them): not read again.
+    /// Of those, files answered by this run's earlier search of the same pattern (their size,
+    /// mtime and ctime unchanged since, and the run has not written them): not read again.
     #[serde(skip_serializing_if = "is_zero")]
     pub files_remembered: usize,
     /// Files skipped because they look binary (a NUL byte in the first 8 KiB).
@@ -140,7 +140,7 @@ fn mib(bytes: u64) -> String {
 }
 
 /// What a result says of the files its run's memo answered.
-pub const REMEMBERED: &str = "answered as this run's earlier search of the same pattern found them (unchanged since, by size and mtime)";
+pub const REMEMBERED: &str = "answered as this run's earlier search of the same pattern found them (unchanged since: size, mtime and ctime)";
 
 /// How many skipped files a result names.
 pub const SKIPPED_NAMED: usize = 3;
