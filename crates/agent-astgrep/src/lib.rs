@@ -115,7 +115,7 @@ pub struct AstGrepConfig {
     /// every file. A tree is kept from its file's second parse in the run (a search that is
     /// not repeated keeps nothing), least recently used out, but a search never evicts a tree
     /// it could still reach (its language, directory and glob): a tree that finds no other
-    /// room is let go. Default 128 MiB (about 4 MiB of source), so that a `serve` run that
+    /// room is let go. Default 96 MiB (about 3 MiB of source), so that a `serve` run that
     /// searched three large corpora stays under 300 MB (see docs/decisions.md).
     pub cache_bytes: u64,
     /// A search or rewrite stops walking after this many seconds (a search then says its
@@ -131,7 +131,7 @@ impl Default for AstGrepConfig {
             max_match_lines: 5,
             max_diff_lines: 200,
             time_limit_secs: 120,
-            cache_bytes: 128 * 1024 * 1024,
+            cache_bytes: 96 * 1024 * 1024,
         }
     }
 }

@@ -263,7 +263,7 @@ struct RunArgs {
     #[arg(long, value_name = "SECS")]
     ask_timeout: Option<u64>,
     /// Memory for ast_grep's parse cache of this run, in MiB: parsed trees (about 32 bytes per
-    /// byte of source) kept so later searches skip re-parsing (default 128, `call` 0; 0: no
+    /// byte of source) kept so later searches skip re-parsing (default 96, `call` 0; 0: no
     /// trees, no token index and no memo of finished searches)
     #[arg(long, value_name = "MIB")]
     astgrep_cache_mib: Option<u64>,
