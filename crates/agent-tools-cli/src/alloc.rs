@@ -1,18 +1,18 @@
-//! The binary's allocator: mimalloc, for Rust's allocations and, with the `astgrep` feature,
-//! for tree-sitter's C allocations (a parsed tree is millions of small nodes, allocated and
-//! freed by C code that otherwise calls glibc's `malloc`).
+//! The binary's allocator for parsed trees: tree-sitter's C allocations go to mimalloc (a
+//! parsed tree is millions of small nodes, allocated and freed by C code that otherwise calls
+//! glibc's `malloc`); Rust's own allocations stay on the system allocator.
 //!
 //! Measured on this project's machine (docs/decisions.md, "The binary's allocator"): glibc
-//! keeps the pages of freed trees in its arenas, so a `serve` run's RSS after a large search
+//! keeps the pages of freed trees in its arenas, so a `serve` run's RSS after large searches
 //! stays near its peak, and its `malloc`/`free` are about a tenth of a parse-bound search's
-//! CPU. The library crates never choose an allocator: a harness that links them keeps its own.
+//! CPU. Rust's allocations are few and large (a file's bytes, its text): glibc maps and unmaps
+//! those at once, where mimalloc as the global allocator held them for its purge delay and a
+//! small `call` peaked 5–15 MB higher. The library crates choose no allocator: a harness that
+//! links them keeps its own.
 //!
 //! mimalloc is built with `no_thp` (the workspace's `libmimalloc-sys` features): on a machine
 //! whose transparent huge pages are `madvise`, its default asks for 2 MiB pages, and a `call`
-//! process's peak RSS grew from 35 MB to 46 MB on Django (glibc: 31 MB).
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+//! process's peak RSS grew from 35 MB to 46 MB on Django.
 
 /// Route tree-sitter's allocations to mimalloc. Called first in `main`, before any tree-sitter
 /// object exists (a tree allocated by one allocator must be freed by the same one).
