@@ -361,11 +361,7 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
 
 /// One search through a running host: wall time, the reply's total, and its walk's (files
 /// answered by the memo, files searched).
-fn search(
-    host: &mut Host,
-    corpus: &Corpus,
-    pattern: &str,
-) -> Result<(Duration, u64, (u64, u64))> {
+fn search(host: &mut Host, corpus: &Corpus, pattern: &str) -> Result<(Duration, u64, (u64, u64))> {
     let (reply, _, took) = host.request(
         "tools/call",
         json!({"name": "ast_grep", "arguments": args(corpus, pattern, Some(corpus.dir))}),
@@ -380,7 +376,11 @@ fn search(
             .and_then(Value::as_u64)
             .unwrap_or(0)
     };
-    Ok((took, total, (stat("files_remembered"), stat("files_searched"))))
+    Ok((
+        took,
+        total,
+        (stat("files_remembered"), stat("files_searched")),
+    ))
 }
 
 fn rss_mib(pid: u32) -> f64 {
