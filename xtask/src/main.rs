@@ -401,7 +401,10 @@ const PROFILE_DEV_DEPS_OPT: &str = "[profile.dev.package.\"*\"]\nopt-level = 1";
 /// is reused as long as it exists, so after a change that kept the version the verification
 /// compiled the code of an earlier run (seen: agent-ask verified against agent-tier as it was
 /// hours before). Our own packages' extracted folders are removed first, so each run verifies
-/// what is in the tree.
+/// what is in the tree. Cargo also never rebuilds a registry package whose version it has built
+/// (it takes them as immutable): our packages' fingerprints under the target's `debug` go too
+/// (seen: agent-tools-cli verified against an agent-astgrep built before its change), so they
+/// are compiled again; on a fresh target there is nothing to remove.
 fn forget_extracted_packages(meta: &serde_json::Value) -> Result<()> {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -419,6 +422,30 @@ fn forget_extracted_packages(meta: &serde_json::Value) -> Result<()> {
             ))
         })
         .collect();
+    if let Some(target) = meta["target_directory"].as_str() {
+        let fingerprints = Path::new(target).join("debug/.fingerprint");
+        let names: Vec<String> = meta["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some(format!("{}-", p["name"].as_str()?)))
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&fingerprints) {
+            for entry in entries.flatten() {
+                let file = entry.file_name().to_string_lossy().into_owned();
+                // `NAME-<16 hex digits>`: the hash alone after our package's name.
+                let ours = names.iter().any(|n| {
+                    file.strip_prefix(n.as_str())
+                        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                });
+                if ours {
+                    std::fs::remove_dir_all(entry.path()).with_context(|| {
+                        format!("removing the fingerprint {}", entry.path().display())
+                    })?;
+                }
+            }
+        }
+    }
     let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else {
         return Ok(());
     };

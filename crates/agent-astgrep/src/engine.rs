@@ -9,18 +9,17 @@ use crate::lang::Lang;
 use crate::limits::Kept;
 use crate::memo::{Answer, Fingerprint, SearchKey};
 use crate::pattern::Compiled;
+pub use crate::shown::Match;
 use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
 use crate::tokens::{self, Known};
 use agent_tier::lines;
-use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, NodeMatch};
 use memchr::memmem;
 use parking_lot::Mutex;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -343,31 +342,6 @@ fn walk<T: Send>(
     (out, counters.stats(&scope.root))
 }
 
-/// One match, ready to render.
-#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
-pub struct Match {
-    /// Path relative to the workspace root.
-    pub file: String,
-    /// 1-based line of the match start.
-    pub line: usize,
-    /// 1-based column (in characters) of the match start.
-    pub column: usize,
-    /// 1-based line of the match end.
-    pub end_line: usize,
-    /// 1-based column (in characters) just past the match end.
-    pub end_column: usize,
-    /// The matched lines as shown: at most `max_match_lines`, each escaped and clipped to 240
-    /// characters (saying how many more it has).
-    pub lines: Vec<String>,
-    /// How many matched lines were left out of `lines`.
-    pub more_lines: usize,
-    /// Each metavariable's capture (a `$$$` run as the source text it spans), as in the file:
-    /// its first 200 characters, then `… (N more characters)` when it has more.
-    pub captures: BTreeMap<String, String>,
-    /// How many lines each capture spans, whole.
-    #[serde(skip)]
-    pub capture_lines: BTreeMap<String, usize>,
-}
 /// Each metavariable's capture, clipped as it is kept, and how many lines it spans.
 fn captures(
     text: &str,

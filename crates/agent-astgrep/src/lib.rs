@@ -78,14 +78,31 @@ mod witness;
 pub use bench::bare_parse;
 pub use edit::AstEditArgs;
 pub use edit::report::EditReport;
-pub use engine::Match;
 pub use error::AstGrepError;
 pub use grep::AstGrepArgs;
 pub use grep::report::{GrepReport, LanguageStats, Understood, WalkStats};
 pub use lang::Lang;
 pub use resolve::report::ResolveReport;
 pub use resolve::{ResolveAction, ResolveArgs};
+pub use shown::Match;
 pub use stats::{SkippedFile, Stats};
+/// The allocation functions tree-sitter's C code calls, for [`set_tree_allocator`].
+pub use tree_sitter::Allocator as TreeAllocator;
+
+/// Route tree-sitter's C allocations (every parsed tree's nodes) to `allocator`, for a binary
+/// that chooses its allocator; this crate never does. The `agent-tools` binary gives mimalloc
+/// (docs/decisions.md, "The binary's allocator").
+///
+/// # Safety
+///
+/// As [`tree_sitter::set_allocator`]: the four functions belong to one allocator, never return
+/// null for a non-zero size, align as `malloc` does; called before any tree-sitter object
+/// exists (first in `main`), and not while one does.
+#[allow(unsafe_code)]
+pub unsafe fn set_tree_allocator(allocator: TreeAllocator) {
+    // SAFETY: the caller's contract is tree_sitter::set_allocator's.
+    unsafe { tree_sitter::set_allocator(Some(allocator)) }
+}
 
 use agent_tier::Registry;
 use engine::Budget;

@@ -14,8 +14,8 @@
 //! pattern out, and a pattern whose answers alone exceed it is not remembered whole.
 //! A result that used it says how many files it answered (`files_remembered`).
 
-use crate::engine::Match;
 use crate::lang::Lang;
+use crate::shown::Match;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

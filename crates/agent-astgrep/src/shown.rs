@@ -1,11 +1,15 @@
 //! How file text and paths are shown in a result: escaped so that neither can start a line of
 //! its own or reach a terminal as a control sequence, clipped to a readable width (saying how
-//! much was left out), columns counted in characters, paths relative to the root.
+//! much was left out), columns counted in characters, paths relative to the root; and a
+//! [`Match`] as a result lists it.
 //!
 //! What a result may carry verbatim is decided by [`agent_tier::display`], for every family.
 
 pub(crate) use agent_tier::display::escape;
 use agent_tier::display::{clip_chars, needs_escape, push_escaped};
+use agent_tier::schemars::{self, JsonSchema};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Characters of one matched line (or diff line) shown; the rest is counted.
@@ -87,4 +91,30 @@ mod tests {
         assert_eq!(kept_capture("a\rb\r\nc\n").1, 3);
         assert_eq!(column_of("ab\rcd", 4), 2);
     }
+}
+
+/// One match, ready to render.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct Match {
+    /// Path relative to the workspace root.
+    pub file: String,
+    /// 1-based line of the match start.
+    pub line: usize,
+    /// 1-based column (in characters) of the match start.
+    pub column: usize,
+    /// 1-based line of the match end.
+    pub end_line: usize,
+    /// 1-based column (in characters) just past the match end.
+    pub end_column: usize,
+    /// The matched lines as shown: at most `max_match_lines`, each escaped and clipped to 240
+    /// characters (saying how many more it has).
+    pub lines: Vec<String>,
+    /// How many matched lines were left out of `lines`.
+    pub more_lines: usize,
+    /// Each metavariable's capture (a `$$$` run as the source text it spans), as in the file:
+    /// its first 200 characters, then `… (N more characters)` when it has more.
+    pub captures: BTreeMap<String, String>,
+    /// How many lines each capture spans, whole.
+    #[serde(skip)]
+    pub capture_lines: BTreeMap<String, usize>,
 }

@@ -53,12 +53,12 @@ pub fn trees_in_mimalloc() {
     // SAFETY: one allocator family, never null for a non-zero size, malloc's alignment;
     // installed once, first in `main`, before any tree-sitter object exists.
     unsafe {
-        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
+        agent_tools::astgrep::set_tree_allocator(agent_tools::astgrep::TreeAllocator {
             malloc,
             calloc,
             realloc,
             free,
-        }));
+        });
     }
 }
 
