@@ -482,6 +482,10 @@ pub fn search(
     let mut deferred = deferred.into_inner();
     deferred.sort();
     for path in deferred {
+        if budget.exhausted() {
+            stats.stopped_early = true;
+            break;
+        }
         let rel = relative(root, &path);
         let room = kept.room(&rel);
         if room == 0 {
@@ -493,8 +497,15 @@ pub fn search(
         let print = std::fs::metadata(&path)
             .ok()
             .and_then(|m| Fingerprint::of(&m));
+        if print.is_some_and(|p| p.len > config.max_file_bytes) {
+            // Grown past the limit since the walk: skipped as the walk skips such a file.
+            per_file.remove(at);
+            stats.skipped_large += 1;
+            continue;
+        }
         let parsed = std::fs::read(&path)
             .ok()
+            .filter(|b| b.len() as u64 <= config.max_file_bytes)
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|text| AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok());
         let Some(ast) = parsed else {
