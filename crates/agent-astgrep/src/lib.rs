@@ -34,14 +34,18 @@
 //!   recently used out, never a tree the running search can still reach; a tree is kept from
 //!   its file's second parse), so a later search over unchanged files neither reads nor parses
 //!   them again.
-//! - `tokens`: the run's token index (path, size, mtime → the hashes of the file's word tokens,
-//!   filled from a file's second read), the literal prefilter that rules files out unread;
-//!   shared with the witness.
+//! - `tokens`: the run's token index (path, size, mtime → the 32-bit hashes of the file's word
+//!   tokens, filled from a file's second read), the literal prefilter that rules files out
+//!   unread; shared with the witness.
+//! - `memo`: the run's memo of finished searches (search, path, size, mtime and ctime → the
+//!   file's match count and the matches its result listed), so a repeated search reads no
+//!   unchanged file; its results say how many files it answered.
 //! - `limits`: what untrusted input may cost (issue 23): a pattern's nesting depth (matching
 //!   recurses once per level of the pattern; walks over source trees never recurse), the size of
 //!   a result's text, and the bounded keeping of the matches a result shows (the rest counted).
 //! - `shown`: how file text and paths appear in a result: control characters and bidi
-//!   overrides escaped, lines and captures clipped saying how much was left out.
+//!   overrides escaped, lines and captures clipped saying how much was left out; a match as a
+//!   result lists it.
 //! - `witness`: the run's identifier witness (provided to the registry at attach): where a
 //!   name occurs as an identifier token, parsing only the files whose tokens (the token index)
 //!   hold it; the language-server family checks its cross-file answers against it.
@@ -53,7 +57,8 @@
 //!   [`ResolveReport`]). A result is a value of its own type implementing
 //!   [`agent_tier::Report`]: its fields are the structured result, its text is rendered from it.
 //! - `bench`: the bare parse `examples/bench` measures a search against.
-//! - this file: the configuration, `attach`, and the blocking thread each call runs on.
+//! - this file: the configuration, `attach`, the blocking thread each call runs on, and the
+//!   hook a binary sets tree-sitter's allocator with (this crate never chooses one).
 
 mod bench;
 mod cache;
