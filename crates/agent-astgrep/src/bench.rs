@@ -42,6 +42,35 @@ pub fn bare_parse(
         }
     }
     let bytes = texts.iter().map(|t| t.len() as u64).sum();
+    Ok((texts.len(), bytes, parse_all(lang, &texts, threads)))
+}
+
+/// For `examples/bench` (issue 26): the floor under any search that parses whole files — the
+/// files of `files` (relative to `root`: the files a search found a match in, each of which any
+/// sound search must parse to say where its matches are) parsed with tree-sitter alone on
+/// `threads` threads, no matching. Returns (their bytes, wall time of the parses alone).
+#[doc(hidden)]
+pub fn bare_parse_files(
+    root: &std::path::Path,
+    language: &str,
+    files: &[String],
+    threads: usize,
+) -> Result<(u64, Duration), AstGrepError> {
+    let lang = Lang::from_id(language).ok_or_else(|| AstGrepError::UnknownLanguage {
+        given: language.to_string(),
+        valid: Lang::ids(),
+    })?;
+    let texts: Vec<String> = files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(root.join(f)).ok())
+        .collect();
+    let bytes = texts.iter().map(|t| t.len() as u64).sum();
+    Ok((bytes, parse_all(lang, &texts, threads)))
+}
+
+/// Parses every text on `threads` threads (each takes the next text), dropping each tree;
+/// returns the wall time.
+fn parse_all(lang: Lang, texts: &[String], threads: usize) -> Duration {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let start = Instant::now();
     std::thread::scope(|s| {
@@ -57,5 +86,5 @@ pub fn bare_parse(
             });
         }
     });
-    Ok((texts.len(), bytes, start.elapsed()))
+    start.elapsed()
 }

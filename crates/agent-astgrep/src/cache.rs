@@ -1,8 +1,8 @@
-//! The run's parse cache: parsed trees keyed by path, language, size and modification time,
-//! bounded in memory (least recently used out), so that later searches of a run over the same
-//! files skip reading and re-parsing them. A file whose size or mtime changed is parsed again;
-//! a file modified in the last few seconds is never cached (its mtime may not yet tell a later
-//! write apart, as git's "racily clean" rule has it).
+//! The run's parse cache: parsed trees keyed by path and language, each kept with the file's
+//! [`Fingerprint`] (size, mtime, ctime) when it was read, bounded in memory (least recently
+//! used out), so that later searches of a run over the same files skip reading and re-parsing
+//! them. A file whose fingerprint changed is parsed again; a file changed (by its ctime) in the
+//! last few seconds is never cached (`fingerprint.rs`: git's "racily clean" rule).
 //!
 //! A search sees the cache through a [`Visit`], which knows which files the search can reach
 //! (its language, or every language present for a search by directory scan; its directory and
@@ -14,6 +14,7 @@
 //! it found (plain LRU evicts each before the same walk comes back to it), and the cache never
 //! holds more than its capacity, however many searches run at once.
 
+use crate::fingerprint::{Fingerprint, RACY};
 use crate::lang::Lang;
 use crate::memo::MatchMemo;
 use crate::tokens::TokenIndex;
@@ -24,12 +25,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 pub type Tree = AstGrep<StrDoc<Lang>>;
-
-/// A file modified more recently than this is not cached.
-const RACY: Duration = Duration::from_secs(2);
 
 /// Bytes a held tree costs per byte of its source (the tree's copy of the source included).
 /// Measured with `examples/tree_memory.rs` (2026-12-03, glibc malloc): RSS grown while every
@@ -47,8 +45,7 @@ fn cost(source_len: usize) -> u64 {
 type Key = (PathBuf, Lang);
 
 struct Entry {
-    size: u64,
-    mtime: SystemTime,
+    print: Fingerprint,
     cost: u64,
     tick: u64,
     tree: Arc<Tree>,
@@ -95,17 +92,24 @@ pub struct ParseCache {
     index: Option<Arc<TokenIndex>>,
     /// The run's memo of finished searches; None when caching is off.
     memo: Option<Arc<MatchMemo>>,
+    /// A file changed (by its ctime) more recently than this is not cached.
+    racy: Duration,
 }
 
 impl ParseCache {
+    /// A cache of trees only (no memo: a repeated search would be remembered) that keeps
+    /// files changed just now too, as its index does: for tests that write files and search
+    /// them at once (the racy rule has its own test).
     #[cfg(test)]
     pub fn new(capacity: u64) -> Self {
-        // No memo: these tests are about trees (a repeated search would be remembered).
-        ParseCache::with_index(
-            capacity,
-            Arc::new(TokenIndex::default()),
-            Arc::new(MatchMemo::new(0)),
-        )
+        ParseCache {
+            racy: Duration::ZERO,
+            ..ParseCache::with_index(
+                capacity,
+                Arc::new(TokenIndex::indexing_recent(crate::tokens::MAX_TOKENS)),
+                Arc::new(MatchMemo::new(0)),
+            )
+        }
     }
 
     /// A cache whose searches use (and fill) `index` and `memo`; with `capacity` 0 they use
@@ -116,6 +120,7 @@ impl ParseCache {
             inner: Mutex::new(Inner::default()),
             index: (capacity > 0).then_some(index),
             memo: (capacity > 0).then_some(memo),
+            racy: RACY,
         }
     }
 
@@ -125,7 +130,7 @@ impl ParseCache {
     }
 
     /// The run wrote these files: what the index, the memo and the trees knew of them goes (a
-    /// rewrite may keep a file's size and mtime tick).
+    /// rewrite in the same clock tick may keep a file's whole fingerprint).
     pub fn changed(&self, paths: &[PathBuf]) {
         if let Some(index) = &self.index {
             index.changed(paths);
@@ -201,17 +206,14 @@ pub struct Visit<'a, R> {
 }
 
 impl<R: Fn(&Path, Lang) -> bool + Sync> Visit<'_, R> {
-    /// The cached tree of `path` parsed as `lang`, when its size and mtime are unchanged.
-    pub fn get(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime) -> Option<Arc<Tree>> {
+    /// The cached tree of `path` parsed as `lang`, when its fingerprint is unchanged.
+    pub fn get(&self, path: &Path, lang: Lang, print: Fingerprint) -> Option<Arc<Tree>> {
         if self.cache.capacity == 0 {
             return None;
         }
         let mut inner = self.cache.inner.lock();
         let key = (path.to_path_buf(), lang);
-        let fresh = inner
-            .map
-            .get(&key)
-            .is_some_and(|e| e.size == size && e.mtime == mtime);
+        let fresh = inner.map.get(&key).is_some_and(|e| e.print == print);
         if !fresh {
             inner.misses += 1;
             let old = inner.remove(&key);
@@ -231,22 +233,18 @@ impl<R: Fn(&Path, Lang) -> bool + Sync> Visit<'_, R> {
         Some(entry.tree.clone())
     }
 
-    /// Offer `tree`, parsed from `path` as it was at `size` and `mtime`. It is kept when it
-    /// fits in the free room or in the place of trees this search neither used nor reaches;
-    /// otherwise it is let go.
-    pub fn put(&self, path: &Path, lang: Lang, size: u64, mtime: SystemTime, tree: Arc<Tree>) {
+    /// Offer `tree`, parsed from `path` as it was at `print`. It is kept when it fits in the
+    /// free room or in the place of trees this search neither used nor reaches; otherwise it
+    /// is let go.
+    pub fn put(&self, path: &Path, lang: Lang, print: Fingerprint, tree: Arc<Tree>) {
         let capacity = self.cache.capacity;
         let cost = cost(tree.get_text().len());
-        let recent = SystemTime::now()
-            .duration_since(mtime)
-            .map_or(true, |age| age < RACY);
-        if recent || cost > capacity {
+        if print.recent(self.cache.racy) || cost > capacity {
             return;
         }
         let key = (path.to_path_buf(), lang);
         let entry = Entry {
-            size,
-            mtime,
+            print,
             cost,
             tick: 0,
             tree,
@@ -299,7 +297,7 @@ mod tests {
     use crate::engine::{self, Budget};
     use crate::{AstGrepConfig, pattern};
     use std::sync::atomic::AtomicBool;
-    use std::time::Instant;
+    use std::time::{Instant, SystemTime};
 
     fn budget() -> Budget {
         Budget {
@@ -315,7 +313,7 @@ mod tests {
             .unwrap();
     }
 
-    fn lines(r: &engine::SearchResult) -> Vec<(String, usize, BTreeMap<String, String>)> {
+    fn lines(r: &engine::search::SearchResult) -> Vec<(String, usize, BTreeMap<String, String>)> {
         r.matches
             .iter()
             .map(|m| (m.file.clone(), m.line, m.captures.clone()))
@@ -360,12 +358,53 @@ mod tests {
         assert_eq!(m1[0].captures["X"], "9");
         assert_eq!(m1[1].captures["X"], "y1");
 
-        // A file written just now is not cached (its mtime may not change on the next write).
-        std::fs::write(dir.path().join("m2.py"), "print(now)\n").unwrap();
+        // Parsed a second time since they changed: their trees are kept now.
         engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
+        // The same size with the mtime put back (`cp -p`, `rsync -t`, `touch -d`): the ctime
+        // tells it (written a clock tick after the first write at the least), and the new
+        // content is what the search finds.
+        let kept = std::fs::metadata(dir.path().join("m2.py")).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        write_old(&dir.path().join("m2.py"), "print(2)\nprint(z2)\n", 0);
+        let f = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join("m2.py"))
+            .unwrap();
+        f.set_modified(kept.modified().unwrap()).unwrap();
         let (hits, misses) = cache.counts();
-        engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
+        let fourth = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
         assert_eq!(cache.counts(), (hits + 4, misses + 1));
+        let m2: Vec<_> = fourth
+            .matches
+            .iter()
+            .filter(|m| m.file == "m2.py")
+            .collect();
+        assert_eq!(m2[1].captures["X"], "z2");
+    }
+
+    #[test]
+    fn a_file_changed_in_the_last_seconds_is_not_cached_whatever_its_mtime_says() {
+        let dir = tempfile::tempdir().unwrap();
+        // Written just now with an mtime long past: the ctime is now.
+        for i in 0..3 {
+            write_old(&dir.path().join(format!("m{i}.py")), "print(1)\n", 100);
+        }
+        let config = AstGrepConfig::default();
+        // The run's rule, as the host builds it.
+        let cache = ParseCache::with_index(
+            config.cache_bytes,
+            Arc::new(TokenIndex::default()),
+            Arc::new(MatchMemo::new(0)),
+        );
+        let scope = engine::scope(dir.path(), None, Some("python")).unwrap();
+        let compiled = pattern::compile(Lang::Python, "print($X)").unwrap();
+        for _ in 0..3 {
+            let r = engine::search(&scope, &compiled, &config, &cache, &budget(), usize::MAX);
+            assert_eq!(r.matches.len(), 3);
+        }
+        assert_eq!(cache.counts(), (0, 9));
+        assert_eq!(cache.used().1, 0);
+        assert_eq!(cache.index().unwrap().size().1, 0, "nothing indexed");
     }
 
     #[test]

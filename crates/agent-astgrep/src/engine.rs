@@ -1,26 +1,30 @@
-//! The search and rewrite engine: which files, in parallel, prefiltered, matched with
-//! ast-grep-core, in a deterministic order.
+//! The engine under `ast_grep`, `ast_edit` and `resolve`: which files a search takes
+//! ([`scope`]), and the walk that reads them in parallel, rules out those lacking the pattern's
+//! literals, and parses the rest (or takes a tree, or a remembered answer, from the run's
+//! cache). What is done with each parsed file is its caller's: [`search`] (`engine/search.rs`)
+//! lists and counts matches, [`rewrite`] (`engine/rewrite.rs`) computes a file's new text.
+
+mod rewrite;
+pub mod search;
+
+pub use crate::shown::Match;
+pub use rewrite::{FileRewrite, rewrite};
+pub use search::search;
 
 use crate::AstGrepConfig;
 use crate::cache::ParseCache;
 use crate::error::AstGrepError;
+use crate::fingerprint::Fingerprint;
 use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
-use crate::limits::Kept;
-use crate::memo::{Answer, Fingerprint, SearchKey};
 use crate::pattern::Compiled;
-pub use crate::shown::Match;
-use crate::shown::{clip, column_of, kept_capture, relative};
 use crate::stats::{Counters, Stats};
 use crate::tokens::{self, Known};
-use agent_tier::lines;
 use agent_tier::workspace::confine_existing;
-use ast_grep_core::replacer::TemplateFix;
+use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::{AstGrep, NodeMatch};
 use memchr::memmem;
 use parking_lot::Mutex;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -193,7 +197,6 @@ fn walk<T: Send>(
             counters.skip(&counters.large, path, "too large");
             return;
         }
-        let mtime = meta.as_ref().and_then(|m| m.modified().ok());
         let print = meta.as_ref().and_then(Fingerprint::of);
         if let Some(print) = print
             && let Some(answer) = recall(path, print)
@@ -206,8 +209,8 @@ fn walk<T: Send>(
         }
         // What the run's token index knows of the file as it is now: an indexed file whose
         // tokens lack a literal is ruled out unread.
-        let known = match (index, len, mtime) {
-            (Some(index), Some(len), Some(mtime)) => index.known(path, len, mtime, &wanted),
+        let known = match (index, print) {
+            (Some(index), Some(print)) => index.known(path, print, &wanted),
             _ => Known::New,
         };
         let (indexed, parsed_before) = match known {
@@ -224,11 +227,11 @@ fn walk<T: Send>(
                 results.lock().push((path.to_path_buf(), t));
             }
         };
-        if let (Some(len), Some(mtime)) = (len, mtime)
-            && let Some(ast) = cached.get(path, compiled.lang, len, mtime)
+        if let Some(print) = print
+            && let Some(ast) = cached.get(path, compiled.lang, print)
         {
             if indexed || prefilter.may_match(ast.get_text().as_bytes()) {
-                handle(&ast, print);
+                handle(&ast, Some(print));
             } else {
                 counters.prefiltered.fetch_add(1, Ordering::Relaxed);
             }
@@ -251,13 +254,9 @@ fn walk<T: Send>(
             return;
         }
         let read_len = bytes.len() as u64;
-        // Only a file read whole at the size its mtime belongs to is noted or cached.
-        let whole = match (len, mtime) {
-            (Some(len), Some(mtime)) if len == read_len => Some((len, mtime)),
-            _ => None,
-        };
-        // The fingerprint of what was read, for the memo: only of a file read whole at its size.
-        let read_print = print.filter(|p| p.len == read_len);
+        // Only a file read whole at the size its fingerprint belongs to is noted, cached or
+        // remembered.
+        let whole = print.filter(|p| p.len == read_len);
         // The second read of a file in the run indexes it (the first only notes it).
         let new_tokens = match (index, whole, known) {
             (Some(_), Some(_), Known::Seen { .. }) => {
@@ -271,8 +270,8 @@ fn walk<T: Send>(
         };
         if !admits {
             counters.prefiltered.fetch_add(1, Ordering::Relaxed);
-            if let (Some(index), Some((len, mtime))) = (index, whole) {
-                index.note(path, len, mtime, new_tokens, false);
+            if let (Some(index), Some(whole)) = (index, whole) {
+                index.note(path, whole, new_tokens, false);
             }
             return;
         }
@@ -286,13 +285,13 @@ fn walk<T: Send>(
         };
         drop(text);
         let ast = std::sync::Arc::new(ast);
-        handle(&ast, read_print);
-        if let (Some(index), Some((len, mtime))) = (index, whole) {
-            index.note(path, len, mtime, new_tokens, true);
+        handle(&ast, whole);
+        if let (Some(index), Some(whole)) = (index, whole) {
+            index.note(path, whole, new_tokens, true);
             // A tree is worth keeping from its second parse in the run: a search that is not
             // repeated keeps nothing.
             if parsed_before {
-                cached.put(path, compiled.lang, len, mtime, ast);
+                cached.put(path, compiled.lang, whole, ast);
             }
         }
     };
@@ -340,341 +339,4 @@ fn walk<T: Send>(
     let mut out = results.into_inner();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     (out, counters.stats(&scope.root))
-}
-
-/// Each metavariable's capture, clipped as it is kept, and how many lines it spans.
-fn captures(
-    text: &str,
-    compiled: &Compiled,
-    nm: &NodeMatch<'_, StrDoc<Lang>>,
-) -> (BTreeMap<String, String>, BTreeMap<String, usize>) {
-    let env = nm.get_env();
-    let mut out = BTreeMap::new();
-    let mut lines = BTreeMap::new();
-    for var in &compiled.vars {
-        let span = match env.get_match(var) {
-            Some(node) => node.range(),
-            None => {
-                let nodes = env.get_multiple_matches(var);
-                match (nodes.first(), nodes.last()) {
-                    (Some(first), Some(last)) => first.range().start..last.range().end,
-                    _ => 0..0,
-                }
-            }
-        };
-        let (kept, n) = kept_capture(&text[span]);
-        out.insert(var.clone(), kept);
-        lines.insert(var.clone(), n);
-    }
-    (out, lines)
-}
-
-/// One match as a result shows it. Lines and columns are counted by [`agent_tier::lines`] from
-/// the match's bytes (tree-sitter's rows end at `\n` only, so after a lone `\r` they are not the
-/// file's lines); `cursor` walks the file forward, match by match.
-fn to_match(
-    rel: &str,
-    text: &str,
-    cursor: &mut lines::Cursor<'_>,
-    compiled: &Compiled,
-    nm: &NodeMatch<'_, StrDoc<Lang>>,
-    max_lines: usize,
-) -> Match {
-    let range = nm.range();
-    let bytes = text.as_bytes();
-    let (start_line, first) = cursor.seek(range.start);
-    let (end_line, _) = cursor.clone().seek(range.end);
-    let last = lines::line_end(bytes, range.end).max(first);
-    let shown = &text[first..last];
-    let total = end_line - start_line + 1;
-    let lines = lines::lines(shown)
-        // A last line that is empty is a line too (`lines` yields none after a final ending).
-        .chain((shown.is_empty() || shown.ends_with(['\n', '\r'])).then_some(""))
-        .take(max_lines.max(1))
-        .map(clip)
-        .collect::<Vec<_>>();
-    let (captures, capture_lines) = captures(text, compiled, nm);
-    Match {
-        file: rel.to_string(),
-        line: start_line + 1,
-        column: column_of(text, range.start),
-        end_line: end_line + 1,
-        end_column: column_of(text, range.end),
-        more_lines: total.saturating_sub(lines.len()),
-        lines,
-        captures,
-        capture_lines,
-    }
-}
-
-/// The result of a search: the first matches in order (as many as asked for), how many were
-/// found in all, and the walk's counts.
-#[derive(Debug, Clone)]
-pub struct SearchResult {
-    pub matches: Vec<Match>,
-    pub total: usize,
-    pub files_matched: usize,
-    pub stats: Stats,
-}
-
-/// Search `scope` for `compiled`, keeping the first `keep` matches (by path, then position)
-/// and counting the rest: a match past them is never rendered, nor its captures copied.
-pub fn search(
-    scope: &Scope,
-    compiled: &Compiled,
-    config: &AstGrepConfig,
-    cache: &ParseCache,
-    budget: &Budget,
-    keep: usize,
-) -> SearchResult {
-    let root = &scope.root;
-    let kept = Kept::new(keep);
-    let memo = cache.memo();
-    let key = SearchKey {
-        lang: compiled.lang,
-        pattern: compiled.source.clone(),
-        max_lines: config.max_match_lines,
-    };
-    let remember = |path: &Path, print: Option<Fingerprint>, count: usize, found: &[Match]| {
-        if let (Some(memo), Some(print)) = (memo, print) {
-            let answer = Answer {
-                count,
-                matches: found.to_vec().into(),
-            };
-            memo.remember(&key, path, print, answer);
-        }
-    };
-    // Files whose remembered answer listed fewer matches than this result could take when the
-    // walk came to them (the earlier search's parallel walk had already filled its first
-    // matches from files sorting before them): their counts stand, and after the walk those
-    // still within the first `keep` are parsed for their matches.
-    let deferred: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    // A file this run's earlier search of the same pattern answered, unchanged since.
-    let recall = |path: &Path, print: Fingerprint| {
-        let answer = memo?.recall(&key, path, print)?;
-        if answer.count == 0 {
-            return Some(None);
-        }
-        let rel = relative(root, path);
-        let room = kept.room(&rel);
-        if answer.matches.len() < room.min(answer.count) {
-            deferred.lock().push(path.to_path_buf());
-        } else {
-            kept.offer(rel, answer.matches.iter().take(room).cloned().collect());
-        }
-        Some(Some(answer.count))
-    };
-    let (mut per_file, mut stats) = walk(
-        scope,
-        compiled,
-        config,
-        cache,
-        budget,
-        recall,
-        |path, ast, print| {
-            let rel = relative(root, path);
-            let (found, count) = file_matches(&rel, ast, compiled, kept.room(&rel), config);
-            remember(path, print, count, &found);
-            kept.offer(rel, found);
-            (count > 0).then_some(count)
-        },
-    );
-    let mut deferred = deferred.into_inner();
-    deferred.sort();
-    for path in deferred {
-        if budget.exhausted() {
-            stats.stopped_early = true;
-            break;
-        }
-        let rel = relative(root, &path);
-        let room = kept.room(&rel);
-        if room == 0 {
-            continue;
-        }
-        let Ok(at) = per_file.binary_search_by(|(p, _)| p.as_path().cmp(&path)) else {
-            continue;
-        };
-        let print = std::fs::metadata(&path)
-            .ok()
-            .and_then(|m| Fingerprint::of(&m));
-        if print.is_some_and(|p| p.len > config.max_file_bytes) {
-            // Grown past the limit since the walk: skipped as the walk skips such a file.
-            per_file.remove(at);
-            stats.skipped_large += 1;
-            continue;
-        }
-        let parsed = std::fs::read(&path)
-            .ok()
-            .filter(|b| b.len() as u64 <= config.max_file_bytes)
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|text| AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok());
-        let Some(ast) = parsed else {
-            // Gone or changed past reading since the walk: not searched after all.
-            per_file.remove(at);
-            stats.skipped_unreadable += 1;
-            continue;
-        };
-        let (found, count) = file_matches(&rel, &ast, compiled, room, config);
-        let whole = print.filter(|p| p.len == ast.get_text().len() as u64);
-        remember(&path, whole, count, &found);
-        kept.offer(rel, found);
-        if count == 0 {
-            per_file.remove(at);
-        } else {
-            per_file[at].1 = count;
-        }
-    }
-    SearchResult {
-        matches: kept.into_sorted(),
-        total: per_file.iter().map(|(_, n)| n).sum(),
-        files_matched: per_file.len(),
-        stats,
-    }
-}
-
-/// A file's first `room` matches (rendered, in position order) and how many it has in all.
-fn file_matches(
-    rel: &str,
-    ast: &AstGrep<StrDoc<Lang>>,
-    compiled: &Compiled,
-    room: usize,
-    config: &AstGrepConfig,
-) -> (Vec<Match>, usize) {
-    let text = ast.get_text();
-    // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
-    // which is the order a result lists them in.
-    let mut found = Vec::new();
-    let mut count = 0usize;
-    let mut cursor = lines::Cursor::new(text.as_bytes());
-    for nm in ast.root().find_all(&compiled.pattern) {
-        if found.len() < room {
-            found.push(to_match(
-                rel,
-                text,
-                &mut cursor,
-                compiled,
-                &nm,
-                config.max_match_lines,
-            ));
-        }
-        count += 1;
-    }
-    found.sort_by(|a, b| {
-        (
-            a.line,
-            a.column,
-            std::cmp::Reverse((a.end_line, a.end_column)),
-        )
-            .cmp(&(
-                b.line,
-                b.column,
-                std::cmp::Reverse((b.end_line, b.end_column)),
-            ))
-    });
-    (found, count)
-}
-
-/// One file's rewrite.
-#[derive(Debug, Clone)]
-pub struct FileRewrite {
-    pub path: PathBuf,
-    pub rel: String,
-    pub old: String,
-    pub new: String,
-    pub replacements: usize,
-    /// Matches nested inside a replaced match, left as they are.
-    pub inner_skipped: usize,
-    /// Where the rewritten file no longer parses (it parsed before).
-    pub broken: Option<String>,
-}
-
-/// The first error or missing node, as `line L, column C: what`.
-fn first_error(ast: &AstGrep<StrDoc<Lang>>, text: &str) -> Option<String> {
-    let root = ast.root();
-    if !root.get_inner_node().has_error() {
-        return None;
-    }
-    let bad = root.dfs().find(|n| n.is_error() || n.is_missing())?;
-    let pos = bad.range().start;
-    let line = lines::Cursor::new(text.as_bytes()).seek(pos).0 + 1;
-    let col = column_of(text, pos);
-    let what = if bad.is_missing() {
-        format!("missing `{}`", bad.kind())
-    } else {
-        let snippet: String = bad.text().chars().take(40).collect();
-        format!("syntax error at `{}`", snippet.replace('\n', " "))
-    };
-    Some(format!("line {line}, column {col}: {what}"))
-}
-
-/// Compute the rewrite of every matching file in `scope`.
-pub fn rewrite(
-    scope: &Scope,
-    compiled: &Compiled,
-    fixer: &TemplateFix,
-    config: &AstGrepConfig,
-    cache: &ParseCache,
-    budget: &Budget,
-) -> (Vec<FileRewrite>, Stats) {
-    let root = &scope.root;
-    // A rewrite reads every file it may change: nothing is recalled.
-    let recall = |_: &Path, _: Fingerprint| None;
-    let (per_file, stats) = walk(
-        scope,
-        compiled,
-        config,
-        cache,
-        budget,
-        recall,
-        |path, ast, _| {
-            let text = ast.get_text();
-            // Outermost wins. find_all is pre-order (by start, an enclosing node first), so a match
-            // starting inside a kept one is skipped before its replacement is ever built: over a
-            // deeply nested file, every node may match.
-            let mut kept: Vec<(usize, usize, Vec<u8>)> = Vec::new();
-            let mut inner_skipped = 0;
-            let mut end = 0usize;
-            for nm in ast.root().find_all(&compiled.pattern) {
-                if !kept.is_empty() && nm.range().start < end {
-                    inner_skipped += 1;
-                    continue;
-                }
-                let e = nm.make_edit(&compiled.pattern, fixer);
-                end = e.position + e.deleted_length;
-                kept.push((e.position, e.deleted_length, e.inserted_text));
-            }
-            if kept.is_empty() {
-                return None;
-            }
-            let mut new = Vec::with_capacity(text.len());
-            let mut at = 0;
-            for (pos, len, ins) in &kept {
-                new.extend_from_slice(&text.as_bytes()[at..*pos]);
-                new.extend_from_slice(ins);
-                at = pos + len;
-            }
-            new.extend_from_slice(&text.as_bytes()[at..]);
-            // Replacements are built from UTF-8 template text and slices of the UTF-8 source at
-            // node boundaries, so this cannot fail; fall back to lossy decoding all the same.
-            let new = String::from_utf8(new)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            let broken = if first_error(ast, text).is_none() {
-                AstGrep::<StrDoc<Lang>>::try_new(&new, compiled.lang)
-                    .ok()
-                    .and_then(|a| first_error(&a, &new))
-            } else {
-                None
-            };
-            Some(FileRewrite {
-                path: path.to_path_buf(),
-                rel: relative(root, path),
-                replacements: kept.len(),
-                inner_skipped,
-                broken,
-                new,
-                old: text.to_string(),
-            })
-        },
-    );
-    (per_file.into_iter().map(|(_, r)| r).collect(), stats)
 }

@@ -26,18 +26,22 @@
 //!   the same snippet accepted by a later context as another kind of declaration is matched too
 //!   (a Dart `void $F() { … }` is a local function in a block and a method in a class). A
 //!   repeated metavariable must capture the same tokens (spacing and comments aside).
-//! - `engine`: the walk (parallel, `.gitignore`-aware, binary/large files skipped and counted,
-//!   literal prefilter, time limit), matching and rewriting, in path-then-position order.
+//! - `engine`: the scope and the walk (parallel, `.gitignore`-aware, binary/large files skipped
+//!   and counted, literal prefilter, time limit), in path order; its children are what a walk
+//!   is for: `search` (matches listed and counted, the memo's answers used and filled) and
+//!   `rewrite` (each matching file's new text).
 //! - `stats`: what a walk did (searched, ruled out by the prefilter, skipped and why), which
 //!   every result reports, and the footer line that says it.
-//! - `cache`: the run's parse cache (path, size, mtime → parsed tree; strictly bounded, least
+//! - `fingerprint`: how the run knows a file is unchanged (size, mtime and ctime; nothing kept
+//!   for a file changed in the last 2 s), for the cache, the index and the memo alike.
+//! - `cache`: the run's parse cache (path and fingerprint → parsed tree; strictly bounded, least
 //!   recently used out, never a tree the running search can still reach; a tree is kept from
 //!   its file's second parse), so a later search over unchanged files neither reads nor parses
 //!   them again.
-//! - `tokens`: the run's token index (path, size, mtime → the 32-bit hashes of the file's word
+//! - `tokens`: the run's token index (path and fingerprint → the 32-bit hashes of the file's word
 //!   tokens, filled from a file's second read), the literal prefilter that rules files out
 //!   unread; shared with the witness.
-//! - `memo`: the run's memo of finished searches (search, path, size, mtime and ctime → the
+//! - `memo`: the run's memo of finished searches (search, path and fingerprint → the
 //!   file's match count and the matches its result listed), so a repeated search reads no
 //!   unchanged file; its results say how many files it answered.
 //! - `limits`: what untrusted input may cost (issue 23): a pattern's nesting depth (matching
@@ -65,6 +69,7 @@ mod cache;
 mod edit;
 mod engine;
 mod error;
+mod fingerprint;
 mod glob;
 mod grep;
 mod lang;
@@ -80,7 +85,7 @@ mod tokens;
 mod witness;
 
 #[doc(hidden)]
-pub use bench::bare_parse;
+pub use bench::{bare_parse, bare_parse_files};
 pub use edit::AstEditArgs;
 pub use edit::report::EditReport;
 pub use error::AstGrepError;

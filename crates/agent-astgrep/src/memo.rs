@@ -14,49 +14,14 @@
 //! pattern out, and a pattern whose answers alone exceed it is not remembered whole.
 //! A result that used it says how many files it answered (`files_remembered`).
 
+use crate::fingerprint::{Fingerprint, RACY};
 use crate::lang::Lang;
 use crate::shown::Match;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
-
-/// A file changed more recently than this (by its ctime) is not remembered.
-const RACY: Duration = Duration::from_secs(2);
-
-/// What the memo knows a file's content by: its size, its mtime, and its ctime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fingerprint {
-    pub len: u64,
-    pub mtime: SystemTime,
-    /// Seconds and nanoseconds since the epoch, as `stat` gives them.
-    pub ctime: (i64, i64),
-}
-
-impl Fingerprint {
-    /// The fingerprint in `meta`, when the platform gives an mtime.
-    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt;
-        Some(Fingerprint {
-            len: meta.len(),
-            mtime: meta.modified().ok()?,
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-
-    /// Whether the file changed within `racy` of now (or its ctime is not a time after 1970).
-    fn recent(&self, racy: Duration) -> bool {
-        let (Ok(secs), Ok(nanos)) = (u64::try_from(self.ctime.0), u32::try_from(self.ctime.1))
-        else {
-            return true;
-        };
-        let ctime = SystemTime::UNIX_EPOCH + Duration::new(secs, nanos);
-        SystemTime::now()
-            .duration_since(ctime)
-            .map_or(true, |age| age < racy)
-    }
-}
+use std::time::Duration;
 
 /// Bytes the memo may hold when caching is on.
 pub const DEFAULT_CAPACITY: u64 = 16 * 1024 * 1024;
@@ -244,11 +209,12 @@ mod tests {
 
     use super::*;
     use crate::cache::ParseCache;
-    use crate::engine::{self, Budget, SearchResult};
+    use crate::engine::search::SearchResult;
+    use crate::engine::{self, Budget};
     use crate::tokens::TokenIndex;
     use crate::{AstGrepConfig, pattern};
     use std::sync::atomic::AtomicBool;
-    use std::time::Instant;
+    use std::time::{Instant, SystemTime};
 
     fn budget() -> Budget {
         Budget {

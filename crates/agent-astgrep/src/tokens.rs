@@ -1,5 +1,5 @@
 //! The run's token index (issue 26): per file, the sorted 32-bit hashes of its word tokens,
-//! with the size and mtime it was read at. `ast_grep` asks it whether a file can hold a
+//! with the [`Fingerprint`] (size, mtime, ctime) it was read at. `ast_grep` asks it whether a file can hold a
 //! pattern's literals before reading the file; the identifier witness asks it which files may
 //! hold a name before parsing them. Built once, for both.
 //!
@@ -21,23 +21,21 @@
 //!
 //! What the index admits: a file is indexed on the second read of it in the run (the first
 //! search pays nothing for the second: it only notes what it read and parsed), and its tree
-//! goes to the parse cache on its second parse. A file modified in the last few seconds is
-//! never indexed (its mtime may not yet tell a later write apart), and the run's own writes
-//! take their files out (`changed`).
+//! goes to the parse cache on its second parse. A file changed (by its ctime) in the last few
+//! seconds is never indexed (a later write may not yet tell itself apart: `fingerprint.rs`),
+//! and the run's own writes take their files out (`changed`).
 //!
 //! Owns: the per-file entries and their bound. Never: parses, or decides a match.
 
+use crate::fingerprint::{Fingerprint, RACY};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// The most token hashes the index keeps over all files (4 bytes each, 32 MiB): past it, new
 /// files are not indexed, and are read again by each search (answers stay complete).
 pub const MAX_TOKENS: usize = 8 << 20;
-
-/// A file modified more recently than this is not indexed.
-const RACY: Duration = Duration::from_secs(2);
 
 /// Suffixes of a run longer than this are not kept; a longer literal does not rule files out.
 pub const MAX_SUFFIX: usize = 64;
@@ -175,14 +173,13 @@ pub fn holds_all(tokens: &[TokenHash], wanted: &[TokenHash]) -> bool {
 }
 
 struct Entry {
-    len: u64,
-    mtime: SystemTime,
+    print: Fingerprint,
     tokens: Option<Box<[TokenHash]>>,
     /// Whether a search parsed the file as it is.
     parsed: bool,
 }
 
-/// What the index knows of a file as it is now (its size and mtime).
+/// What the index knows of a file as it is now (its fingerprint).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Known {
     /// Nothing: no search of this run read it as it is.
@@ -204,6 +201,8 @@ struct Inner {
 pub struct TokenIndex {
     inner: Mutex<Inner>,
     max_tokens: usize,
+    /// A file changed (by its ctime) more recently than this is not indexed.
+    racy: Duration,
 }
 
 impl Default for TokenIndex {
@@ -217,14 +216,25 @@ impl TokenIndex {
         TokenIndex {
             inner: Mutex::new(Inner::default()),
             max_tokens,
+            racy: RACY,
         }
     }
 
-    /// What is known of `path` at `len` and `mtime`, its tokens checked against `wanted`.
-    pub fn known(&self, path: &Path, len: u64, mtime: SystemTime, wanted: &[TokenHash]) -> Known {
+    /// An index that takes files changed just now too: for tests that write a file and search
+    /// it at once (the racy rule has its own test).
+    #[cfg(test)]
+    pub fn indexing_recent(max_tokens: usize) -> Self {
+        TokenIndex {
+            racy: Duration::ZERO,
+            ..TokenIndex::new(max_tokens)
+        }
+    }
+
+    /// What is known of `path` as `print`, its tokens checked against `wanted`.
+    pub fn known(&self, path: &Path, print: Fingerprint, wanted: &[TokenHash]) -> Known {
         let inner = self.inner.lock();
         match inner.files.get(path) {
-            Some(e) if e.len == len && e.mtime == mtime => match &e.tokens {
+            Some(e) if e.print == print => match &e.tokens {
                 Some(t) => Known::Indexed {
                     admits: holds_all(t, wanted),
                     parsed: e.parsed,
@@ -235,34 +245,27 @@ impl TokenIndex {
         }
     }
 
-    /// The tokens of `path` when it is indexed at `len` and `mtime`.
-    pub fn tokens_of(&self, path: &Path, len: u64, mtime: SystemTime) -> Option<Box<[TokenHash]>> {
+    /// The tokens of `path` when it is indexed as `print`.
+    pub fn tokens_of(&self, path: &Path, print: Fingerprint) -> Option<Box<[TokenHash]>> {
         let inner = self.inner.lock();
         let e = inner.files.get(path)?;
-        (e.len == len && e.mtime == mtime)
-            .then(|| e.tokens.clone())
-            .flatten()
+        (e.print == print).then(|| e.tokens.clone()).flatten()
     }
 
-    /// Note that a search read `path` at `len` and `mtime` (and parsed it, when `parsed`),
-    /// with its tokens when it computed them. Tokens are kept unless the file is too recent or
-    /// the index is full; returns whether they were.
+    /// Note that a search read `path` as `print` (and parsed it, when `parsed`), with its
+    /// tokens when it computed them. Tokens are kept unless the file is too recent or the index
+    /// is full; returns whether they were.
     pub fn note(
         &self,
         path: &Path,
-        len: u64,
-        mtime: SystemTime,
+        print: Fingerprint,
         tokens: Option<Box<[TokenHash]>>,
         parsed: bool,
     ) -> bool {
-        let recent = SystemTime::now()
-            .duration_since(mtime)
-            .map_or(true, |age| age < RACY);
+        let recent = print.recent(self.racy);
         let mut inner = self.inner.lock();
         let (old_tokens, was_parsed) = match inner.files.get(path) {
-            Some(e) if e.len == len && e.mtime == mtime => {
-                (e.tokens.as_ref().map_or(0, |t| t.len()), e.parsed)
-            }
+            Some(e) if e.print == print => (e.tokens.as_ref().map_or(0, |t| t.len()), e.parsed),
             Some(e) => (e.tokens.as_ref().map_or(0, |t| t.len()), false),
             None => (0, false),
         };
@@ -273,7 +276,7 @@ impl TokenIndex {
             && inner
                 .files
                 .get(path)
-                .is_some_and(|e| e.len == len && e.mtime == mtime && e.tokens.is_some());
+                .is_some_and(|e| e.print == print && e.tokens.is_some());
         if keep_old {
             if let Some(e) = inner.files.get_mut(path) {
                 e.parsed |= parsed;
@@ -284,8 +287,7 @@ impl TokenIndex {
         inner.files.insert(
             path.to_path_buf(),
             Entry {
-                len,
-                mtime,
+                print,
                 tokens,
                 parsed: parsed || was_parsed,
             },
@@ -293,8 +295,8 @@ impl TokenIndex {
         kept
     }
 
-    /// The run changed these files: what was known of them is dropped (a rewrite may keep its
-    /// size and mtime tick).
+    /// The run changed these files: what was known of them is dropped (a rewrite in the same
+    /// clock tick may keep every field of the fingerprint).
     pub fn changed(&self, paths: &[PathBuf]) {
         let mut inner = self.inner.lock();
         for p in paths {
@@ -399,37 +401,53 @@ mod tests {
     }
 
     #[test]
-    fn a_file_is_known_by_size_and_mtime_and_forgotten_when_the_run_changes_it() {
+    fn a_file_is_known_by_its_fingerprint_and_forgotten_when_the_run_changes_it() {
         let index = TokenIndex::new(100);
         let p = Path::new("/x/a.py");
-        let old = SystemTime::now() - Duration::from_secs(100);
-        assert_eq!(index.known(p, 5, old, &[]), Known::New);
-        assert!(!index.note(p, 5, old, None, false));
-        assert_eq!(index.known(p, 5, old, &[]), Known::Seen { parsed: false });
-        assert!(index.note(p, 5, old, Some(tokens("print(x)")), true));
+        let old = Fingerprint::aged(5, Duration::from_secs(100));
+        assert_eq!(index.known(p, old, &[]), Known::New);
+        assert!(!index.note(p, old, None, false));
+        assert_eq!(index.known(p, old, &[]), Known::Seen { parsed: false });
+        assert!(index.note(p, old, Some(tokens("print(x)")), true));
         let want = [token_hash(b"print")];
         assert_eq!(
-            index.known(p, 5, old, &want),
+            index.known(p, old, &want),
             Known::Indexed {
                 admits: true,
                 parsed: true
             }
         );
         assert_eq!(
-            index.known(p, 5, old, &[token_hash(b"len")]),
+            index.known(p, old, &[token_hash(b"len")]),
             Known::Indexed {
                 admits: false,
                 parsed: true
             }
         );
-        assert_eq!(index.known(p, 6, old, &want), Known::New);
-        // Too recent to index; and the bound.
+        // Another size; the same size and mtime with another ctime (`touch -d`, `cp -p`).
+        assert_eq!(
+            index.known(p, Fingerprint { len: 6, ..old }, &want),
+            Known::New
+        );
+        let rewritten = Fingerprint {
+            ctime: (old.ctime.0 + 1, old.ctime.1),
+            ..old
+        };
+        assert_eq!(index.known(p, rewritten, &want), Known::New);
+        assert_eq!(index.tokens_of(p, rewritten), None);
+        assert!(index.tokens_of(p, old).is_some());
+        // Too recent to index, by its ctime whatever its mtime; and the bound.
         let q = Path::new("/x/b.py");
-        assert!(!index.note(q, 5, SystemTime::now(), Some(tokens("a bb")), false));
+        let touched = Fingerprint {
+            mtime: old.mtime,
+            ..Fingerprint::aged(5, Duration::ZERO)
+        };
+        assert!(!index.note(q, touched, Some(tokens("a bb")), false));
+        assert!(TokenIndex::indexing_recent(100).note(q, touched, Some(tokens("a bb")), false));
         let big: String = (0..200).map(|i| format!("w{i} ")).collect();
-        assert!(!index.note(Path::new("/x/c.py"), 5, old, Some(tokens(&big)), false));
+        assert!(!index.note(Path::new("/x/c.py"), old, Some(tokens(&big)), false));
         index.changed(&[p.to_path_buf()]);
-        assert_eq!(index.known(p, 5, old, &want), Known::New);
+        assert_eq!(index.known(p, old, &want), Known::New);
         assert!(index.size().2 <= 100);
     }
 }

@@ -2,8 +2,8 @@
 //! as an identifier token, from the same grammars `ast_grep` parses with.
 //!
 //! Which files may hold a name comes from the run's token index (`tokens`, shared with
-//! `ast_grep`'s prefilter): per file the sorted hashes of its word tokens, with the size and
-//! mtime it was read at — a few bytes per distinct word, not trees. A query walks the language
+//! `ast_grep`'s prefilter): per file the sorted hashes of its word tokens, with the fingerprint
+//! (size, mtime, ctime) it was read at — a few bytes per distinct word, not trees. A query walks the language
 //! family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git` skipped, symlinks
 //! not followed), indexes the files that are new or changed (in parallel, a lexical scan), and
 //! parses only the files whose tokens hold the name, to give each occurrence's position. An
@@ -17,6 +17,7 @@
 //! witness).
 
 use crate::error::WitnessError;
+use crate::fingerprint::Fingerprint;
 use crate::lang::Lang;
 use crate::memo::MatchMemo;
 use crate::tokens::{self, TokenHash, TokenIndex};
@@ -54,7 +55,7 @@ struct Walked {
 
 struct Answer {
     key: (Vec<Lang>, String),
-    holders: Vec<(PathBuf, u64, Option<SystemTime>)>,
+    holders: Vec<(PathBuf, Option<Fingerprint>)>,
     sightings: Sightings,
 }
 
@@ -110,7 +111,7 @@ struct Found {
     path: PathBuf,
     lang: Lang,
     len: u64,
-    mtime: Option<SystemTime>,
+    print: Option<Fingerprint>,
 }
 
 impl Witness {
@@ -130,7 +131,7 @@ impl Witness {
         self
     }
 
-    /// The files of `langs` under the root, with their size and mtime now: the last walk's
+    /// The files of `langs` under the root, with their fingerprints now: the last walk's
     /// list while no directory changed, else a new walk.
     fn walk(&self, langs: &[Lang]) -> Vec<Found> {
         let listed = {
@@ -157,7 +158,7 @@ impl Witness {
                 let meta = std::fs::symlink_metadata(&path).ok()?;
                 meta.is_file().then(|| Found {
                     len: meta.len(),
-                    mtime: meta.modified().ok(),
+                    print: Fingerprint::of(&meta),
                     path,
                     lang,
                 })
@@ -211,10 +212,7 @@ impl Witness {
         let mut known = HashMap::new();
         let mut stale = Vec::new();
         for f in found {
-            match f
-                .mtime
-                .and_then(|m| self.index.tokens_of(&f.path, f.len, m))
-            {
+            match f.print.and_then(|p| self.index.tokens_of(&f.path, p)) {
                 Some(t) => {
                     known.insert(f.path.clone(), t);
                 }
@@ -241,11 +239,8 @@ impl Witness {
                             continue;
                         };
                         let toks = tokens::tokens(&text);
-                        if let Some(mtime) = f.mtime
-                            && text.len() as u64 == f.len
-                        {
-                            self.index
-                                .note(&f.path, f.len, mtime, Some(toks.clone()), false);
+                        if let Some(print) = f.print.filter(|p| p.len == text.len() as u64) {
+                            self.index.note(&f.path, print, Some(toks.clone()), false);
                         }
                         fresh.lock().insert(f.path.clone(), toks);
                     }
@@ -271,10 +266,10 @@ impl IdentifierWitness for Witness {
         if let Some(memo) = &self.memo {
             memo.changed(paths);
         }
-        // A file the run rewrote may keep its size and mtime tick: answers that came from it
+        // A file the run rewrote in the same clock tick may keep its fingerprint: answers from it
         // are not reused, and a created or removed file means a new walk.
         let mut answers = self.answers.lock();
-        answers.retain(|a| !a.holders.iter().any(|(p, _, _)| paths.contains(p)));
+        answers.retain(|a| !a.holders.iter().any(|(p, _)| paths.contains(p)));
         drop(answers);
         self.walks.lock().retain(|_, w| {
             paths
@@ -308,10 +303,8 @@ impl Witness {
             })
             .collect();
         let key = (langs.to_vec(), name.to_string());
-        let held: Vec<(PathBuf, u64, Option<SystemTime>)> = holders
-            .iter()
-            .map(|f| (f.path.clone(), f.len, f.mtime))
-            .collect();
+        let held: Vec<(PathBuf, Option<Fingerprint>)> =
+            holders.iter().map(|f| (f.path.clone(), f.print)).collect();
         let unchanged = skipped.is_empty();
         if unchanged {
             let answers = self.answers.lock();

@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 /// (file relative to the root, 1-based line, 1-based column in characters).
 type Key = (String, usize, usize);
 
-/// Written with an mtime in the past, so the parse cache may keep its tree (a file written in
-/// the last 2 s is never cached).
+/// Written with an mtime in the past (what a checkout or `cp -p` leaves); the run keeps its
+/// tree or tokens only once its ctime is 2 s old.
 fn write_old(root: &Path, rel: &str, text: &str, age_secs: u64) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -139,6 +139,9 @@ const CASES: &[(&str, &str)] = &[
 async fn matches_are_the_clis_first_search_second_search_and_after_a_change() {
     let dir = tempfile::tempdir().unwrap();
     corpus(dir.path());
+    // A file changed (by its ctime, whatever its mtime) in the last 2 s is never indexed or
+    // cached: settled, so that the second and third searches are served by the index and trees.
+    std::thread::sleep(Duration::from_millis(2100));
     let reg = Registry::new(RunInfo {
         root: dir.path().to_path_buf(),
         ..Default::default()
@@ -197,7 +200,8 @@ async fn matches_are_the_clis_first_search_second_search_and_after_a_change() {
         .collect();
     assert_eq!(big.len(), 40_000, "the large file is searched");
 
-    // Change files under the cache: one grows, one keeps its size with another mtime.
+    // Change files under the cache: one grows, one keeps its size with another mtime (and a
+    // new ctime).
     let grown = PY.replace("print(argv)\n", "print(argv)\n    print(1, 2)\n");
     write_old(dir.path(), "app/mod0.py", &grown, 50);
     let same_size = PY.replace("os.sep)", "os.pa )");

@@ -237,6 +237,8 @@ async fn main() {
     let mut all_cpu = Vec::new();
     let mut all_same = true;
     let mut all_second = Vec::new();
+    // Per pattern: the floor (a bare parse of the files holding a match) over ast-grep's time.
+    let mut all_floor = Vec::new();
     for corpus in &corpora {
         let files = count_files(&corpus.dir, corpus.lang);
         println!(
@@ -316,6 +318,26 @@ async fn main() {
                 ms(bare),
                 ow.as_secs_f64() / bare.as_secs_f64().max(1e-9)
             );
+            // The floor: any search that parses whole files must parse the files that hold a
+            // match to say where the matches are.
+            let with_match: Vec<String> = our_keys
+                .iter()
+                .map(|(file, _, _)| file.clone())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let (floor_bytes, floor) =
+                agent_astgrep::bare_parse_files(&corpus.dir, corpus.lang, &with_match, threads)
+                    .unwrap();
+            let floor_ratio = floor.as_secs_f64() / tw.as_secs_f64().max(1e-9);
+            all_floor.push(floor_ratio);
+            println!(
+                "      floor, a bare parse of the {} files holding a match ({:.1} MiB): {:.0} ms, {:.2}x ast-grep's time",
+                with_match.len(),
+                floor_bytes as f64 / (1u64 << 20) as f64,
+                ms(floor),
+                floor_ratio
+            );
             first_off.push(ow);
             if let Some(first) = &their.first_unparsed {
                 println!(
@@ -390,6 +412,22 @@ async fn main() {
         "overall geometric mean ratio, second search of a run: wall {:.2}x (goal ≤ 0.20x)",
         geomean(&all_second)
     );
+    all_floor.sort_by(f64::total_cmp);
+    println!(
+        "the floor over all {} patterns (a bare parse of the files holding a match / ast-grep): median {:.2}x, {} of them above 0.50x",
+        all_floor.len(),
+        median_f64(&all_floor),
+        all_floor.iter().filter(|r| **r > 0.5).count()
+    );
+}
+
+/// The median of sorted ratios (the mean of the middle two for an even count).
+fn median_f64(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
 }
 
 /// Every pattern once, then each again `RUNS` times, timed, in one run whose parse cache holds
