@@ -294,24 +294,9 @@ mod tests {
     #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
     use super::*;
-    use crate::engine::{self, Budget};
+    use crate::engine;
+    use crate::testing::{budget, write_old};
     use crate::{AstGrepConfig, pattern};
-    use std::sync::atomic::AtomicBool;
-    use std::time::{Instant, SystemTime};
-
-    fn budget() -> Budget {
-        Budget {
-            deadline: Instant::now() + Duration::from_secs(60),
-            cancelled: Arc::new(AtomicBool::new(false)),
-        }
-    }
-
-    fn write_old(path: &Path, text: &str, age_secs: u64) {
-        std::fs::write(path, text).unwrap();
-        let f = std::fs::File::options().write(true).open(path).unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(age_secs))
-            .unwrap();
-    }
 
     fn lines(r: &engine::search::SearchResult) -> Vec<(String, usize, BTreeMap<String, String>)> {
         r.matches

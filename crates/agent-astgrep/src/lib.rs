@@ -81,6 +81,8 @@ mod scopes;
 mod shown;
 mod staged;
 mod stats;
+#[cfg(test)]
+mod testing;
 mod tokens;
 mod witness;
 

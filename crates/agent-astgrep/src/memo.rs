@@ -209,25 +209,12 @@ mod tests {
 
     use super::*;
     use crate::cache::ParseCache;
+    use crate::engine;
     use crate::engine::search::SearchResult;
-    use crate::engine::{self, Budget};
+    use crate::testing::{budget, write_at};
     use crate::tokens::TokenIndex;
     use crate::{AstGrepConfig, pattern};
-    use std::sync::atomic::AtomicBool;
-    use std::time::{Instant, SystemTime};
-
-    fn budget() -> Budget {
-        Budget {
-            deadline: Instant::now() + Duration::from_secs(60),
-            cancelled: Arc::new(AtomicBool::new(false)),
-        }
-    }
-
-    fn write_at(path: &Path, text: &str, mtime: SystemTime) {
-        std::fs::write(path, text).unwrap();
-        let f = std::fs::File::options().write(true).open(path).unwrap();
-        f.set_modified(mtime).unwrap();
-    }
+    use std::time::SystemTime;
 
     fn cache(memo: u64) -> ParseCache {
         ParseCache::with_index(
