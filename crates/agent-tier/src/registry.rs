@@ -1,227 +1,30 @@
 use crate::resource::Held;
 use crate::rooms::{RoomEnd, RoomId};
-use crate::tool::{Effects, Tool, ToolInfo, ToolOutput};
-use crate::{CallError, RegisterError, Surface, Tier};
+use crate::tool::{Tool, ToolInfo, ToolOutput};
+use crate::{CallError, RegisterError, Surface};
 use parking_lot::{Mutex, RwLock};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
+mod approval;
+mod context;
 mod erased;
 mod progress;
 mod requester;
+pub use approval::{ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver};
+use context::room_of;
+pub use context::{CallContext, Origin, RunInfo};
 use erased::{Erased, ErasedTool};
 pub use progress::{PROGRESS_MAX, ProgressListener, ProgressSink, progress, progress_wanted};
 pub use requester::{Caller, Requester};
 
 /// A boxed, sendable future: what the object-safe traits here (and the families') return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// What a run is: the facts the families need to attach their resources.
-#[derive(Debug, Clone, Default)]
-pub struct RunInfo {
-    /// The workspace root; file arguments are confined to it.
-    pub root: PathBuf,
-    /// The conversation this run belongs to (the debug tool needs one).
-    pub conversation_id: Option<String>,
-    /// Whether vibe mode is on.
-    pub vibe: bool,
-    /// A command prefix that runs a program inside the conversation's sandbox, when it has one
-    /// (for example `["docker", "exec", "-i", "box"]`). Empty: children start on the host.
-    pub sandbox_prefix: Vec<String>,
-}
-
-/// Where a call came from. A bridge or worker call keeps the surface of the run that started it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// The model called the tool.
-    Model,
-    /// A kernel cell called `tool()`; `via` names the tool whose call made it (`eval`).
-    Bridge {
-        /// The tool whose call ran the cell.
-        via: String,
-    },
-    /// A background worker called the tool.
-    Worker {
-        /// The worker's id.
-        worker_id: String,
-    },
-}
-
-/// The context a tool call runs in.
-#[derive(Clone)]
-pub struct CallContext {
-    /// The caller's surface; a nested call keeps it.
-    pub surface: Surface,
-    /// Where the call came from.
-    pub origin: Origin,
-    /// What this call declared it does (its tool's [`Tool::effects`] for these arguments).
-    pub effects: Effects,
-    registry: Registry,
-    /// The resources held by this call and every call enclosing it: a nested call that needs
-    /// one of them is refused instead of waiting for itself.
-    held: Arc<Vec<Held>>,
-    /// Where this call's progress goes (shared with the calls nested in it).
-    progress: ProgressSink,
-    /// Who made this call (inherited by the calls nested in it): the party its prompts go to.
-    requester: Option<Arc<dyn Requester>>,
-}
-
-impl fmt::Debug for CallContext {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CallContext")
-            .field("surface", &self.surface)
-            .field("origin", &self.origin)
-            .field("requester", &self.requester)
-            .finish()
-    }
-}
-
-impl CallContext {
-    /// The run this call belongs to.
-    pub fn run(&self) -> &RunInfo {
-        &self.registry.inner.run
-    }
-
-    /// The registry, for tools that re-enter it.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
-    }
-
-    /// Report progress to whoever made the call (over MCP: a progress notification, when the
-    /// client asked for them). Cheap, never blocks, never fails; a no-op when nobody listens; a
-    /// message not yet taken is replaced by the next; long ones are cut at [`PROGRESS_MAX`].
-    pub fn progress(&self, message: impl Into<String>) {
-        self.progress.send(message);
-    }
-
-    /// Whether anybody listens to [`CallContext::progress`]: skip composing messages otherwise.
-    pub fn progress_wanted(&self) -> bool {
-        self.progress.is_listening()
-    }
-
-    /// This call's progress sink, for a task the tool spawns.
-    pub fn progress_sink(&self) -> ProgressSink {
-        self.progress.clone()
-    }
-
-    /// Who made this call — for a nested call, who made the call it is nested in. A prompt this
-    /// call causes (a question, an approval) goes to this requester and to nobody else; `None`
-    /// when the edge that made the call named nobody.
-    pub fn requester(&self) -> Option<&Arc<dyn Requester>> {
-        self.requester.as_ref()
-    }
-
-    /// The room this call belongs to: its requester's (for a nested call, the enclosing
-    /// call's), or [`RoomId::run`] when the call names no requester. What belongs to one
-    /// conversation (a kernel, a debug session, staged edits) is kept per room.
-    pub fn room(&self) -> RoomId {
-        room_of(self.requester.as_ref())
-    }
-
-    /// This call's caller (its progress sink and requester), for a task the tool spawns that
-    /// calls the registry itself.
-    pub fn caller(&self) -> Caller {
-        Caller {
-            progress: self.progress.clone(),
-            requester: self.requester.clone(),
-        }
-    }
-
-    /// Call another tool from inside this one (a kernel cell's `tool()` bridge, a worker). The
-    /// nested call takes the same path as a model call, on this call's surface; it reports its
-    /// progress to this call's sink and its prompts go to this call's requester.
-    pub async fn nested_call(&self, origin: Origin, name: &str, args: Value) -> ToolOutput {
-        use tracing::Instrument;
-        let span = tracing::info_span!("tool_call", tool = name, surface = %self.surface, origin = ?origin);
-        match self
-            .registry
-            .try_call(
-                name,
-                args,
-                self.surface,
-                origin,
-                self.held.clone(),
-                self.caller(),
-            )
-            .instrument(span)
-            .await
-        {
-            Ok(out) => out,
-            Err(e) => ToolOutput::error(e.to_string()),
-        }
-    }
-}
-
-fn room_of(requester: Option<&Arc<dyn Requester>>) -> RoomId {
-    requester.map_or_else(RoomId::run, |r| RoomId::new(r.id()))
-}
-
-/// A request for the operator's approval of one call.
-#[derive(Debug, Clone)]
-pub struct ApprovalRequest {
-    /// The tool's name.
-    pub tool: String,
-    /// The tier of this call, as its effects declare it (it may be above the tool's).
-    pub tier: Tier,
-    /// The call's arguments, as given.
-    pub arguments: Value,
-    /// The caller's surface.
-    pub surface: Surface,
-    /// Where the call came from.
-    pub origin: Origin,
-    /// Who made the call (for a nested call, the call it is nested in): the one the prompt must
-    /// be put to. `None`: the caller named nobody.
-    pub requester: Option<Arc<dyn Requester>>,
-}
-
-/// The operator's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ApprovalDecision {
-    /// The call may proceed.
-    Approve,
-    /// The call is refused.
-    Decline {
-        /// Why, if the operator said.
-        reason: Option<String>,
-    },
-}
-
-/// Asks a person whether a call may proceed. Supplied by the harness (or the `ask` family).
-pub trait Approver: Send + Sync + 'static {
-    /// Ask; resolve once someone answers. A port that cannot reach anybody should decline.
-    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'_, ApprovalDecision>;
-}
-
-/// Which tiers need approval before a call runs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ApprovalPolicy {
-    tiers: BTreeSet<Tier>,
-}
-
-impl ApprovalPolicy {
-    /// No tier needs approval.
-    pub fn none() -> Self {
-        Self::default()
-    }
-
-    /// These tiers need approval.
-    pub fn tiers(tiers: impl IntoIterator<Item = Tier>) -> Self {
-        ApprovalPolicy {
-            tiers: tiers.into_iter().collect(),
-        }
-    }
-
-    /// Whether a call of this tier needs approval.
-    pub fn requires(&self, tier: Tier) -> bool {
-        self.tiers.contains(&tier)
-    }
-}
 
 /// Code outside a tool that post-processes the results of calls, on every call path. It sees
 /// what a call did (its output and its typed effects), never which tool it was or its
