@@ -50,7 +50,8 @@ pub struct CallContext {
     pub surface: Surface,
     /// Where the call came from.
     pub origin: Origin,
-    /// What this call declared it does (its tool's [`Tool::effects`] for these arguments).
+    /// What this call declared it does (its tool's [`Tool::effects`](crate::Tool::effects) for
+    /// these arguments).
     pub effects: Effects,
     pub(super) registry: Registry,
     /// The resources held by this call and every call enclosing it: a nested call that needs
@@ -85,7 +86,7 @@ impl CallContext {
 
     /// Report progress to whoever made the call (over MCP: a progress notification, when the
     /// client asked for them). Cheap, never blocks, never fails; a no-op when nobody listens; a
-    /// message not yet taken is replaced by the next; long ones are cut at [`PROGRESS_MAX`].
+    /// message not yet taken is replaced by the next; long ones are cut at [`PROGRESS_MAX`](crate::PROGRESS_MAX).
     pub fn progress(&self, message: impl Into<String>) {
         self.progress.send(message);
     }
