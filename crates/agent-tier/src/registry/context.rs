@@ -86,7 +86,8 @@ impl CallContext {
 
     /// Report progress to whoever made the call (over MCP: a progress notification, when the
     /// client asked for them). Cheap, never blocks, never fails; a no-op when nobody listens; a
-    /// message not yet taken is replaced by the next; long ones are cut at [`PROGRESS_MAX`](crate::PROGRESS_MAX).
+    /// message not yet taken is replaced by the next; long ones are cut at
+    /// [`PROGRESS_MAX`](crate::PROGRESS_MAX).
     pub fn progress(&self, message: impl Into<String>) {
         self.progress.send(message);
     }
