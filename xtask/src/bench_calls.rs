@@ -19,7 +19,9 @@ struct Corpus {
     patterns: &'static [&'static str],
 }
 
-/// The corpora and patterns of the issue (those of `crates/agent-astgrep/examples/bench`).
+/// The corpora and patterns of the issue. The patterns are `agent_astgrep::bench_patterns`'s
+/// (what `crates/agent-astgrep/examples/bench` searches), written out here because xtask must
+/// build without the grammars (it is what installs the tools first); a test holds them equal.
 const CORPORA: &[Corpus] = &[
     Corpus {
         name: "django 5.2.8",
@@ -481,4 +483,22 @@ fn serve_run(bin: &Path, base: &Path, sg_medians: &[Vec<Duration>]) -> Result<()
     );
     host.close();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CORPORA;
+
+    #[test]
+    fn the_patterns_are_the_in_process_benchs() {
+        for corpus in CORPORA {
+            let theirs = match corpus.lang {
+                "python" => agent_astgrep::bench_patterns::PYTHON,
+                "javascript" => agent_astgrep::bench_patterns::JAVASCRIPT,
+                "rust" => agent_astgrep::bench_patterns::RUST,
+                other => panic!("no bench patterns for {other}"),
+            };
+            assert_eq!(corpus.patterns, theirs, "{}", corpus.name);
+        }
+    }
 }

@@ -7,6 +7,36 @@ use crate::{pattern, tokens};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// The patterns the benches search each corpus for (issue 26's), by language:
+/// `examples/bench` and `cargo xtask bench calls` both take them from here.
+pub mod patterns {
+    /// Django.
+    pub const PYTHON: &[&str] = &[
+        "print($X)",
+        "isinstance($X, $T)",
+        "$A == $A",
+        "raise $E($$$ARGS)",
+        "$M.objects.filter($$$A)",
+        "def __init__(self, $$$A):\n    $$$B",
+    ];
+    /// The typescript package's `lib`.
+    pub const JAVASCRIPT: &[&str] = &[
+        "console.log($$$A)",
+        "typeof $X === $Y",
+        "$A.push($B)",
+        "new Map()",
+        "if ($C) { return $R; }",
+    ];
+    /// The cargo registry's crates.
+    pub const RUST: &[&str] = &[
+        "$E.unwrap()",
+        "Some($X)",
+        "let $A = $B;",
+        "impl $T for $U { $$$ }",
+        "matches!($$$A)",
+    ];
+}
+
 /// For `examples/bench` (issue 26): the limit a search runs against. Finds the files of
 /// `language` under `root` (the walk `ast_grep` makes) whose word tokens admit `pattern`'s
 /// literals — the files a search must parse — and parses them with tree-sitter on `threads`

@@ -87,6 +87,8 @@ mod tokens;
 mod witness;
 
 #[doc(hidden)]
+pub use bench::patterns as bench_patterns;
+#[doc(hidden)]
 pub use bench::{bare_parse, bare_parse_files};
 pub use edit::AstEditArgs;
 pub use edit::report::EditReport;

@@ -180,14 +180,7 @@ async fn main() {
             name: "django (PyPI)",
             lang: "python",
             dir,
-            patterns: &[
-                "print($X)",
-                "isinstance($X, $T)",
-                "$A == $A",
-                "raise $E($$$ARGS)",
-                "$M.objects.filter($$$A)",
-                "def __init__(self, $$$A):\n    $$$B",
-            ],
+            patterns: agent_astgrep::bench_patterns::PYTHON,
         }),
         Err(e) => eprintln!("skipping python corpus: {e}"),
     }
@@ -196,13 +189,7 @@ async fn main() {
             name: "typescript (npm)",
             lang: "javascript",
             dir,
-            patterns: &[
-                "console.log($$$A)",
-                "typeof $X === $Y",
-                "$A.push($B)",
-                "new Map()",
-                "if ($C) { return $R; }",
-            ],
+            patterns: agent_astgrep::bench_patterns::JAVASCRIPT,
         }),
         Err(e) => eprintln!("skipping javascript corpus: {e}"),
     }
@@ -211,13 +198,7 @@ async fn main() {
             name: "cargo registry",
             lang: "rust",
             dir,
-            patterns: &[
-                "$E.unwrap()",
-                "Some($X)",
-                "let $A = $B;",
-                "impl $T for $U { $$$ }",
-                "matches!($$$A)",
-            ],
+            patterns: agent_astgrep::bench_patterns::RUST,
         }),
         Err(e) => eprintln!("skipping rust corpus: {e}"),
     }
