@@ -39,7 +39,7 @@ pub mod patterns {
 
 /// For `examples/bench` (issue 26): the limit a search runs against. Finds the files of
 /// `language` under `root` (the walk `ast_grep` makes) whose word tokens admit `pattern`'s
-/// literals — the files a search must parse — and parses them with tree-sitter on `threads`
+/// literals and whose text holds its verbatim tokens — the files a search must parse — and parses them with tree-sitter on `threads`
 /// threads, no matching. Returns (files parsed, their bytes, wall time of the parses alone).
 #[doc(hidden)]
 pub fn bare_parse(
@@ -67,7 +67,9 @@ pub fn bare_parse(
         let Ok(text) = std::fs::read_to_string(entry.path()) else {
             continue;
         };
-        if tokens::holds_all(&tokens::tokens(&text), &wanted) {
+        if tokens::holds_all(&tokens::tokens(&text), &wanted)
+            && compiled.texts.iter().all(|t| text.contains(t.as_str()))
+        {
             texts.push(text);
         }
     }

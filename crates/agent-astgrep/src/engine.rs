@@ -154,21 +154,36 @@ impl Budget {
     }
 }
 
+/// What a file's bytes must hold for the pattern to match in it.
 struct Prefilter {
-    finders: Vec<memmem::Finder<'static>>,
+    /// The literal words (what the token index knows of a file, when it knows it).
+    words: Vec<memmem::Finder<'static>>,
+    /// The other verbatim tokens ([`Compiled::texts`]), which the index does not hold.
+    texts: Vec<memmem::Finder<'static>>,
 }
 
 impl Prefilter {
-    fn new(literals: &[String]) -> Self {
-        Prefilter {
-            finders: literals
+    fn new(compiled: &Compiled) -> Self {
+        let finders = |literals: &[String]| {
+            literals
                 .iter()
                 .map(|l| memmem::Finder::new(l.as_bytes()).into_owned())
-                .collect(),
+                .collect()
+        };
+        Prefilter {
+            words: finders(&compiled.literals),
+            texts: finders(&compiled.texts),
         }
     }
+
+    /// Whether `bytes` hold every literal word and verbatim token.
     fn may_match(&self, bytes: &[u8]) -> bool {
-        self.finders.iter().all(|f| f.find(bytes).is_some())
+        self.words.iter().all(|f| f.find(bytes).is_some()) && self.holds_texts(bytes)
+    }
+
+    /// Whether `bytes` hold every verbatim token (for a file whose words the index admitted).
+    fn holds_texts(&self, bytes: &[u8]) -> bool {
+        self.texts.iter().all(|f| f.find(bytes).is_some())
     }
 }
 
@@ -185,7 +200,7 @@ fn walk<T: Send>(
     f: impl Fn(&Path, &AstGrep<StrDoc<Lang>>, Option<Fingerprint>) -> Option<T> + Sync,
 ) -> (Vec<(PathBuf, T)>, Stats) {
     let counters = Counters::default();
-    let prefilter = Prefilter::new(&compiled.literals);
+    let prefilter = Prefilter::new(compiled);
     let wanted = tokens::wanted(&compiled.literals);
     let index = cache.index();
     let cached = cache.visit(|path: &Path, lang: Lang| scope.reaches(path, lang));
@@ -230,7 +245,8 @@ fn walk<T: Send>(
         if let Some(print) = print
             && let Some(ast) = cached.get(path, compiled.lang, print)
         {
-            if indexed || prefilter.may_match(ast.get_text().as_bytes()) {
+            let text = ast.get_text().as_bytes();
+            if (indexed && prefilter.holds_texts(text)) || prefilter.may_match(text) {
                 handle(&ast, Some(print));
             } else {
                 counters.prefiltered.fetch_add(1, Ordering::Relaxed);
@@ -265,8 +281,9 @@ fn walk<T: Send>(
             _ => None,
         };
         let admits = match &new_tokens {
-            Some(t) => tokens::holds_all(t, &wanted),
-            None => indexed || prefilter.may_match(&bytes),
+            Some(t) => tokens::holds_all(t, &wanted) && prefilter.holds_texts(&bytes),
+            None if indexed => prefilter.holds_texts(&bytes),
+            None => prefilter.may_match(&bytes),
         };
         if !admits {
             counters.prefiltered.fetch_add(1, Ordering::Relaxed);

@@ -104,6 +104,12 @@ pub struct LangSpec {
     /// Whether anonymous keyword tokens always appear in the source as written (no
     /// case-insensitive keywords), so that a keyword of a pattern can prefilter files.
     pub keywords_literal: bool,
+    /// The anonymous kinds a token of other text can carry, read from the grammar's
+    /// `grammar.json`: an alias of another rule (C's `#define` is lexed from `#  define`) or a
+    /// token an external scanner emits. The other anonymous kinds are only ever lexed from
+    /// their own spelling, so where keywords are literal, such a token of a pattern appears
+    /// verbatim in every file it matches in, and prefilters files; these never do.
+    pub lexed_otherwise: &'static [&'static str],
     /// The named node kinds whose leaves are identifier tokens (what the identifier witness
     /// reports): never a string or a comment.
     pub identifier_kinds: &'static [&'static str],
@@ -225,9 +231,11 @@ impl Lang {
         self.spec().contexts
     }
 
-    /// Whether a keyword of a pattern appears in a matching file as written.
-    pub(crate) fn keywords_literal(self) -> bool {
-        self.spec().keywords_literal
+    /// Whether an anonymous token of kind `kind`, spelled as its kind, appears in a matching
+    /// file as written: keywords are literal in the language, and no other text is lexed as
+    /// that kind.
+    pub(crate) fn spelled_as_written(self, kind: &str) -> bool {
+        self.spec().keywords_literal && !self.spec().lexed_otherwise.contains(&kind)
     }
 
     /// Whether a named leaf of this kind is an identifier token.

@@ -242,7 +242,8 @@ mod tests {
                 old,
             );
         }
-        write_at(&dir.join("none.py"), "print = 1\n", old);
+        // Holds the pattern's word and parentheses, so it is parsed (and found to hold none).
+        write_at(&dir.join("none.py"), "print = (1)\n", old);
         old
     }
 

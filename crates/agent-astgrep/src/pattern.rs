@@ -27,6 +27,10 @@ pub struct Compiled {
     pub kind: String,
     /// Identifiers the pattern contains literally: a file lacking any of them cannot match.
     pub literals: Vec<String>,
+    /// The pattern's other tokens that appear verbatim wherever it matches (operators and
+    /// punctuation only ever lexed from their own spelling, `==`, `=>`): a file whose text
+    /// lacks one cannot match. Not words, so never looked up in the token index.
+    pub texts: Vec<String>,
     /// Metavariable names bound by the pattern (`$X` and `$$$X`), sorted.
     pub vars: Vec<String>,
     /// The snippet as given: with the language, what names this search in the run's memo.
@@ -40,6 +44,7 @@ impl std::fmt::Debug for Compiled {
             .field("context", &self.context)
             .field("pattern", &self.pattern)
             .field("literals", &self.literals)
+            .field("texts", &self.texts)
             .finish()
     }
 }
@@ -197,12 +202,15 @@ fn is_word(text: &str) -> bool {
     text.len() >= 2 && text.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
-fn collect(
-    lang: Lang,
-    node: &PatternNode,
-    literals: &mut BTreeSet<String>,
-    vars: &mut BTreeSet<String>,
-) {
+/// What every file a pattern matches in holds: its literal words, and its other verbatim
+/// tokens ([`Compiled::texts`]).
+#[derive(Default)]
+struct Literals {
+    words: BTreeSet<String>,
+    texts: BTreeSet<String>,
+}
+
+fn collect(lang: Lang, node: &PatternNode, literals: &mut Literals, vars: &mut BTreeSet<String>) {
     let expando = lang.expando_char();
     match node {
         PatternNode::MetaVar { meta_var } => match meta_var {
@@ -216,16 +224,22 @@ fn collect(
             is_named,
             kind_id,
         } => {
-            if text.contains(expando) || text.contains('$') || !is_word(text) {
+            if text.contains(expando) || text.contains('$') {
                 return;
             }
-            // A named leaf matches by its text. An anonymous token matches by kind; a keyword
-            // whose kind is its own spelling appears verbatim wherever it matches.
-            let keyword = !*is_named
-                && lang.keywords_literal()
-                && lang.ts_language().node_kind_for_id(*kind_id) == Some(text.as_str());
-            if *is_named || keyword {
-                literals.insert(text.clone());
+            // A named leaf matches by its text. An anonymous token matches by kind (whatever
+            // its text: ast-grep-core's work-around for spans tree-sitter gets wrong); a token
+            // whose kind is its own spelling, and that no other text is lexed as, appears
+            // verbatim wherever it matches.
+            let verbatim = !*is_named
+                && lang.ts_language().node_kind_for_id(*kind_id) == Some(text.as_str())
+                && lang.spelled_as_written(text);
+            if is_word(text) {
+                if *is_named || verbatim {
+                    literals.words.insert(text.clone());
+                }
+            } else if verbatim && !text.is_empty() && !text.contains(char::is_whitespace) {
+                literals.texts.insert(text.clone());
             }
         }
         PatternNode::Internal { children, .. } => {
@@ -314,16 +328,20 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
         });
     }
     // A file can match if it matches any alternative: keep the literals they all share.
-    let mut literals: Option<BTreeSet<String>> = None;
+    let mut literals: Option<Literals> = None;
     let mut vars = BTreeSet::new();
     for (_, p, _) in &accepted {
-        let mut lits = BTreeSet::new();
+        let mut lits = Literals::default();
         collect(lang, &p.node, &mut lits, &mut vars);
         literals = Some(match literals {
             None => lits,
-            Some(prev) => prev.intersection(&lits).cloned().collect(),
+            Some(prev) => Literals {
+                words: prev.words.intersection(&lits.words).cloned().collect(),
+                texts: prev.texts.intersection(&lits.texts).cloned().collect(),
+            },
         });
     }
+    let literals = literals.unwrap_or_default();
     let context = if accepted.len() == 1 {
         accepted[0].0.to_string()
     } else {
@@ -339,7 +357,8 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
             comments: lang.comment_kinds(),
         },
         context,
-        literals: literals.unwrap_or_default().into_iter().collect(),
+        literals: literals.words.into_iter().collect(),
+        texts: literals.texts.into_iter().collect(),
         vars: vars.into_iter().collect(),
         source: snippet.to_string(),
     })
@@ -556,5 +575,35 @@ impl Matcher for SgMatcher {
         self.alts
             .iter()
             .find_map(|(p, _)| p.get_match_len(node.clone()))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_go_to_the_index_and_other_verbatim_tokens_to_the_byte_prefilter() {
+        let c = compile(Lang::Python, "$A == $A").unwrap();
+        assert!(c.literals.is_empty(), "{:?}", c.literals);
+        assert_eq!(c.texts, ["=="]);
+        let c = compile(Lang::JavaScript, "typeof $X === $Y").unwrap();
+        assert_eq!(c.literals, ["typeof"]);
+        assert_eq!(c.texts, ["==="]);
+        let c = compile(Lang::Rust, "$E.unwrap()").unwrap();
+        assert_eq!(c.literals, ["unwrap"]);
+        assert_eq!(c.texts, ["(", ")", "."]);
+        // A directive C lexes from `#  define`, and a keyword Kotlin's scanner emits: neither.
+        let c = compile(Lang::C, "#define $N 1").unwrap();
+        assert!(c.texts.iter().all(|t| !t.starts_with('#')), "{:?}", c.texts);
+        let c = compile(Lang::Kotlin, "for ($X in $Y) { $$$B }").unwrap();
+        assert!(!c.literals.iter().any(|l| l == "in"), "{:?}", c.literals);
+        assert!(c.literals.iter().any(|l| l == "for"), "{:?}", c.literals);
+        // Python's `not in` is an alias of a rule that allows any spacing; its two keywords
+        // are tokens of their own, each spelled as written.
+        let c = compile(Lang::Python, "$A not in $B").unwrap();
+        assert_eq!(c.literals, ["in", "not"]);
+        assert!(c.texts.is_empty(), "{c:?}");
     }
 }

@@ -72,7 +72,7 @@ impl Stats {
         let mut notes = Vec::new();
         if self.files_prefiltered > 0 {
             notes.push(format!(
-                "{} ruled out without parsing: they lack the pattern's identifiers",
+                "{} ruled out without parsing: they lack a word or an operator of the pattern",
                 self.files_prefiltered
             ));
         }

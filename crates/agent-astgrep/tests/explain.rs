@@ -42,7 +42,7 @@ fn workspace() -> tempfile::TempDir {
     );
     write(dir.path(), "src/other.py", b"x = 1\n");
     write(dir.path(), "src/blob.py", b"helper\0\x01\x02");
-    write(dir.path(), "src/latin.py", b"helper(\xff)\n");
+    write(dir.path(), "src/latin.py", b"helper(\xff, 1)\n");
     dir
 }
 
@@ -55,13 +55,13 @@ async fn a_result_with_no_matches_explains_itself() {
     insta::assert_snapshot!(redact(&out.text, dir.path()), @r"
     no matches for `helper($A, $B)` (python by directory scan, parsed as statement → call)
 
-    searched 4 python files (1 ruled out without parsing: they lack the pattern's identifiers); skipped 1 binary, 1 not UTF-8 (src/blob.py, src/latin.py)
+    searched 4 python files (2 ruled out without parsing: they lack a word or an operator of the pattern); skipped 1 binary, 1 not UTF-8 (src/blob.py, src/latin.py)
     ");
     let s = out.structured.unwrap();
     insta::assert_json_snapshot!(json!({"understood": s["understood"], "stats": s["stats"]}), @r#"
     {
       "stats": {
-        "files_prefiltered": 1,
+        "files_prefiltered": 2,
         "files_searched": 4,
         "skipped_binary": 1,
         "skipped_files": [
@@ -185,7 +185,7 @@ async fn a_search_with_no_matches_names_the_metavariables_the_grammar_swallowed(
     insta::assert_snapshot!(out.text, @r"
     no matches for `print(helper($A), x$B)` (python by extension, parsed as statement → call)
 
-    searched 1 python file
+    searched 1 python file (1 ruled out without parsing: they lack a word or an operator of the pattern)
     note: $B was not parsed as a metavariable: the python grammar read it as part of other code (a token, identifier or string), so the pattern cannot bind it and matches that text only literally. Put each metavariable where a whole node goes (`foo($A, $B)`, not `foo($A$B)`)
     ");
     // Every metavariable bound, or a match: no such note.

@@ -170,3 +170,96 @@ fn no_two_entries_claim_a_name_or_an_extension() {
         );
     }
 }
+
+/// Every file of `dir` (recursively) with one of `lang`'s extensions.
+fn sources(dir: &Path, lang: Lang, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, lang, out);
+        } else if lang.owns(&path) {
+            out.push(path);
+        }
+    }
+}
+
+/// An anonymous token a pattern may prefilter by (`spelled_as_written`) is its kind's spelling
+/// wherever the grammar lexes it: every such node of the per-language test corpora, and of
+/// this crate's own Rust sources, has exactly that text (a token the parser inserted to recover
+/// from an error has none, and is left out).
+#[test]
+fn an_anonymous_token_spelled_as_written_is_its_kinds_spelling_in_every_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<(Lang, std::path::PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests/corpus")).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        if let Some(lang) = Lang::from_id(&stem) {
+            files.push((lang, path));
+        }
+    }
+    let mut own = Vec::new();
+    sources(&root.join("src"), Lang::Rust, &mut own);
+    files.extend(own.into_iter().map(|p| (Lang::Rust, p)));
+    let mut checked = std::collections::BTreeMap::<&str, usize>::new();
+    for (lang, path) in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.ts_language()).unwrap();
+        let tree = parser.parse(&text, None).unwrap();
+        let mut cursor = tree.walk();
+        'walk: loop {
+            let node = cursor.node();
+            let kind = node.kind();
+            if !node.is_named() && !node.is_missing() && lang.spelled_as_written(kind) {
+                assert_eq!(
+                    &text[node.byte_range()],
+                    kind,
+                    "{lang:?} in {}: a `{kind}` token of other text",
+                    path.display()
+                );
+                *checked.entry(lang.id()).or_default() += 1;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+    }
+    assert!(
+        checked.get("rust").is_some_and(|n| *n > 10_000),
+        "{checked:?}"
+    );
+    assert!(
+        checked.get("python").is_some_and(|n| *n > 100),
+        "{checked:?}"
+    );
+}
+
+/// Why the exclusions exist: where a grammar lexes other text as a kind (an alias of a pattern,
+/// a token an external scanner emits), that kind's spelling need not be in the file.
+#[test]
+fn a_kind_lexed_from_other_text_never_prefilters() {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&Lang::C.ts_language()).unwrap();
+    let text = "#  define X 1\n";
+    let tree = parser.parse(text, None).unwrap();
+    let directive = tree.root_node().child(0).unwrap().child(0).unwrap();
+    assert_eq!(directive.kind(), "#define");
+    assert_eq!(&text[directive.byte_range()], "#  define");
+    assert!(!Lang::C.spelled_as_written("#define"));
+    assert!(Lang::C.spelled_as_written("=="));
+    // Keywords a scanner emits (Kotlin's `in`), and languages whose keywords are not literal.
+    assert!(!Lang::Kotlin.spelled_as_written("in"));
+    assert!(Lang::Python.spelled_as_written("=="));
+    assert!(!Lang::Python.spelled_as_written("not in"));
+    for lang in Lang::ALL {
+        if !lang.spec().keywords_literal {
+            assert!(!lang.spelled_as_written("=="), "{lang:?}");
+        }
+    }
+}
