@@ -39,8 +39,9 @@ pub mod patterns {
 
 /// For `examples/bench` (issue 26): the limit a search runs against. Finds the files of
 /// `language` under `root` (the walk `ast_grep` makes) whose word tokens admit `pattern`'s
-/// literals and whose text holds its verbatim tokens — the files a search must parse — and parses them with tree-sitter on `threads`
-/// threads, no matching. Returns (files parsed, their bytes, wall time of the parses alone).
+/// literals and whose text holds its verbatim tokens — the files a search must parse — and
+/// parses them with tree-sitter on `threads` threads, no matching. Returns (files parsed, their
+/// bytes, wall time of the parses alone).
 #[doc(hidden)]
 pub fn bare_parse(
     root: &std::path::Path,

@@ -450,3 +450,72 @@ async fn a_hostile_file_name_cannot_forge_diff_headers() {
         "def real(): return 1\n"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// 5. A file rewritten behind the run's back, to the same size with its mtime put back (what
+//    `cp -p`, `rsync -t` or `touch -d` leave): the run's trees and token index must not answer
+//    for it (issue 26).
+
+#[tokio::test]
+async fn a_same_size_rewrite_with_the_mtime_put_back_is_read_again_by_search_and_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.py");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(100);
+    let set_mtime = || {
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(old).unwrap();
+    };
+    write(dir.path(), "a.py", b"def f():\n    return old_name(1)\n");
+    set_mtime();
+    // Settled: the run keeps trees and tokens only of a file whose ctime is 2 s old.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let reg = registry(dir.path());
+    // The second search parses the file again: its tokens are indexed and its tree kept.
+    for pattern in ["old_name($X)", "return $E"] {
+        let out = call(
+            &reg,
+            "ast_grep",
+            json!({"pattern": pattern, "language": "python"}),
+        )
+        .await;
+        assert!(out.text.contains("old_name(1)"), "{}", out.text);
+    }
+    let again = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "$F($X)", "language": "python"}),
+    )
+    .await;
+    assert!(again.text.contains("old_name(1)"), "{}", again.text);
+    // The same size, and the same mtime.
+    write(dir.path(), "a.py", b"def f():\n    return new_name(2)\n");
+    set_mtime();
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), old);
+    // A word only the new text holds (an old token set would rule the file out), and a pattern
+    // an old tree would answer.
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "new_name($X)", "language": "python"}),
+    )
+    .await;
+    assert!(out.text.contains("$X = 2"), "{}", out.text);
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "$F($X)", "language": "python"}),
+    )
+    .await;
+    assert!(out.text.contains("new_name(2)"), "{}", out.text);
+    assert!(!out.text.contains("old_name"), "{}", out.text);
+    // An edit stages a change of the text on disk, not of the old tree's.
+    let out = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "$F($X)", "rewrite": "renamed($X)", "language": "python"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("-    return new_name(2)"), "{}", out.text);
+    assert!(out.text.contains("+    return renamed(2)"), "{}", out.text);
+}

@@ -143,7 +143,10 @@ languages! {
         grammar: || tree_sitter_c::LANGUAGE.into(),
         metavars: Metavars::Expando('µ'),
         keywords_literal: true,
-        lexed_otherwise: &["#define", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "#if", "#ifdef", "#ifndef", "#include"],
+        lexed_otherwise: &[
+            "#define", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "#if", "#ifdef",
+            "#ifndef", "#include",
+        ],
         identifier_kinds: &[
             "field_identifier",
             "identifier",
@@ -168,7 +171,10 @@ languages! {
         grammar: || tree_sitter_cpp::LANGUAGE.into(),
         metavars: Metavars::Expando('µ'),
         keywords_literal: true,
-        lexed_otherwise: &["#define", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "#if", "#ifdef", "#ifndef", "#include", ">"],
+        lexed_otherwise: &[
+            "#define", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "#if", "#ifdef",
+            "#ifndef", "#include", ">",
+        ],
         identifier_kinds: &[
             "field_identifier",
             "identifier",
@@ -316,7 +322,9 @@ languages! {
         grammar: || tree_sitter_ruby::LANGUAGE.into(),
         metavars: Metavars::Expando('µ'),
         keywords_literal: true,
-        lexed_otherwise: &["\"", "%i(", "%w(", "&", ")", "*", "**", "-", "/", ":\"", "<<", "[", "`"],
+        lexed_otherwise: &[
+            "\"", "%i(", "%w(", "&", ")", "*", "**", "-", "/", ":\"", "<<", "[", "`",
+        ],
         identifier_kinds: &["constant", "identifier"],
         comment_kinds: &["comment"],
         server_family: &[Lang::Ruby],
@@ -354,7 +362,10 @@ languages! {
         grammar: || tree_sitter_swift::LANGUAGE.into(),
         metavars: Metavars::Expando('µ'),
         keywords_literal: true,
-        lexed_otherwise: &["#", "#else", "#elseif", "#endif", "#if", "&&", "+", "-", "->", ".", "/", "=", "==", "?", "??", "as", "as!", "as?", "async", "try!", "try?", "||"],
+        lexed_otherwise: &[
+            "#", "#else", "#elseif", "#endif", "#if", "&&", "+", "-", "->", ".", "/", "=", "==",
+            "?", "??", "as", "as!", "as?", "async", "try!", "try?", "||",
+        ],
         identifier_kinds: &["simple_identifier", "type_identifier"],
         comment_kinds: &["comment", "multiline_comment"],
         server_family: &[Lang::Swift],
@@ -373,7 +384,10 @@ languages! {
         grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
         metavars: Metavars::Expando('µ'),
         keywords_literal: true,
-        lexed_otherwise: &["\"", "#define", "#elif", "#else", "#endif", "#endregion", "#error", "#if", "#line", "#nullable", "#pragma", "#region", "#undef", "#warning"],
+        lexed_otherwise: &[
+            "\"", "#define", "#elif", "#else", "#endif", "#endregion", "#error", "#if", "#line",
+            "#nullable", "#pragma", "#region", "#undef", "#warning",
+        ],
         identifier_kinds: &["identifier"],
         comment_kinds: &["comment"],
         server_family: &[Lang::CSharp],
