@@ -25,7 +25,8 @@
 //!   wants a terminator (`{ $$$BODY }` in Dart), and, when the accepted node declares a function,
 //!   the same snippet accepted by a later context as another kind of declaration is matched too
 //!   (a Dart `void $F() { … }` is a local function in a block and a method in a class). A
-//!   repeated metavariable must capture the same tokens (spacing and comments aside).
+//!   repeated metavariable must capture the same tokens (spacing and comments aside): its
+//!   child `pattern/matcher.rs` holds that check, the matcher a search runs.
 //! - `engine`: the scope and the walk (parallel, `.gitignore`-aware, binary/large files skipped
 //!   and counted, literal prefilter, time limit), in path order; its children are what a walk
 //!   is for: `search` (matches listed and counted, the memo's answers used and filled) and
