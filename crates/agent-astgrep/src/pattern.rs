@@ -11,6 +11,7 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Language, Pattern};
 use std::collections::BTreeSet;
 
+mod find;
 mod matcher;
 pub use matcher::SgMatcher;
 

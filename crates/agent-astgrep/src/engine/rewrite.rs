@@ -69,13 +69,13 @@ pub fn rewrite(
         recall,
         |path, ast, _| {
             let text = ast.get_text();
-            // Outermost wins. find_all is pre-order (by start, an enclosing node first), so a match
+            // Outermost wins. The walk is pre-order (by start, an enclosing node first), so a match
             // starting inside a kept one is skipped before its replacement is ever built: over a
             // deeply nested file, every node may match.
             let mut kept: Vec<(usize, usize, Vec<u8>)> = Vec::new();
             let mut inner_skipped = 0;
             let mut end = 0usize;
-            for nm in ast.root().find_all(&compiled.pattern) {
+            for nm in compiled.find_all(ast) {
                 if !kept.is_empty() && nm.range().start < end {
                     inner_skipped += 1;
                     continue;

@@ -218,12 +218,12 @@ fn file_matches(
     config: &AstGrepConfig,
 ) -> (Vec<Match>, usize) {
     let text = ast.get_text();
-    // find_all is pre-order: by start, an enclosing node before the nodes it encloses,
+    // The walk is pre-order: by start, an enclosing node before the nodes it encloses,
     // which is the order a result lists them in.
     let mut found = Vec::new();
     let mut count = 0usize;
     let mut cursor = lines::Cursor::new(text.as_bytes());
-    for nm in ast.root().find_all(&compiled.pattern) {
+    for nm in compiled.find_all(ast) {
         if found.len() < room {
             found.push(to_match(
                 rel,
