@@ -17,13 +17,13 @@ use crate::error::AstGrepError;
 use crate::fingerprint::Fingerprint;
 use crate::glob::{is_glob, split_glob};
 use crate::lang::Lang;
+use crate::needle::Needle;
 use crate::pattern::Compiled;
 use crate::stats::{Counters, Stats};
 use crate::tokens::{self, Known};
 use agent_tier::workspace::confine_existing;
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
-use memchr::memmem;
 use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -157,33 +157,40 @@ impl Budget {
 /// What a file's bytes must hold for the pattern to match in it.
 struct Prefilter {
     /// The literal words (what the token index knows of a file, when it knows it).
-    words: Vec<memmem::Finder<'static>>,
+    words: Vec<Needle>,
+    /// The keywords among them that are only ever whole words, which the index cannot tell
+    /// (it holds a word's prefixes too): `raise` in `raised` admits a file there.
+    keywords: Vec<Needle>,
     /// The other verbatim tokens ([`Compiled::texts`]), which the index does not hold.
-    texts: Vec<memmem::Finder<'static>>,
+    texts: Vec<Needle>,
 }
 
 impl Prefilter {
     fn new(compiled: &Compiled) -> Self {
-        let finders = |literals: &[String]| {
-            literals
-                .iter()
-                .map(|l| memmem::Finder::new(l.as_bytes()).into_owned())
-                .collect()
-        };
+        let (words, texts) = compiled.needles();
+        let keywords = compiled
+            .keywords
+            .iter()
+            .map(|k| Needle::new(k, true))
+            .collect();
         Prefilter {
-            words: finders(&compiled.literals),
-            texts: finders(&compiled.texts),
+            words,
+            keywords,
+            texts,
         }
     }
 
     /// Whether `bytes` hold every literal word and verbatim token.
     fn may_match(&self, bytes: &[u8]) -> bool {
-        self.words.iter().all(|f| f.find(bytes).is_some()) && self.holds_texts(bytes)
+        self.words.iter().all(|n| n.occurs_in(bytes))
+            && self.texts.iter().all(|n| n.occurs_in(bytes))
     }
 
-    /// Whether `bytes` hold every verbatim token (for a file whose words the index admitted).
-    fn holds_texts(&self, bytes: &[u8]) -> bool {
-        self.texts.iter().all(|f| f.find(bytes).is_some())
+    /// Whether `bytes` hold what the index cannot tell (for a file whose words it admitted):
+    /// every whole keyword and every verbatim token.
+    fn holds_unindexed(&self, bytes: &[u8]) -> bool {
+        self.keywords.iter().all(|n| n.occurs_in(bytes))
+            && self.texts.iter().all(|n| n.occurs_in(bytes))
     }
 }
 
@@ -246,7 +253,7 @@ fn walk<T: Send>(
             && let Some(ast) = cached.get(path, compiled.lang, print)
         {
             let text = ast.get_text().as_bytes();
-            if (indexed && prefilter.holds_texts(text)) || prefilter.may_match(text) {
+            if (indexed && prefilter.holds_unindexed(text)) || prefilter.may_match(text) {
                 handle(&ast, Some(print));
             } else {
                 counters.prefiltered.fetch_add(1, Ordering::Relaxed);
@@ -281,8 +288,8 @@ fn walk<T: Send>(
             _ => None,
         };
         let admits = match &new_tokens {
-            Some(t) => tokens::holds_all(t, &wanted) && prefilter.holds_texts(&bytes),
-            None if indexed => prefilter.holds_texts(&bytes),
+            Some(t) => tokens::holds_all(t, &wanted) && prefilter.holds_unindexed(&bytes),
+            None if indexed => prefilter.holds_unindexed(&bytes),
             None => prefilter.may_match(&bytes),
         };
         if !admits {

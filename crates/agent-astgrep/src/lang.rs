@@ -110,6 +110,15 @@ pub struct LangSpec {
     /// their own spelling, so where keywords are literal, such a token of a pattern appears
     /// verbatim in every file it matches in, and prefilters files; these never do.
     pub lexed_otherwise: &'static [&'static str],
+    /// Whether every keyword is lexed by keyword extraction: the grammar's `grammar.json` names
+    /// a `word` token whose pattern continues over every ASCII letter, digit and `_`, and its
+    /// `parser.c` accepts no word-shaped anonymous token outside `ts_lex_keywords`. The lexer
+    /// then reads a whole run of the word token before it asks whether it is a keyword, so a
+    /// keyword token is never followed by one of those bytes, and an occurrence of a keyword's
+    /// spelling that is (`raise` in `raised`) does not admit a file (`needle.rs`). Read from each
+    /// bundled grammar's sources; false where a grammar has no `word` (Swift, CSS) or lexes
+    /// some keywords in its main lexer (Kotlin, Dart, Ruby's `BEGIN`, Bash's `in`).
+    pub keywords_whole: bool,
     /// The named node kinds whose leaves are identifier tokens (what the identifier witness
     /// reports): never a string or a comment.
     pub identifier_kinds: &'static [&'static str],
@@ -236,6 +245,11 @@ impl Lang {
     /// that kind.
     pub(crate) fn spelled_as_written(self, kind: &str) -> bool {
         self.spec().keywords_literal && !self.spec().lexed_otherwise.contains(&kind)
+    }
+
+    /// Whether this grammar's keywords are only ever whole words ([`LangSpec::keywords_whole`]).
+    pub(crate) fn keywords_whole(self) -> bool {
+        self.spec().keywords_whole
     }
 
     /// Whether a named leaf of this kind is an identifier token.

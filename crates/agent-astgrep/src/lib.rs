@@ -76,6 +76,7 @@ mod grep;
 mod lang;
 mod limits;
 mod memo;
+mod needle;
 mod pattern;
 mod resolve;
 mod scopes;

@@ -5,6 +5,7 @@
 use crate::error::AstGrepError;
 use crate::lang::{Context, Lang};
 use crate::limits;
+use crate::needle::Needle;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::StrDoc;
@@ -26,6 +27,10 @@ pub struct Compiled {
     pub kind: String,
     /// Identifiers the pattern contains literally: a file lacking any of them cannot match.
     pub literals: Vec<String>,
+    /// Those of the literals that are keywords of a grammar whose keywords are only ever whole
+    /// words ([`crate::lang::LangSpec::keywords_whole`]): a file holds one only where no ASCII
+    /// letter, digit or `_` follows it.
+    pub keywords: Vec<String>,
     /// The pattern's other tokens that appear verbatim wherever it matches (operators and
     /// punctuation only ever lexed from their own spelling, `==`, `=>`): a file whose text
     /// lacks one cannot match. Not words, so never looked up in the token index.
@@ -43,8 +48,23 @@ impl std::fmt::Debug for Compiled {
             .field("context", &self.context)
             .field("pattern", &self.pattern)
             .field("literals", &self.literals)
+            .field("keywords", &self.keywords)
             .field("texts", &self.texts)
             .finish()
+    }
+}
+
+impl Compiled {
+    /// What a file's bytes are searched for: the pattern's words (a keyword lexed only as a
+    /// whole word, as one), then its other verbatim tokens.
+    pub(crate) fn needles(&self) -> (Vec<Needle>, Vec<Needle>) {
+        let words = self
+            .literals
+            .iter()
+            .map(|w| Needle::new(w, self.keywords.contains(w)))
+            .collect();
+        let texts = self.texts.iter().map(|t| Needle::new(t, false)).collect();
+        (words, texts)
     }
 }
 
@@ -206,6 +226,8 @@ fn is_word(text: &str) -> bool {
 #[derive(Default)]
 struct Literals {
     words: BTreeSet<String>,
+    /// Of the words, the keywords lexed only as whole words.
+    keywords: BTreeSet<String>,
     texts: BTreeSet<String>,
 }
 
@@ -236,6 +258,9 @@ fn collect(lang: Lang, node: &PatternNode, literals: &mut Literals, vars: &mut B
             if is_word(text) {
                 if *is_named || verbatim {
                     literals.words.insert(text.clone());
+                }
+                if verbatim && lang.keywords_whole() {
+                    literals.keywords.insert(text.clone());
                 }
             } else if verbatim && !text.is_empty() && !text.contains(char::is_whitespace) {
                 literals.texts.insert(text.clone());
@@ -328,6 +353,11 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
             None => lits,
             Some(prev) => Literals {
                 words: prev.words.intersection(&lits.words).cloned().collect(),
+                keywords: prev
+                    .keywords
+                    .intersection(&lits.keywords)
+                    .cloned()
+                    .collect(),
                 texts: prev.texts.intersection(&lits.texts).cloned().collect(),
             },
         });
@@ -349,6 +379,7 @@ pub fn compile(lang: Lang, snippet: &str) -> Result<Compiled, AstGrepError> {
         ),
         context,
         literals: literals.words.into_iter().collect(),
+        keywords: literals.keywords.into_iter().collect(),
         texts: literals.texts.into_iter().collect(),
         vars: vars.into_iter().collect(),
         source: snippet.to_string(),
@@ -422,5 +453,21 @@ mod tests {
         let c = compile(Lang::Python, "$A not in $B").unwrap();
         assert_eq!(c.literals, ["in", "not"]);
         assert!(c.texts.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn keywords_of_a_grammar_that_extracts_them_are_whole_words() {
+        let c = compile(Lang::Python, "raise $E($$$ARGS)").unwrap();
+        assert_eq!(c.literals, ["raise"]);
+        assert_eq!(c.keywords, ["raise"]);
+        // An identifier is matched by its text, not lexed as a keyword.
+        let c = compile(Lang::Python, "isinstance($X, $T)").unwrap();
+        assert_eq!(c.literals, ["isinstance"]);
+        assert!(c.keywords.is_empty(), "{c:?}");
+        let c = compile(Lang::Rust, "impl $T for $U { $$$ }").unwrap();
+        assert_eq!(c.keywords, ["for", "impl"]);
+        // Swift's main lexer reads keywords itself: `break` may end inside `breakpoint`.
+        let c = compile(Lang::Swift, "break").unwrap();
+        assert!(c.keywords.is_empty(), "{c:?}");
     }
 }

@@ -284,3 +284,46 @@ async fn a_second_search_of_the_run_is_identical_and_never_stale() {
     assert!(!third.text.contains("$A = 1"), "{}", third.text);
     assert!(!third.text.contains("answered as"), "{}", third.text);
 }
+
+/// A keyword of a grammar whose keywords are whole words admits a file only where no word byte
+/// follows it: `raised`, `raises` and `raise_all` rule a file out unparsed; a `raise` before a
+/// tab or at the end of the file does not.
+#[tokio::test]
+async fn a_keyword_inside_a_longer_word_rules_a_file_out() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "words.py",
+        b"# it raised; raises: braise_x\nraised = f(x)\nraise_all(y)\n",
+    );
+    write(
+        dir.path(),
+        "call.py",
+        b"def f():\n    raise ValueError(1)\n",
+    );
+    write(dir.path(), "tab.py", b"def h():\n    raise\tE(2)\n");
+    write(
+        dir.path(),
+        "end.py",
+        b"def g():\n    try:\n        f(x)\n    except E:\n        raise",
+    );
+    let reg = registry(dir.path(), AstGrepConfig::default());
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "raise $E($$$ARGS)", "language": "python"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    let s = out.structured.unwrap();
+    assert_eq!(s["total"], 2, "{}", out.text);
+    assert_eq!(s["stats"]["files_searched"], 4, "{}", out.text);
+    assert_eq!(s["stats"]["files_prefiltered"], 1, "{}", out.text);
+    let files: Vec<&str> = s["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["call.py", "tab.py"]);
+}

@@ -263,3 +263,105 @@ fn a_kind_lexed_from_other_text_never_prefilters() {
         }
     }
 }
+
+/// Every word-shaped anonymous kind of `lang` (its keywords).
+fn keyword_kinds(lang: Lang) -> Vec<String> {
+    let ts = lang.ts_language();
+    let kinds: std::collections::BTreeSet<String> = (0..ts.node_kind_count() as u16)
+        .filter(|&id| !ts.node_kind_is_named(id) && ts.node_kind_is_visible(id))
+        .filter_map(|id| ts.node_kind_for_id(id))
+        .filter(|k| {
+            k.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+        .map(str::to_string)
+        .collect();
+    kinds.into_iter().collect()
+}
+
+/// The keyword tokens of `text` (as `lang` parses it) that a word byte follows: `(kind, at)`.
+fn keywords_ending_inside_a_word(lang: Lang, text: &str) -> Vec<(String, usize)> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&lang.ts_language()).unwrap();
+    let tree = parser.parse(text, None).unwrap();
+    let mut out = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let kind = node.kind();
+        if !node.is_named()
+            && !node.is_missing()
+            && lang.spelled_as_written(kind)
+            && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && text.as_bytes()[node.end_byte()..]
+                .first()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            out.push((kind.to_string(), node.start_byte()));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out
+}
+
+/// Where a grammar's keywords are whole words (`keywords_whole`), no keyword token is ever
+/// followed by an ASCII letter, digit or `_`: every keyword of the grammar, glued to word
+/// bytes before and after, in statement, expression and argument position and at the top of
+/// each of the grammar's pattern contexts, parsed with whatever error recovery that takes.
+/// The test can fail: a grammar whose main lexer reads keywords itself (Swift's) yields such
+/// tokens from the same inputs, which is why it is not listed.
+#[test]
+fn a_whole_keyword_is_never_followed_by_a_word_byte_even_in_error_recovery() {
+    let shapes = |kw: &str| {
+        [
+            format!("{kw}x\n"),
+            format!("{kw}_ y\n"),
+            format!("{kw}1 y\n"),
+            format!("x {kw}x y\n"),
+            format!("f({kw}x)\n"),
+            format!("x = {kw}y;\n"),
+            format!("{kw}{kw} {kw}X{kw}\n"),
+            format!("1{kw}x 1 {kw}\n"),
+            format!("class A {{ {kw}x y; }}\n"),
+            format!("fun f() {{ {kw}x }}\n"),
+        ]
+    };
+    let mut checked = 0usize;
+    for lang in Lang::ALL.iter().copied().filter(|l| l.keywords_whole()) {
+        let keywords = keyword_kinds(lang);
+        assert!(keywords.len() > 10, "{lang:?}: {keywords:?}");
+        for kw in &keywords {
+            let mut texts = shapes(kw).to_vec();
+            for ctx in lang.contexts() {
+                texts.push(format!("{}{kw}x{}", ctx.prefix, ctx.suffix));
+            }
+            for text in texts {
+                let bad = keywords_ending_inside_a_word(lang, &text);
+                assert!(bad.is_empty(), "{lang:?}: {bad:?} in {text:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5_000, "{checked}");
+    // The same inputs in Swift, whose grammar has no `word` token: its main lexer reads
+    // keywords itself, and `Protocol` comes out of `Protocolx`.
+    assert!(!Lang::Swift.keywords_whole());
+    let swift: Vec<_> = keyword_kinds(Lang::Swift)
+        .iter()
+        .flat_map(|kw| shapes(kw).to_vec())
+        .flat_map(|t| keywords_ending_inside_a_word(Lang::Swift, &t))
+        .collect();
+    assert!(
+        swift.iter().any(|(kind, _)| kind == "Protocol"),
+        "{swift:?}"
+    );
+}

@@ -20,11 +20,11 @@
 
 use super::Compiled;
 use crate::lang::Lang;
+use crate::needle::Needle;
 use ast_grep_core::matcher::{Matcher, MatcherExt};
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Node, NodeMatch};
 use bit_set::BitSet;
-use memchr::memmem;
 use std::ops::Range;
 
 type D = StrDoc<Lang>;
@@ -37,31 +37,20 @@ pub(crate) struct Anchor {
 }
 
 impl Anchor {
-    /// The rarest of `tokens` in `text`, or `None` when there is no token to anchor on.
-    pub(crate) fn rarest<'a>(
-        tokens: impl IntoIterator<Item = &'a str>,
-        text: &[u8],
-    ) -> Option<Self> {
+    /// Of `needles`, the one with the fewest occurrences in `text`, or `None` when there is
+    /// none to anchor on.
+    pub(crate) fn rarest(needles: &[Needle], text: &[u8]) -> Option<Self> {
         let mut best: Option<Anchor> = None;
-        for token in tokens {
-            if token.is_empty() {
+        for needle in needles {
+            if needle.len() == 0 {
                 continue;
             }
-            let finder = memmem::Finder::new(token.as_bytes());
             let limit = best.as_ref().map_or(usize::MAX, |b| b.starts.len());
-            let mut starts = Vec::new();
-            let mut at = 0;
-            while starts.len() < limit
-                && let Some(i) = finder.find(&text[at..])
-            {
-                starts.push(at + i);
-                // The next search starts one byte on: occurrences may overlap.
-                at += i + 1;
-            }
+            let starts = needle.occurrences(text, limit);
             if starts.len() < limit {
                 best = Some(Anchor {
                     starts,
-                    len: token.len(),
+                    len: needle.len(),
                 });
             }
         }
@@ -88,10 +77,9 @@ impl Compiled {
     }
 
     fn walk<'t>(&'t self, ast: &'t AstGrep<D>) -> Walk<'t> {
-        let anchor = Anchor::rarest(
-            self.literals.iter().chain(&self.texts).map(String::as_str),
-            ast.get_text().as_bytes(),
-        );
+        let (mut needles, texts) = self.needles();
+        needles.extend(texts);
+        let anchor = Anchor::rarest(&needles, ast.get_text().as_bytes());
         Walk {
             stack: vec![ast.root()],
             anchor,
@@ -150,8 +138,11 @@ mod tests {
 
     #[test]
     fn the_rarest_token_is_the_anchor_and_overlapping_occurrences_count() {
+        let needles = |tokens: &[&str]| -> Vec<Needle> {
+            tokens.iter().map(|t| Needle::new(t, false)).collect()
+        };
         let text = b"raise f(x); raise g(h(y)); raise k() aaa";
-        let a = Anchor::rarest(["(", "raise", "aa"], text).unwrap();
+        let a = Anchor::rarest(&needles(&["(", "raise", "aa"]), text).unwrap();
         assert_eq!(
             a,
             Anchor {
@@ -159,17 +150,17 @@ mod tests {
                 len: 2
             }
         );
-        let a = Anchor::rarest(["(", "raise"], b"raise f(x); raise g(y)").unwrap();
+        let a = Anchor::rarest(&needles(&["(", "raise"]), b"raise f(x); raise g(y)").unwrap();
         assert_eq!(a.len, 1);
         assert_eq!(a.starts, [7, 19]);
-        assert!(Anchor::rarest(Vec::<&str>::new(), b"x").is_none());
-        let none = Anchor::rarest(["zz"], b"x").unwrap();
+        assert!(Anchor::rarest(&[], b"x").is_none());
+        let none = Anchor::rarest(&needles(&["zz"]), b"x").unwrap();
         assert!(none.starts.is_empty() && !none.within(&(0..1)));
     }
 
     #[test]
     fn a_range_holds_an_occurrence_only_whole() {
-        let a = Anchor::rarest(["==="], b"a === b").unwrap();
+        let a = Anchor::rarest(&[Needle::new("===", false)], b"a === b").unwrap();
         assert!(a.within(&(0..7)));
         assert!(a.within(&(2..5)));
         assert!(!a.within(&(2..4)), "the occurrence ends past the range");
