@@ -26,7 +26,12 @@
 //!   the same snippet accepted by a later context as another kind of declaration is matched too
 //!   (a Dart `void $F() { … }` is a local function in a block and a method in a class). A
 //!   repeated metavariable must capture the same tokens (spacing and comments aside): its
-//!   child `pattern/matcher.rs` holds that check, the matcher a search runs.
+//!   child `pattern/matcher.rs` holds that check, the matcher a search runs; its child
+//!   `pattern/find.rs` is the walk that offers a parsed file's nodes to it, entering only the
+//!   nodes that hold the pattern's rarest verbatim token.
+//! - `needle`: a token a pattern's matches hold verbatim, found in a file's bytes (overlapping
+//!   occurrences; a keyword of a grammar that extracts its keywords only where no word byte
+//!   follows), for the prefilter and the match walk.
 //! - `engine`: the scope and the walk (parallel, `.gitignore`-aware, binary/large files skipped
 //!   and counted, literal prefilter, time limit), in path order; its children are what a walk
 //!   is for: `search` (matches listed and counted, the memo's answers used and filled) and
