@@ -4,6 +4,7 @@
 //! cache). What is done with each parsed file is its caller's: [`search`] (`engine/search.rs`)
 //! lists and counts matches, [`rewrite`] (`engine/rewrite.rs`) computes a file's new text.
 
+mod retire;
 mod rewrite;
 pub mod search;
 
@@ -310,14 +311,16 @@ fn walk<T: Send>(
         drop(text);
         let ast = std::sync::Arc::new(ast);
         handle(&ast, whole);
+        let len = ast.get_text().len();
         if let (Some(index), Some(whole)) = (index, whole) {
             index.note(path, whole, new_tokens, true);
             // A tree is worth keeping from its second parse in the run: a search that is not
             // repeated keeps nothing.
             if parsed_before {
-                cached.put(path, compiled.lang, whole, ast);
+                cached.put(path, compiled.lang, whole, ast.clone());
             }
         }
+        retire::retire(ast, len);
     };
 
     if scope.single_file {
