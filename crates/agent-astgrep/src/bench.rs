@@ -3,7 +3,7 @@
 
 use crate::error::AstGrepError;
 use crate::lang::Lang;
-use crate::{pattern, tokens};
+use crate::pattern;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -38,8 +38,9 @@ pub mod patterns {
 }
 
 /// For `examples/bench` (issue 26): the limit a search runs against. Finds the files of
-/// `language` under `root` (the walk `ast_grep` makes) whose word tokens admit `pattern`'s
-/// literals and whose text holds its verbatim tokens — the files a search must parse — and
+/// `language` under `root` (the walk `ast_grep` makes) whose bytes hold the pattern's words
+/// (a whole keyword as one) and verbatim tokens — the files a search without the run's index
+/// parses — and
 /// parses them with tree-sitter on `threads` threads, no matching. Returns (files parsed, their
 /// bytes, wall time of the parses alone).
 #[doc(hidden)]
@@ -54,7 +55,7 @@ pub fn bare_parse(
         valid: Lang::ids(),
     })?;
     let compiled = pattern::compile(lang, pattern)?;
-    let wanted = tokens::wanted(&compiled.literals);
+    let (words, verbatim) = compiled.needles();
     let mut texts = Vec::new();
     let walk = ignore::WalkBuilder::new(root)
         .require_git(false)
@@ -68,8 +69,10 @@ pub fn bare_parse(
         let Ok(text) = std::fs::read_to_string(entry.path()) else {
             continue;
         };
-        if tokens::holds_all(&tokens::tokens(&text), &wanted)
-            && compiled.texts.iter().all(|t| text.contains(t.as_str()))
+        if words
+            .iter()
+            .chain(&verbatim)
+            .all(|n| n.occurs_in(text.as_bytes()))
         {
             texts.push(text);
         }

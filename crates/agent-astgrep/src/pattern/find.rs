@@ -10,8 +10,9 @@
 //! subtree, and it stands on the same ground: a word is matched against a node of that text,
 //! and a verbatim token is a kind the grammar lexes only from its own spelling
 //! (`LangSpec::lexed_otherwise` lists the others, which are in neither list). Occurrences are
-//! found by substring, overlapping ones too (`aa` twice in `aaa`), so an occurrence inside a
-//! longer word only lets a node be visited.
+//! found as `needle.rs` finds them: by substring, overlapping ones too (`aa` twice in `aaa`),
+//! so an occurrence inside a longer word only lets a node be visited; a keyword of a grammar
+//! whose keywords are whole words, only where no word byte follows it.
 //!
 //! Measured (docs/benchmarks.md, "a walk that enters only the nodes holding the anchor"):
 //! visiting every node of a tree was about a sixth of a parse-bound search's CPU.
