@@ -36,7 +36,8 @@
 //!   and counted, literal prefilter, time limit), in path order; its children are what a walk
 //!   is for: `search` (matches listed and counted, the memo's answers used and filled) and
 //!   `rewrite` (each matching file's new text); `retire` frees the trees of large files on one
-//!   background thread, started on first use and kept for the process (at most two trees wait).
+//!   background thread, started for the first large tree and kept for the process (at most two
+//!   trees wait).
 //! - `stats`: what a walk did (searched, ruled out by the prefilter, skipped and why), which
 //!   every result reports, and the footer line that says it.
 //! - `fingerprint`: how the run knows a file is unchanged (size, mtime and ctime; nothing kept

@@ -61,9 +61,12 @@ impl Retirer {
     }
 }
 
-/// The process's retirer, started on first use.
+/// The process's retirer, started when the first large tree is freed.
 pub fn retire<T: Send + 'static>(value: T, source_len: usize) {
     static RETIRER: OnceLock<Retirer> = OnceLock::new();
+    if source_len < LARGE {
+        return drop(value);
+    }
     RETIRER
         .get_or_init(|| Retirer::new(IN_FLIGHT))
         .retire(value, source_len);
