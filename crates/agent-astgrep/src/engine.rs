@@ -157,11 +157,9 @@ impl Budget {
 
 /// What a file's bytes must hold for the pattern to match in it.
 struct Prefilter {
-    /// The literal words (what the token index knows of a file, when it knows it).
+    /// The literal words (what the token index knows of a file, when it knows it); a keyword
+    /// that is only ever a whole word is one such needle.
     words: Vec<Needle>,
-    /// The keywords among them that are only ever whole words, which the index cannot tell
-    /// (it holds a word's prefixes too): `raise` in `raised` admits a file there.
-    keywords: Vec<Needle>,
     /// The other verbatim tokens ([`Compiled::texts`]), which the index does not hold.
     texts: Vec<Needle>,
 }
@@ -169,16 +167,7 @@ struct Prefilter {
 impl Prefilter {
     fn new(compiled: &Compiled) -> Self {
         let (words, texts) = compiled.needles();
-        let keywords = compiled
-            .keywords
-            .iter()
-            .map(|k| Needle::new(k, true))
-            .collect();
-        Prefilter {
-            words,
-            keywords,
-            texts,
-        }
+        Prefilter { words, texts }
     }
 
     /// Whether `bytes` hold every literal word and verbatim token.
@@ -188,9 +177,13 @@ impl Prefilter {
     }
 
     /// Whether `bytes` hold what the index cannot tell (for a file whose words it admitted):
-    /// every whole keyword and every verbatim token.
+    /// every whole keyword (the index holds a word's prefixes too: `raise` in `raised` admits a
+    /// file there) and every verbatim token.
     fn holds_unindexed(&self, bytes: &[u8]) -> bool {
-        self.keywords.iter().all(|n| n.occurs_in(bytes))
+        self.words
+            .iter()
+            .filter(|n| n.is_whole())
+            .all(|n| n.occurs_in(bytes))
             && self.texts.iter().all(|n| n.occurs_in(bytes))
     }
 }

@@ -41,6 +41,11 @@ impl Needle {
         self.finder.needle().len()
     }
 
+    /// Whether this is a keyword lexed only as a whole word.
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
     /// Whether the occurrence at `at` counts.
     fn counts(&self, bytes: &[u8], at: usize) -> bool {
         !self.whole
