@@ -183,6 +183,22 @@ fn sources(dir: &Path, lang: Lang, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// Every node of `tree`, in pre-order (a cursor walk: no recursion).
+fn each_node(tree: &tree_sitter::Tree, mut f: impl FnMut(tree_sitter::Node<'_>)) {
+    let mut cursor = tree.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 /// An anonymous token a pattern may prefilter by (`spelled_as_written`) is its kind's spelling
 /// wherever the grammar lexes it: every such node of the per-language test corpora, and of
 /// this crate's own Rust sources, has exactly that text (a token the parser inserted to recover
@@ -207,9 +223,7 @@ fn an_anonymous_token_spelled_as_written_is_its_kinds_spelling_in_every_file() {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&lang.ts_language()).unwrap();
         let tree = parser.parse(&text, None).unwrap();
-        let mut cursor = tree.walk();
-        'walk: loop {
-            let node = cursor.node();
+        each_node(&tree, |node| {
             let kind = node.kind();
             if !node.is_named() && !node.is_missing() && lang.spelled_as_written(kind) {
                 assert_eq!(
@@ -220,15 +234,7 @@ fn an_anonymous_token_spelled_as_written_is_its_kinds_spelling_in_every_file() {
                 );
                 *checked.entry(lang.id()).or_default() += 1;
             }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-            }
-        }
+        });
     }
     assert!(
         checked.get("rust").is_some_and(|n| *n > 10_000),
@@ -287,9 +293,7 @@ fn keywords_ending_inside_a_word(lang: Lang, text: &str) -> Vec<(String, usize)>
     parser.set_language(&lang.ts_language()).unwrap();
     let tree = parser.parse(text, None).unwrap();
     let mut out = Vec::new();
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
+    each_node(&tree, |node| {
         let kind = node.kind();
         if !node.is_named()
             && !node.is_missing()
@@ -301,15 +305,7 @@ fn keywords_ending_inside_a_word(lang: Lang, text: &str) -> Vec<(String, usize)>
         {
             out.push((kind.to_string(), node.start_byte()));
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
+    });
     out
 }
 
