@@ -147,6 +147,7 @@ impl Server {
         binary: PathBuf,
         args: Vec<String>,
         prefix: &[String],
+        kept_env: Option<&[&str]>,
         request_timeout: Duration,
     ) -> Result<Arc<Server>, LspError> {
         let start_err = |detail: String, stderr: String| LspError::Start {
@@ -160,6 +161,9 @@ impl Server {
             .current_dir(&root)
             .stdin_piped()
             .stderr_tail(16 * 1024);
+        if let Some(kept) = kept_env {
+            cmd = cmd.env_only(kept);
+        }
         for (k, v) in &spec.env {
             cmd = cmd.env(k, v);
         }
@@ -213,7 +217,7 @@ impl Server {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "root".into());
         let params = InitializeParams {
-            process_id: std::process::id(),
+            process_id: prefix.is_empty().then(std::process::id),
             client_info: protocol::ClientInfo {
                 name: "agent-tools",
                 version: env!("CARGO_PKG_VERSION"),

@@ -303,7 +303,7 @@ static UNTRUSTED_RUST_ANALYZER: std::sync::LazyLock<Value> = std::sync::LazyLock
 });
 
 /// Deep-merge `patch` into `base` (objects merge key by key; anything else replaces).
-fn merge(base: &mut Value, patch: Value) {
+pub(crate) fn merge(base: &mut Value, patch: Value) {
     match (base, patch) {
         (Value::Object(b), Value::Object(p)) => {
             for (k, v) in p {

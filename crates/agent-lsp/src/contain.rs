@@ -9,7 +9,10 @@
 //!
 //! 1. **bubblewrap** ([`Containment::wrap`]): the server runs with the whole host read-only, the
 //!    workspace read-only, a private `/tmp`, a private empty home with only the toolchain folders
-//!    bound back read-only, and no network; it dies with the host. When the host already runs its children behind a sandbox prefix (`docker
+//!    bound back read-only, and no network; in its own pid and user namespaces with every
+//!    capability dropped and in a new session (the host's processes, its `/proc` entries and the
+//!    person's terminal are out of reach); with an environment built from [`KEPT_ENV`]; it dies
+//!    with the host. When the host already runs its children behind a sandbox prefix (`docker
 //!    exec -i box`), that sandbox is the containment and bubblewrap is not added inside it.
 //! 2. **cargo and rustup neutralised** ([`Containment::env`]): the host's own toolchain named by
 //!    `RUSTUP_TOOLCHAIN` (it outranks `rust-toolchain.toml`), `CARGO`/`RUSTC` set to that
@@ -50,6 +53,30 @@ pub struct Containment {
     /// What contains it, in words (for `status`).
     pub summary: String,
 }
+
+/// The host variables a contained server is given (besides its own [`Containment::env`] and the
+/// server entry's `env`): what finding its toolchain needs, never the host's secrets (the HTTP
+/// token, credentials the person exported).
+pub const KEPT_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TZ",
+    "RUSTUP_HOME",
+    "CARGO_HOME",
+    "PYENV_ROOT",
+    "GOPATH",
+    "GOROOT",
+    "GOCACHE",
+    "GOMODCACHE",
+    "JAVA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+];
 
 /// Why an untrusted server cannot be contained.
 #[derive(Debug, Clone)]
@@ -102,7 +129,7 @@ pub fn untrusted(
         ),
         env,
         summary: format!(
-            "bubblewrap (workspace and host read-only, private /tmp and home, no network); {layer2}"
+            "bubblewrap (workspace and host read-only, private /tmp and home, no network, own pid and user namespaces, no capabilities, no terminal); {layer2}"
         ),
     })
 }
@@ -126,10 +153,23 @@ fn bwrap_argv(bwrap: &Path, ws: &Path, hidden: &[PathBuf], path: &[PathBuf]) -> 
     let s = |p: &Path| p.display().to_string();
     let mut a: Vec<String> = vec![s(bwrap)];
     let mut push = |xs: &[&str]| a.extend(xs.iter().map(|x| x.to_string()));
-    // No pid namespace: servers watch the client's pid (LSP `processId`) and exit when they
-    // cannot see it (typescript-language-server did, at its first request). The run's tag and
-    // the process group end the server's processes instead.
-    push(&["--die-with-parent", "--unshare-net"]);
+    // A wall, not a curtain: its own pid namespace (the host's `/proc/<pid>/root`, `environ`
+    // and `fd` and its signals are out of reach; the server is told no client `processId`), a
+    // user namespace in which it is root of nothing with every capability dropped, a new
+    // session (no controlling terminal: no `TIOCSTI` into the person's shell), no network, and
+    // death with the host.
+    push(&[
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-net",
+        "--unshare-pid",
+    ]);
+    push(&[
+        "--unshare-user",
+        "--cap-drop",
+        "ALL",
+        "--unshare-cgroup-try",
+    ]);
     push(&["--unshare-ipc", "--unshare-uts", "--ro-bind", "/", "/"]);
     push(&["--dev", "/dev", "--proc", "/proc"]);
     for h in hidden {
@@ -182,6 +222,43 @@ fn toolchain_dirs(hidden: &[PathBuf], path: &[PathBuf]) -> Vec<PathBuf> {
     path.iter().cloned().for_each(&mut add);
     out.sort();
     out
+}
+
+/// The project files through which a server of an untrusted root would find and run a
+/// compiler of the repository's choosing, closed: the `initializationOptions` to merge into the
+/// server's, or why the server cannot be started safely.
+///
+/// rust-analyzer takes a `rust-project.json` (or `.rust-project.json`) in the root or any folder
+/// above it over `Cargo.toml`, and runs `<its sysroot>/bin/rustc` — the repository's program —
+/// even with `RUSTC` pinned. For an untrusted root it is told which project to load
+/// (`linkedProjects`: the root's `Cargo.toml`), so no such file is read; a root without a
+/// `Cargo.toml` whose project would be a `rust-project.json` is refused, with the reason.
+pub fn toolchain_doors(
+    server: &str,
+    root: &Path,
+) -> Result<Option<serde_json::Value>, Uncontained> {
+    if server != "rust-analyzer" {
+        return Ok(None);
+    }
+    let manifest = root.join("Cargo.toml");
+    if manifest.is_file() {
+        return Ok(Some(
+            serde_json::json!({"linkedProjects": [manifest.display().to_string()]}),
+        ));
+    }
+    let project_json = root.ancestors().find_map(|dir| {
+        ["rust-project.json", ".rust-project.json"]
+            .into_iter()
+            .map(|name| dir.join(name))
+            .find(|p| p.exists())
+    });
+    match project_json {
+        Some(p) => Err(Uncontained(format!(
+            "the project is not trusted and rust-analyzer would load {}, whose `sysroot` names              the compiler it runs (the repository's own program): trust the project in your own              config (`trusted_projects`) to load it",
+            p.display()
+        ))),
+        None => Ok(None),
+    }
 }
 
 impl Containment {

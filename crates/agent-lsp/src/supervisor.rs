@@ -453,6 +453,7 @@ impl Supervisor {
         let (id, at_root) = (spec.id.clone(), root.display().to_string());
         // An untrusted project's server runs contained, or not at all.
         let mut prefix = self.prefix.clone();
+        let mut kept_env = None;
         let spec = match self.containment() {
             None => spec,
             Some(Err(Uncontained(why))) => {
@@ -464,8 +465,23 @@ impl Supervisor {
                 });
             }
             Some(Ok(c)) => {
+                let door = match crate::contain::toolchain_doors(&spec.id, &root) {
+                    Ok(door) => door,
+                    Err(Uncontained(why)) => {
+                        return Err(LspError::Start {
+                            server: id,
+                            root: at_root,
+                            detail: why,
+                            stderr: String::new(),
+                        });
+                    }
+                };
                 prefix.extend(c.wrap_for(&binary, &args));
+                kept_env = Some(crate::contain::KEPT_ENV);
                 let mut spec = (*spec).clone();
+                if let Some(options) = door {
+                    crate::config::merge(&mut spec.init_options, options);
+                }
                 spec.env.extend(c.env.clone());
                 Arc::new(spec)
             }
@@ -544,6 +560,7 @@ impl Supervisor {
                 binary.clone(),
                 args,
                 &prefix,
+                kept_env,
                 self.cfg.request_timeout,
             ),
         )

@@ -39,6 +39,9 @@ pub struct Command {
     args: Vec<OsString>,
     cwd: Option<PathBuf>,
     env: Vec<(OsString, OsString)>,
+    /// When set, only these variables of the host's environment reach the child (a name ending
+    /// in `*` keeps every variable with that prefix); [`Command::env`] and the run's tag always do.
+    kept_env: Option<Vec<String>>,
     stdin: bool,
     stdout: bool,
     tail_cap: usize,
@@ -62,6 +65,7 @@ impl Command {
             args: Vec::new(),
             cwd: None,
             env: Vec::new(),
+            kept_env: None,
             stdin: false,
             stdout: true,
             tail_cap: 16 * 1024,
@@ -101,6 +105,14 @@ impl Command {
     pub fn env(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> Self {
         self.env
             .push((k.as_ref().to_owned(), v.as_ref().to_owned()));
+        self
+    }
+
+    /// Pass the child only the host variables named in `kept` (a name ending in `*` keeps every
+    /// variable with that prefix), besides those set with [`Command::env`] and the run's tag: the
+    /// environment of a contained program is an allow-list, never the host's whole environment.
+    pub fn env_only(mut self, kept: &[&str]) -> Self {
+        self.kept_env = Some(kept.iter().map(|k| k.to_string()).collect());
         self
     }
 
@@ -158,6 +170,15 @@ impl Command {
         let (program, mut args) = self.launcher.argv(&self.program);
         args.append(&mut self.args);
         let mut cmd = tokio::process::Command::new(program);
+        if let Some(kept) = &self.kept_env {
+            cmd.env_clear().envs(std::env::vars_os().filter(|(k, _)| {
+                let k = k.to_string_lossy();
+                kept.iter().any(|want| match want.strip_suffix('*') {
+                    Some(prefix) => k.starts_with(prefix),
+                    None => *want == k,
+                })
+            }));
+        }
         cmd.args(args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .env(tag_name(run_id()), n.to_string())
@@ -172,12 +193,14 @@ impl Command {
                 Stdio::null()
             })
             .stderr(Stdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
+        for name in crate::withheld() {
+            cmd.env_remove(name);
+        }
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
-        die_with_parent(&mut cmd);
+        new_session_dying_with_parent(&mut cmd);
         let mut child = match spawner::spawn(cmd).await {
             Ok(c) => c,
             Err(e) => {
@@ -311,15 +334,20 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// `PR_SET_PDEATHSIG(SIGKILL)` in the child, and a check that the parent did not die before it
-/// was set (then the child would already belong to init).
-fn die_with_parent(cmd: &mut tokio::process::Command) {
+/// In the child: a new session (so it leads its own process group, which every end signals,
+/// and has no controlling terminal: nothing it starts can read the person's terminal or push
+/// keystrokes into it with `TIOCSTI`), `PR_SET_PDEATHSIG(SIGKILL)`, and a check that the parent
+/// did not die before it was set (then the child would already belong to init).
+fn new_session_dying_with_parent(cmd: &mut tokio::process::Command) {
     let parent = std::process::id() as libc::pid_t;
     #[allow(unsafe_code)]
     // SAFETY: the closure runs between fork and exec and calls only async-signal-safe functions
-    // (prctl, getppid); it allocates nothing and touches no lock.
+    // (setsid, prctl, getppid); it allocates nothing and touches no lock.
     unsafe {
         cmd.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }

@@ -2,7 +2,9 @@
 //!
 //! This crate is the only code in the workspace that starts a child process. It owns:
 //!
-//! - [`Command`] → [`Child`]: a supervised child leads its own process group, carries the run's
+//! - [`Command`] → [`Child`]: a supervised child leads its own session and process group (no
+//!   controlling terminal: it cannot read the person's terminal or push keystrokes into it),
+//!   never sees a variable the host [withholds](withhold_env) (the HTTP token), carries the run's
 //!   tag in its environment (`AGENT_TOOLS_RUN_<run>=<n>`, inherited by every descendant, even one
 //!   that starts a new session), and gets `PR_SET_PDEATHSIG(SIGKILL)`, so a host killed outright
 //!   takes its direct children with it. Its stderr is pumped into a bounded [`Tail`] whose end can
@@ -61,6 +63,22 @@ pub fn run_id() -> &'static str {
         );
         format!("{:016x}", h.finish())
     })
+}
+
+/// Never pass the environment variable `name` to a child (the host's secrets: its HTTP bearer
+/// token). Every child started from then on, the reaper included, lacks it.
+pub fn withhold_env(name: &str) {
+    let mut w = WITHHELD.lock();
+    if !w.iter().any(|n| n == name) {
+        w.push(name.to_string());
+    }
+}
+
+static WITHHELD: parking_lot::Mutex<Vec<String>> = parking_lot::Mutex::new(Vec::new());
+
+/// The names [`withhold_env`] was given.
+pub(crate) fn withheld() -> Vec<String> {
+    WITHHELD.lock().clone()
 }
 
 /// The name of the tag variable of the run `run`.

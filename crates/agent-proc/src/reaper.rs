@@ -30,16 +30,28 @@ pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
         return Ok(*pid);
     }
     let run = crate::run_id();
-    let mut child = std::process::Command::new(exe)
-        .args(args)
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(args)
         .arg(run)
         .env(REAPER_ENV, run)
         .current_dir("/")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()?;
+        .stderr(Stdio::null());
+    for name in crate::withheld() {
+        cmd.env_remove(name);
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: setsid is async-signal-safe; the closure allocates nothing and touches no lock.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
     let stdin = child
         .stdin
         .take()

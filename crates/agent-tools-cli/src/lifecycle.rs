@@ -29,7 +29,11 @@ pub fn as_reaper(args: &[String]) -> Option<ExitCode> {
 
 /// Start the run's reaper (this binary, re-executed). Without it a SIGKILLed host would leave
 /// behind what its children started in new sessions.
+///
+/// Also withholds the HTTP bearer token's variable from every child, the reaper first: the token
+/// lives in the host only.
 pub fn start_reaper() {
+    agent_proc::withhold_env(crate::http::TOKEN_ENV);
     let started =
         std::env::current_exe().and_then(|exe| agent_proc::reaper::start(&exe, &[REAPER_ARG]));
     match started {

@@ -20,7 +20,10 @@ impl Request for Initialize {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeParams {
-    pub process_id: u32,
+    /// The host's pid, or null where the server cannot see it (contained in its own pid
+    /// namespace, or behind the run's sandbox prefix): a server that watches a pid it cannot
+    /// see exits.
+    pub process_id: Option<u32>,
     pub client_info: ClientInfo,
     pub root_uri: String,
     pub root_path: String,
