@@ -143,6 +143,23 @@ impl Registry {
         Ok(())
     }
 
+    /// Keep only the tools whose names `keep` accepts, while composing the run (a host that
+    /// serves a client only the tools it lacks). Wrappers, providers and rooms stay. The tools
+    /// removed, by name.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
+    pub fn retain(&self, keep: impl Fn(&str) -> bool) -> Vec<String> {
+        self.composing_or_panic("retain", "the tool set");
+        let mut tools = self.inner.tools.write();
+        let removed: Vec<String> = tools.keys().filter(|n| !keep(n)).cloned().collect();
+        for name in &removed {
+            tools.remove(name);
+        }
+        removed
+    }
+
     /// Add a wrapper while composing the run; it applies to every call whose output it wraps.
     ///
     /// # Panics

@@ -6,7 +6,7 @@
 
 use agent_tools::tier::UnknownSurface;
 use agent_tools::{Surface, Tier};
-use agent_tools_cli::host::{Asking, HostOptions};
+use agent_tools_cli::host::{Asking, HostOptions, ToolSelection};
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -36,6 +36,9 @@ pub enum UsageError {
         /// Why it is no surface.
         source: UnknownSurface,
     },
+    /// `--tools` or `--without` names no tool or family.
+    #[error("{0}")]
+    Tools(String),
     /// `--root` is not a directory.
     #[error("`--root` = `{}` is not a directory", .0.display())]
     NotADirectory(PathBuf),
@@ -104,6 +107,8 @@ pub struct Common {
     pub ask_timeout: Option<std::time::Duration>,
     /// `--astgrep-cache-mib`: the parse cache's bound in bytes (`None`: the default).
     pub astgrep_cache_bytes: Option<u64>,
+    /// `--tools` / `--without`: the tools served (`None`: all).
+    pub tools: Option<ToolSelection>,
 }
 
 impl Common {
@@ -119,6 +124,7 @@ impl Common {
             astgrep_cache_bytes: self.astgrep_cache_bytes,
             // The library sets the port for the command it runs (terminal card, elicitation).
             asking: Asking::Nobody,
+            tools: self.tools.clone(),
         }
     }
 }
@@ -140,6 +146,7 @@ const SERVE_EXAMPLES: &str = "\
 Examples:
   agent-tools serve --root . --surface plan
   agent-tools serve --sandbox-prefix \"docker exec -i box\" --approval write,exec
+  agent-tools serve --without files   # a client with its own read, grep, glob, edit, write
   AGENT_TOOLS_TOKEN=s3cret agent-tools serve --listen 127.0.0.1:8765   # http://127.0.0.1:8765/mcp";
 
 const CALL_EXAMPLES: &str = "\
@@ -179,6 +186,14 @@ enum Sub {
         /// 0600, and its path printed on stderr)
         #[arg(long, value_name = "PATH", requires = "listen")]
         token_file: Option<PathBuf>,
+        /// Serve only these tools or families, comma-separated (files, lsp, astgrep, dap,
+        /// kernel, ask, vibe, or a tool's name); default: all
+        #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+        tools: Vec<String>,
+        /// Serve every tool but these tools or families, comma-separated (`--without files`
+        /// for a client that has its own read, grep, glob, edit and write)
+        #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+        without: Vec<String>,
     },
     /// Call one tool and print its result
     #[command(after_help = CALL_EXAMPLES)]
@@ -314,6 +329,7 @@ fn common(root: RootArg, surface: Surface) -> Common {
         token_file: None,
         ask_timeout: None,
         astgrep_cache_bytes: None,
+        tools: None,
     }
 }
 
@@ -399,9 +415,13 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
             run,
             listen,
             token_file,
+            tools,
+            without,
         } => Command::Serve(Common {
             listen,
             token_file,
+            tools: ToolSelection::new(&tools, &without, &agent_tools_cli::host::catalog())
+                .map_err(UsageError::Tools)?,
             ..run_common(run)
         }),
         Sub::Call {

@@ -2,8 +2,10 @@
 //! [`FAMILIES`]), the way `ask_user` reaches a person, and the run served over MCP ([`serve`]).
 
 mod families;
+mod selection;
 
 pub use families::{FAMILIES, Family};
+pub use selection::{ToolSelection, catalog};
 
 use agent_tools::tier::doctor::DoctorEntry;
 use agent_tools::{Registry, RunInfo, Surface};
@@ -31,6 +33,8 @@ pub struct HostOptions {
     /// How `ask_user` and approvals reach a person. [`terminal_registry`] and [`serve`] set it
     /// for their port.
     pub asking: Asking,
+    /// The tools served (`serve --tools` / `--without`): `None` every tool attached.
+    pub tools: Option<ToolSelection>,
 }
 
 /// How `ask_user` and approvals reach a person: the port the `ask` family is attached with.
@@ -65,11 +69,33 @@ pub fn build(opts: &HostOptions) -> Registry {
     registry.set_policy(agent_tools::tier::ApprovalPolicy::tiers(
         opts.approval.iter().copied(),
     ));
-    agent_tools::files::attach(&registry);
-    for family in FAMILIES {
-        family.attach(&registry, opts);
+    attach_all(&registry, opts);
+    if let Some(selection) = &opts.tools {
+        selection.apply(&registry);
     }
     registry
+}
+
+/// Attach the file tools and every family compiled in, as `opts` says; the tools each
+/// registered, by family (`files` first).
+fn attach_all(registry: &Registry, opts: &HostOptions) -> Vec<(String, Vec<String>)> {
+    let added = |before: &[String]| -> Vec<String> {
+        registry
+            .names()
+            .into_iter()
+            .filter(|n| !before.contains(n))
+            .collect()
+    };
+    let mut out = Vec::new();
+    let before = registry.names();
+    agent_tools::files::attach(registry);
+    out.push(("files".to_string(), added(&before)));
+    for family in FAMILIES {
+        let before = registry.names();
+        family.attach(registry, opts);
+        out.push((family.feature().to_string(), added(&before)));
+    }
+    out
 }
 
 /// The registry for terminal commands (`call`, `tools`, `repl`): `ask_user` and approvals go

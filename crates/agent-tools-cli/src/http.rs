@@ -217,6 +217,11 @@ pub async fn serve(
     let local = listener.local_addr()?;
     let host = Host::new(make_registry(), surface, Sessions::default());
     let mut config = StreamableHttpServerConfig::default();
+    // No SSE priming event (rmcp's default sends one with empty data and a `retry` field before
+    // each response): Gemini CLI's SDK parses every event's data as JSON, fails on the empty one
+    // and drops the server (it then lists no tools). Nothing here resumes a stream by event id,
+    // so the priming event served no one.
+    config.sse_retry = None;
     if !addr.ip().is_loopback() {
         // Asked to listen beyond loopback: any Host name may reach it; the token still gates.
         config = config.disable_allowed_hosts();

@@ -204,6 +204,13 @@ pub fn tool_json(info: &ToolInfo) -> Value {
 
 /// A tool result as MCP `CallToolResult`: the text, each image as PNG base64, the structured
 /// value (an object as is, anything else wrapped as `{"value": …}`), and the error flag.
+///
+/// The agent clients people run hand the model the structured content *instead of* the content
+/// blocks when there is any (Claude Code and Codex CLI, measured by `tests/agent_clients.rs`;
+/// docs/decisions.md), so the structured value is a superset of the text: the rendered text is
+/// in it as `text` (a tool's own `text` field is kept under `text` and the rendering goes to
+/// `rendered`). A result with images has no structured value at all: those clients would drop
+/// the images for it. A harness that embeds the crates still has both halves in [`ToolOutput`].
 pub fn call_result(out: &ToolOutput) -> CallToolResult {
     let mut content = vec![ContentBlock::text(out.text.clone())];
     for img in &out.images {
@@ -218,13 +225,27 @@ pub fn call_result(out: &ToolOutput) -> CallToolResult {
         CallToolResult::success(content)
     };
     result.is_error = Some(out.is_error);
-    result.structured_content = out.structured.as_ref().map(|s| {
-        if s.is_object() {
-            s.clone()
-        } else {
-            json!({ "value": s })
-        }
-    });
+    result.structured_content = out
+        .structured
+        .as_ref()
+        .filter(|_| out.images.is_empty())
+        .map(|s| {
+            let mut obj = match s {
+                Value::Object(o) => o.clone(),
+                other => {
+                    let mut o = serde_json::Map::new();
+                    o.insert("value".into(), other.clone());
+                    o
+                }
+            };
+            let key = if obj.contains_key("text") {
+                "rendered"
+            } else {
+                "text"
+            };
+            obj.insert(key.into(), Value::String(out.text.clone()));
+            Value::Object(obj)
+        });
     result
 }
 
