@@ -85,6 +85,11 @@ const NPM_PACKAGES: &[&str] = &[
     "@ast-grep/cli@0.51",
     // the official MCP TypeScript SDK: a real client of `agent-tools serve` (tests/clients)
     "@modelcontextprotocol/sdk",
+    // the agent clients people run, driven headless against a stand-in model
+    // (tests/agent_clients.rs; tests/clients/agents/FINDINGS.md)
+    "@anthropic-ai/claude-code@2.1.332",
+    "@openai/codex@0.171.0",
+    "@google/gemini-cli@0.61.0",
 ];
 
 fn main() -> Result<()> {

@@ -231,6 +231,8 @@ pub async fn serve(
     // person is reading a long answer.
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE);
+    // The session layer prepends its own priming event to each request's stream: none either.
+    sessions.session_config.sse_retry = None;
     let service = StreamableHttpService::new(move || Ok(host.clone()), Arc::new(sessions), config);
     say(&format!(
         "agent-tools serve: listening on http://{local}/mcp"

@@ -48,6 +48,9 @@ async fn next_progress(listener: &mut Option<ProgressListener>) -> Option<String
     }
 }
 
+/// The room of every request of a client that speaks a revision without sessions.
+pub const STATELESS_ROOM: &str = "mcp-stateless";
+
 /// What the MCP sessions of one run share: the numbering of their ids (never reused in the run).
 /// Cheap to clone; every clone is the same table.
 #[derive(Clone, Default)]
@@ -57,10 +60,24 @@ pub struct Sessions {
 
 impl Sessions {
     /// A new session of this run, talking through `peer`; its client hears the log from now on.
+    ///
+    /// A client of a revision without sessions (2026-07-28 on, SEP-2567: every request stands
+    /// alone, and Claude Code speaks it over HTTP) gets the run's one stateless room, [`STATELESS_ROOM`],
+    /// for every request: its kernel, staged edits and debug session outlive the request that
+    /// made them (they end with the run), where a room per request would end them at once.
     fn open(&self, peer: &rmcp::Peer<RoleServer>) -> Arc<Session> {
-        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let stateless = peer
+            .peer_info()
+            .is_some_and(|info| !info.protocol_version.has_initialize());
+        let id = if stateless {
+            STATELESS_ROOM.to_string()
+        } else {
+            let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+            format!("mcp-{n}")
+        };
         let session = Session {
-            id: format!("mcp-{n}"),
+            id,
+            stateless,
             peer: peer.clone(),
             log: ClientLog::open(peer.clone()),
         };
@@ -74,6 +91,9 @@ impl Sessions {
 /// `elicitation/create` to its client only; and it holds its client's subscription to the log.
 pub struct Session {
     id: String,
+    /// Served by a revision without sessions: its room is the run's [`STATELESS_ROOM`], which
+    /// the end of one request does not end.
+    stateless: bool,
     peer: rmcp::Peer<RoleServer>,
     log: ClientLog,
 }
@@ -280,7 +300,7 @@ impl Drop for Host {
     /// closed): so has its room — its kernels, debug session, staged edits, ledgers and workers.
     /// The template host that Streamable HTTP clones per session serves none and ends nothing.
     fn drop(&mut self) {
-        if let Some(session) = self.session.get() {
+        if let Some(session) = self.session.get().filter(|s| !s.stateless) {
             let ended = self.registry.end_room(&RoomId::new(session.id()));
             tracing::debug!(session = %session.id(), ended, "session ended");
         }

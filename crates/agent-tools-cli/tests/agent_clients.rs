@@ -1,0 +1,359 @@
+//! Issue 38, the model's view: `agent-tools serve` behind the agent clients people run —
+//! Claude Code, Codex CLI and Gemini CLI (npm, pinned by `cargo xtask setup`) — each headless
+//! against a stand-in model on loopback (`tests/clients/agents/standin_model.py`: the Anthropic
+//! Messages, OpenAI Responses and Gemini APIs with streaming) that plays one tool call per turn
+//! and records every request the client sends. `run_agent.py` runs one client and reports, per
+//! call, exactly what the client put in its next request to the model. The assertions are on
+//! that: a file's lines, the grep and glob hits, the matches, the locations with their line
+//! text, the hover, the rename, the new diagnostic of an edit, the patch, a staged rewrite and
+//! its acceptance, a cell's value and its plot (as an image), and a debugger stop with its
+//! locals — over stdio and over Streamable HTTP with a bearer token, for each client. Also: the
+//! server's instructions reach the model, and our tools are declared to it.
+//! What each client does with content, structured content and images is in
+//! `tests/clients/agents/FINDINGS.md` and docs/decisions.md.
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
+
+fn agents_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/agents")
+}
+
+/// The venv `cargo xtask setup` fills: the kernel's matplotlib and debugpy come from it.
+fn venv() -> PathBuf {
+    let venv = std::env::var_os("AGENT_TOOLS_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv"));
+    assert!(
+        venv.join("bin/python").exists(),
+        "{} has no python: run `cargo xtask setup`",
+        venv.display()
+    );
+    venv
+}
+
+const APP: &str = "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\ndef main() -> None:\n    message = greet(\"x\")\n    print(message)\n\n\nif __name__ == \"__main__\":\n    main()\n";
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("README.md"),
+        "hello from the readme\nsecond line\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("app.py"), APP).unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"app\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(venv(), dir.path().join(".venv")).unwrap();
+    dir
+}
+
+/// One call of the script and what the model must have been sent for it.
+struct Step {
+    tool: &'static str,
+    args: Value,
+    /// Each must appear in the text the client passed on.
+    expect: &'static [&'static str],
+    /// The client passed an image on.
+    image: bool,
+}
+
+fn steps() -> Vec<Step> {
+    let step = |tool, args, expect| Step {
+        tool,
+        args,
+        expect,
+        image: false,
+    };
+    vec![
+        step(
+            "read",
+            json!({"path": "README.md"}),
+            &["1| hello from the readme"],
+        ),
+        step(
+            "grep",
+            json!({"pattern": "second"}),
+            &["README.md:2: second line"],
+        ),
+        step("glob", json!({"pattern": "*.py"}), &["app.py"]),
+        step(
+            "ast_grep",
+            json!({"pattern": "greet($A)", "language": "python"}),
+            &["app.py:6", "greet(\\\"x\\\")"],
+        ),
+        step(
+            "lsp",
+            json!({"operation": "references", "path": "app.py", "symbol": "greet"}),
+            &["message = greet(\\\"x\\\")"],
+        ),
+        step(
+            "lsp",
+            json!({"operation": "hover", "path": "app.py", "symbol": "greet", "line": 1}),
+            &["(name: str) -> str"],
+        ),
+        step(
+            "lsp_rename",
+            json!({"symbol": "greet", "new_name": "welcome", "path": "app.py", "line": 1}),
+            &["welcome", "app.py"],
+        ),
+        step(
+            "edit",
+            json!({"path": "app.py", "old_string": "return \"hi \" + name", "new_string": "return 42"}),
+            &["new problems", "is not assignable to return type"],
+        ),
+        step(
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Add File: notes.txt\n+patched line\n*** End Patch\n"}),
+            &["notes.txt"],
+        ),
+        step(
+            "ast_edit",
+            json!({"pattern": "print($A)", "rewrite": "print($A, flush=True)", "language": "python"}),
+            &["edit_1", "flush=True"],
+        ),
+        step(
+            "resolve",
+            json!({"edit_id": "edit_1", "operation": "accept"}),
+            &["app.py"],
+        ),
+        step(
+            "eval",
+            json!({"description": "multiply two numbers in the python kernel", "code": "6 * 7"}),
+            &["42"],
+        ),
+        Step {
+            tool: "eval",
+            args: json!({
+                "description": "draw a small line plot with matplotlib",
+                "code": "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()",
+            }),
+            expect: &[],
+            image: true,
+        },
+        step(
+            "debug",
+            json!({"operation": "breakpoints", "path": "app.py", "lines": [2]}),
+            &["app.py"],
+        ),
+        step(
+            "debug",
+            json!({"operation": "launch", "program": "app.py"}),
+            &["app.py:2", "name", "'x'"],
+        ),
+    ]
+}
+
+fn script_file(dir: &Path) -> PathBuf {
+    let mut turns: Vec<Value> = steps()
+        .into_iter()
+        .map(|s| json!({"tool": s.tool, "args": s.args}))
+        .collect();
+    turns.push(json!({"text": "Done."}));
+    let path = dir.join("script.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&turns).unwrap()).unwrap();
+    path
+}
+
+/// `serve --listen 127.0.0.1:0` with a token file; the URL it prints.
+struct Listening {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn listen(root: &Path, token_file: &Path) -> Listening {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(token_file)
+        .arg("--root")
+        .arg(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "serve exited");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    // Keep draining stderr so the host never blocks on it.
+    std::thread::spawn(move || for _ in err.lines() {});
+    Listening { child, url }
+}
+
+fn run_client(client: &str, http: bool) {
+    let bin_dir = agent_testkit::require(match client {
+        "claude" => "claude",
+        "codex" => "codex",
+        _ => "gemini",
+    })
+    .parent()
+    .unwrap()
+    .to_path_buf();
+    let python = agent_testkit::require("python3");
+    let ws = workspace();
+    let scratch = tempfile::tempdir().unwrap();
+    let script = script_file(scratch.path());
+    let mut cmd = Command::new(python);
+    cmd.arg(agents_dir().join("run_agent.py"))
+        .args(["--client", client, "--script"])
+        .arg(&script)
+        .arg("--workdir")
+        .arg(ws.path())
+        .arg("--bin-dir")
+        .arg(&bin_dir)
+        .args(["--timeout", "420"]);
+    let _server = if http {
+        let token = "agent-clients-test-token";
+        let token_file = scratch.path().join("token");
+        std::fs::write(&token_file, token).unwrap();
+        let server = listen(ws.path(), &token_file);
+        cmd.args([
+            "--transport",
+            "http",
+            "--url",
+            &server.url,
+            "--token",
+            token,
+        ]);
+        Some(server)
+    } else {
+        let server_cmd =
+            shell_words::join([BIN, "serve", "--root", &ws.path().display().to_string()]);
+        cmd.args(["--transport", "stdio", "--server-cmd", &server_cmd]);
+        None
+    };
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "run_agent.py printed no report ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let who = format!(
+        "{client} {} over {}",
+        report["version"],
+        if http { "HTTP" } else { "stdio" }
+    );
+    let brief = || {
+        format!(
+            "exit {} timed_out {}\nstderr: {}\nstdout: {}",
+            report["exit_code"], report["timed_out"], report["stderr_tail"], report["stdout_tail"]
+        )
+    };
+    assert_eq!(report["timed_out"], false, "{who}: {}", brief());
+    let declared: Vec<&str> = report["tools_declared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for tool in [
+        "read",
+        "grep",
+        "glob",
+        "ast_grep",
+        "lsp",
+        "eval",
+        "debug",
+        "apply_patch",
+    ] {
+        assert!(
+            report["mcp_tools"][tool].is_string(),
+            "{who}: `{tool}` was not declared to the model; declared: {declared:?}\n{}",
+            brief()
+        );
+    }
+    assert_eq!(
+        report["instructions_seen"], true,
+        "{who}: the server's instructions did not reach the model: {}",
+        report["instructions_lines"]
+    );
+    let results = report["results"].as_array().unwrap();
+    let steps = steps();
+    assert_eq!(
+        results.len(),
+        steps.len(),
+        "{who}: the model got {} of {} results\n{}",
+        results.len(),
+        steps.len(),
+        brief()
+    );
+    for (i, (step, got)) in steps.iter().zip(results).enumerate() {
+        let text = got["model_saw_text"].as_str().unwrap_or("");
+        assert_eq!(got["tool"], step.tool, "{who}: turn {i}");
+        for want in step.expect {
+            // The clients differ in how they quote a result (JSON-escaped inside structured
+            // content, or plain): accept both spellings of a quote.
+            let plain = want.replace("\\\"", "\"");
+            assert!(
+                text.contains(want) || text.contains(&plain),
+                "{who}: turn {i} ({} {}): the model was not sent `{plain}`; it was sent:\n{text}",
+                step.tool,
+                step.args
+            );
+        }
+        if step.image {
+            let saw_image = got["model_saw"]
+                .as_array()
+                .is_some_and(|parts| parts.iter().any(|p| p["image"] == "image/png"));
+            assert!(
+                saw_image,
+                "{who}: turn {i}: the plot did not reach the model as an image: {}",
+                got["model_saw"]
+            );
+        }
+    }
+}
+
+#[test]
+fn claude_code_over_stdio() {
+    run_client("claude", false);
+}
+
+#[test]
+fn claude_code_over_http() {
+    run_client("claude", true);
+}
+
+#[test]
+fn codex_over_stdio() {
+    run_client("codex", false);
+}
+
+#[test]
+fn codex_over_http() {
+    run_client("codex", true);
+}
+
+#[test]
+fn gemini_cli_over_stdio() {
+    run_client("gemini", false);
+}
+
+#[test]
+fn gemini_cli_over_http() {
+    run_client("gemini", true);
+}
