@@ -61,14 +61,13 @@ pub struct Sessions {
 impl Sessions {
     /// A new session of this run, talking through `peer`; its client hears the log from now on.
     ///
-    /// A client of a revision without sessions (2026-07-28 on, SEP-2567: every request stands
-    /// alone, and Claude Code speaks it over HTTP) gets the run's one stateless room, [`STATELESS_ROOM`],
-    /// for every request: its kernel, staged edits and debug session outlive the request that
-    /// made them (they end with the run), where a room per request would end them at once.
-    fn open(&self, peer: &rmcp::Peer<RoleServer>) -> Arc<Session> {
-        let stateless = peer
-            .peer_info()
-            .is_some_and(|info| !info.protocol_version.has_initialize());
+    ///
+    /// A request served without a session (over Streamable HTTP with no `Mcp-Session-Id`: a
+    /// client of a revision without sessions, 2026-07-28 on, SEP-2567, as Claude Code speaks
+    /// over HTTP) is in the run's one stateless room, [`STATELESS_ROOM`], as every such request
+    /// is: its kernel, staged edits and debug session outlive the request that made them (they
+    /// end with the run), where a room per request would end them at once.
+    fn open(&self, peer: &rmcp::Peer<RoleServer>, stateless: bool) -> Arc<Session> {
         let id = if stateless {
             STATELESS_ROOM.to_string()
         } else {
@@ -319,10 +318,10 @@ impl Host {
         }
     }
 
-    /// The session this host serves, opened on first use with the client behind `peer`.
-    fn session(&self, peer: &rmcp::Peer<RoleServer>) -> Arc<Session> {
+    /// The session this host serves, opened on first use with the client behind `cx`'s peer.
+    fn session(&self, cx: &RequestContext<RoleServer>) -> Arc<Session> {
         self.session
-            .get_or_init(|| self.sessions.open(peer))
+            .get_or_init(|| self.sessions.open(&cx.peer, sessionless(cx)))
             .clone()
     }
 
@@ -356,7 +355,7 @@ impl Host {
             None => (ProgressSink::none(), None),
         };
         // The prompts this call causes (and those of the calls nested in it) go to this session.
-        let requester: Arc<dyn Requester> = self.session(&cx.peer);
+        let requester: Arc<dyn Requester> = self.session(cx);
         let caller = Caller::requested_by(requester).with_progress(sink);
         let call = self
             .registry
@@ -396,6 +395,15 @@ impl Host {
     }
 }
 
+/// Whether the request of `cx` is served without a session: it came over Streamable HTTP
+/// without an `Mcp-Session-Id` (stdio and every request of a session are not; neither is an
+/// `initialize`, which opens one — its handler passes no context here).
+fn sessionless(cx: &RequestContext<RoleServer>) -> bool {
+    cx.extensions
+        .get::<hyper::http::request::Parts>()
+        .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"))
+}
+
 /// The tool that needs a person on the client's side.
 const ASK_USER: &str = "ask_user";
 
@@ -404,13 +412,13 @@ impl Host {
     /// (the only way `serve` reaches a person). Without it `ask_user` is not listed, not named in
     /// the instructions, and a call is refused with the reason — a model is never promised a
     /// person it cannot reach. Approvals still fail closed, saying why.
-    fn can_ask(&self, peer: &rmcp::Peer<RoleServer>) -> bool {
-        self.session(peer).can_elicit()
+    fn can_ask(&self, cx: &RequestContext<RoleServer>) -> bool {
+        self.session(cx).can_elicit()
     }
 
     /// The tools this session lists: the surface's, less those its client cannot use.
-    fn listed(&self, peer: &rmcp::Peer<RoleServer>) -> Vec<ToolInfo> {
-        let can_ask = self.can_ask(peer);
+    fn listed(&self, cx: &RequestContext<RoleServer>) -> Vec<ToolInfo> {
+        let can_ask = self.can_ask(cx);
         self.registry
             .list(self.surface)
             .into_iter()
@@ -442,7 +450,8 @@ impl ServerHandler for Host {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        self.session(&context.peer);
+        self.session
+            .get_or_init(|| self.sessions.open(&context.peer, false));
         let mut result = self.negotiate_initialize(&request)?;
         let can_ask = request.capabilities.elicitation.is_some();
         result.instructions = Some(instructions(&self.registry, self.surface, can_ask));
@@ -455,7 +464,7 @@ impl ServerHandler for Host {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.session(&context.peer).log.set_level(request.level);
+        self.session(&context).log.set_level(request.level);
         Ok(())
     }
 
@@ -464,7 +473,7 @@ impl ServerHandler for Host {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.listed(&context.peer).iter().map(tool).collect();
+        let tools = self.listed(&context).iter().map(tool).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -481,10 +490,7 @@ impl ServerHandler for Host {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if request.name == ASK_USER
-            && self.registry.contains(ASK_USER)
-            && !self.can_ask(&context.peer)
-        {
+        if request.name == ASK_USER && self.registry.contains(ASK_USER) && !self.can_ask(&context) {
             let out = ToolOutput::error(
                 "ask_user is not available to this client: it did not declare the MCP `elicitation` capability, so no person can be asked through it. Proceed under an assumption you state.",
             )
