@@ -7,8 +7,9 @@
 //! that: a file's lines, the grep and glob hits, the matches, the locations with their line
 //! text, the hover, the rename, the new diagnostic of an edit, the patch, a staged rewrite and
 //! its acceptance, a cell's value and its plot (as an image), and a debugger stop with its
-//! locals — over stdio and over Streamable HTTP with a bearer token, for each client. Also: the
-//! server's instructions reach the model, and our tools are declared to it.
+//! locals — over stdio and over Streamable HTTP with a bearer token, for each client, each
+//! configured with the README's own entry for it (its command, or its URL, pointed at the binary
+//! under test). Also: the server's instructions reach the model, and our tools are declared to it.
 //! What each client does with content, structured content and images is in
 //! `tests/clients/agents/FINDINGS.md` and docs/decisions.md.
 
@@ -164,6 +165,29 @@ fn script_file(dir: &Path) -> PathBuf {
     path
 }
 
+/// The README's client-config snippet for `client` (its marker's name) over `transport`, in a
+/// language the harness reads (JSON or TOML; Claude Code's `claude mcp add` line is the same
+/// entry as its JSON one): (language, body).
+fn readme_snippet(client: &str, transport: &str) -> (String, String) {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let marker = format!("<!-- client-config: {client} {transport} -->");
+    for (at, _) in readme.match_indices(&marker) {
+        let rest = &readme[at + marker.len()..];
+        let fence = rest.trim_start();
+        let Some(open) = fence.strip_prefix("```") else {
+            continue;
+        };
+        let (lang, body) = open.split_once('\n').unwrap();
+        let body = &body[..body.find("```").unwrap()];
+        if lang == "json" || lang == "toml" {
+            return (lang.to_string(), body.to_string());
+        }
+    }
+    panic!("the README has no JSON or TOML snippet marked `{marker}`");
+}
+
 /// `serve --listen 127.0.0.1:0` with a token file; the URL it prints.
 struct Listening {
     child: Child,
@@ -215,6 +239,18 @@ fn run_client(client: &str, http: bool) {
     let ws = workspace();
     let scratch = tempfile::tempdir().unwrap();
     let script = script_file(scratch.path());
+    // The README's own entry for this client and transport, its command or URL pointed at the
+    // binary under test.
+    let (lang, snippet) = readme_snippet(
+        if client == "claude" {
+            "claude-code"
+        } else {
+            client
+        },
+        if http { "http" } else { "stdio" },
+    );
+    let entry = scratch.path().join(format!("entry.{lang}"));
+    std::fs::write(&entry, snippet).unwrap();
     let mut cmd = Command::new(python);
     cmd.arg(agents_dir().join("run_agent.py"))
         .args(["--client", client, "--script"])
@@ -223,7 +259,8 @@ fn run_client(client: &str, http: bool) {
         .arg(ws.path())
         .arg("--bin-dir")
         .arg(&bin_dir)
-        .args(["--timeout", "420"]);
+        .args(["--timeout", "420", "--entry-lang", &lang, "--entry"])
+        .arg(&entry);
     let _server = if http {
         let token = "agent-clients-test-token";
         let token_file = scratch.path().join("token");

@@ -24,8 +24,11 @@ Prints one JSON object on stdout:
   requests (count, main), exit_code, timed_out, stdout_tail, stderr_tail, home (kept with
   --keep-home), record (path of the JSONL recording when kept).
 
-Client binaries: `--bin-dir` (default: $AGENT_CLIENTS_BIN, else
-/work/agent-clients-scratch/node/node_modules/.bin, else PATH).
+Client binaries: `--bin-dir` (default: $AGENT_CLIENTS_BIN, else PATH).
+
+`--entry SNIPPET --entry-lang json|toml`: configure the server with a README client-config
+snippet's own entry (tests/agent_clients.rs passes the README's), its command or URL pointed at
+the server under test; without it, the entry written here (the shape FINDINGS.md measured).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ SERVER_NAME = "agent-tools"
 MODEL = "standin-model-7"  # unknown to every client: no tool search, no model-specific quirks
 TOKEN_ENV = "AGENT_TOOLS_TOKEN"
 DEFAULT_PROMPT = "Use the agent-tools MCP tools to do the task, then answer."
-DEFAULT_BIN_DIR = "/work/agent-clients-scratch/node/node_modules/.bin"
+DEFAULT_BIN_DIR = ""
 
 # Environment every client gets: nothing phones home, nothing auto-updates, nothing prompts.
 QUIET_ENV = {
@@ -159,11 +162,45 @@ def _from_answers(answers: dict) -> tuple[str | None, dict]:
 # Client set-up: config files, env, argv
 
 
+def readme_entry(a: argparse.Namespace, stdio: list[str] | None) -> dict[str, Any] | None:
+    """The `agent-tools` entry of `--entry FILE` (a client-config snippet of the README, JSON or
+    TOML by `--entry-lang`), with only its command (stdio) or its URL (HTTP) pointed at the
+    server under test; every other key is the README's."""
+    if not a.entry:
+        return None
+    text = Path(a.entry).read_text(encoding="utf-8")
+    if a.entry_lang == "toml":
+        import tomllib
+
+        cfg, key = tomllib.loads(text), "mcp_servers"
+    else:
+        cfg, key = json.loads(text), "mcpServers"
+    entry = dict(cfg[key][SERVER_NAME])
+    if stdio:
+        entry["command"], entry["args"] = stdio[0], stdio[1:]
+    else:
+        entry["httpUrl" if "httpUrl" in entry else "url"] = a.url
+    return entry
+
+
+def toml_value(v: Any) -> str:
+    """A TOML value for a string, number, boolean, list or table of them (JSON's spelling is
+    TOML's for these, but for tables)."""
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return json.dumps(v)
+
+
 def client_setup(a: argparse.Namespace, home: Path, port: int, bin_dir: str | None) -> tuple[list[str], dict[str, str]]:
     """Write the client's config under `home`; return (argv, extra env)."""
     base = f"http://127.0.0.1:{port}"
     workdir = str(Path(a.workdir).resolve())
     stdio = shlex.split(a.server_cmd) if a.transport == "stdio" else None
+    readme = readme_entry(a, stdio)
 
     def exe(name: str) -> str:
         if bin_dir and (Path(bin_dir) / name).exists():
@@ -171,7 +208,9 @@ def client_setup(a: argparse.Namespace, home: Path, port: int, bin_dir: str | No
         return shutil.which(name) or name
 
     if a.client == "claude":
-        if stdio:
+        if readme is not None:
+            server = readme
+        elif stdio:
             server = {"type": "stdio", "command": stdio[0], "args": stdio[1:], "env": {}}
         else:
             # Claude Code expands ${VAR} in .mcp.json / --mcp-config values.
@@ -232,16 +271,19 @@ def client_setup(a: argparse.Namespace, home: Path, port: int, bin_dir: str | No
             "",
             f'[mcp_servers.{json.dumps(SERVER_NAME)}]',
         ]
-        if stdio:
-            lines += [f"command = {json.dumps(stdio[0])}", f"args = {json.dumps(stdio[1:])}", f"cwd = {json.dumps(workdir)}"]
+        if readme is not None:
+            lines += [f"{k} = {toml_value(v)}" for k, v in readme.items()]
         else:
-            lines += [f"url = {json.dumps(a.url)}", f'bearer_token_env_var = "{TOKEN_ENV}"']
-        lines += [
-            "startup_timeout_sec = 60",
-            "tool_timeout_sec = 120",
-            # Headless: approve every tool of this server without asking.
-            'default_tools_approval_mode = "approve"',
-        ]
+            if stdio:
+                lines += [f"command = {json.dumps(stdio[0])}", f"args = {json.dumps(stdio[1:])}", f"cwd = {json.dumps(workdir)}"]
+            else:
+                lines += [f"url = {json.dumps(a.url)}", f'bearer_token_env_var = "{TOKEN_ENV}"']
+            lines += [
+                "startup_timeout_sec = 60",
+                "tool_timeout_sec = 120",
+                # Headless: approve every tool of this server without asking.
+                'default_tools_approval_mode = "approve"',
+            ]
         (codex_home / "config.toml").write_text("\n".join(lines) + "\n")
         argv = [exe("codex"), "exec", "--skip-git-repo-check", "-C", workdir, a.prompt]
         env = {"CODEX_HOME": str(codex_home), "STANDIN_API_KEY": "standin-dummy"}
@@ -250,7 +292,9 @@ def client_setup(a: argparse.Namespace, home: Path, port: int, bin_dir: str | No
     if a.client == "gemini":
         gdir = home / ".gemini"
         gdir.mkdir()
-        if stdio:
+        if readme is not None:
+            server = readme
+        elif stdio:
             server = {"command": stdio[0], "args": stdio[1:], "cwd": workdir, "trust": True, "timeout": 120000}
         else:
             # Gemini CLI expands $VAR / ${VAR} in settings.json string values.
@@ -525,6 +569,8 @@ def main() -> None:
     ap.add_argument("--home-base", help="where to make the scratch HOME (default: system temp)")
     ap.add_argument("--keep-home", action="store_true", help="keep the scratch HOME and recording")
     ap.add_argument("--python", default=sys.executable, help="python for standin_model.py")
+    ap.add_argument("--entry", help="a README client-config snippet: use its agent-tools entry (command or URL replaced)")
+    ap.add_argument("--entry-lang", default="json", choices=["json", "toml"], help="the snippet's language")
     ap.add_argument(
         "--client-arg", action="append", default=[],
         help="extra argument for the client, placed before the prompt (repeatable), e.g. for codex: -c KEY=VALUE",
