@@ -147,8 +147,22 @@ fn edit(
             bound: bound_list(),
         });
     }
-    let (rewrites, stats) =
-        engine::rewrite(&scope, &compiled, &fixer, config, &shared.cache, budget);
+    let (rewrites, stats) = engine::rewrite(
+        &scope,
+        &compiled,
+        &fixer,
+        engine::RewriteBound::of(&args.rewrite),
+        config,
+        &shared.cache,
+        budget,
+    )
+    .map_err(|t| AstGrepError::RewriteTooLarge {
+        what: t
+            .file
+            .map_or_else(|| "the files".to_string(), |f| escape(&f).into_owned()),
+        bytes: t.bytes,
+        cap: t.cap,
+    })?;
     if stats.stopped_early {
         return Err(AstGrepError::TimeLimit {
             secs: config.time_limit_secs,

@@ -9,7 +9,7 @@ mod rewrite;
 pub mod search;
 
 pub use crate::shown::Match;
-pub use rewrite::{FileRewrite, rewrite};
+pub use rewrite::{FileRewrite, RewriteBound, rewrite};
 pub use search::search;
 
 use crate::AstGrepConfig;

@@ -128,6 +128,20 @@ pub enum AstGrepError {
         limit: usize,
     },
 
+    /// The rewrite would write more than a rewrite may (computed before it is built).
+    #[error(
+        "the rewrite would make {what} {bytes} bytes or more, past the {cap} bytes one ast_edit \
+         may write; nothing was staged: narrow `path`, or make `rewrite` repeat its captures less"
+    )]
+    RewriteTooLarge {
+        /// A file (`src/x.py`) or `the files`.
+        what: String,
+        /// How large it would be, at least.
+        bytes: u64,
+        /// The bound it passes.
+        cap: u64,
+    },
+
     /// `rewrite` uses a metavariable the pattern does not bind.
     #[error("`rewrite` uses `{var}`, which the pattern does not bind; the pattern binds: {bound}")]
     UnboundRewriteVar {

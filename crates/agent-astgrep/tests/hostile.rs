@@ -519,3 +519,51 @@ async fn a_same_size_rewrite_with_the_mtime_put_back_is_read_again_by_search_and
     assert!(out.text.contains("-    return new_name(2)"), "{}", out.text);
     assert!(out.text.contains("+    return renamed(2)"), "{}", out.text);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Size before memory (issue 41): a rewrite that repeats its capture thousands of times over many
+// sites aborted the host after ~60 s (its text had no bound).
+
+#[tokio::test]
+async fn a_rewrite_that_would_grow_past_its_bound_is_refused_before_it_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut src = String::new();
+    for i in 0..20_000 {
+        src.push_str(&format!("x{i} = f(argument_{i})\n"));
+    }
+    write(dir.path(), "big.py", src.as_bytes());
+    let reg = registry(dir.path());
+    let rewrite = format!("g({})", "$A, ".repeat(2000));
+    let out = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "f($A)", "rewrite": rewrite, "language": "python"}),
+    )
+    .await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("big.py") && out.text.contains("nothing was staged"),
+        "{}",
+        out.text
+    );
+    // Nothing staged, nothing written.
+    let resolved = call(
+        &reg,
+        "resolve",
+        json!({"edit_id": "edit_1", "operation": "accept"}),
+    )
+    .await;
+    assert!(resolved.is_error, "{}", resolved.text);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("big.py")).unwrap(),
+        src
+    );
+    // The same rewrite with one capture is fine: the bound is on size, not on the template.
+    let ok = call(
+        &reg,
+        "ast_edit",
+        json!({"pattern": "f($A)", "rewrite": "g($A)", "language": "python"}),
+    )
+    .await;
+    assert!(!ok.is_error, "{}", ok.text);
+}

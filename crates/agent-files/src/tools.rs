@@ -213,6 +213,19 @@ impl Tool for EditTool {
                 .into());
             }
         }
+        // Size before memory: the result's length is known from the count, so a replacement
+        // that would grow the file past what the file tools change is refused before any of it
+        // is built (a 4 MiB file of `a` with every `a` made 1 KiB would need 4 GiB).
+        let new_len = (text.len() as u128)
+            .saturating_sub(count as u128 * args.old_string.len() as u128)
+            .saturating_add(count as u128 * args.new_string.len() as u128);
+        if new_len > EDIT_CAP as u128 {
+            return Err(format!(
+                "replacing {count} occurrence(s) of `old_string` would make {} {new_len} bytes, more than the {EDIT_CAP} bytes the file tools write; nothing was written",
+                clip_path(&args.path)
+            )
+            .into());
+        }
         let new_text = if all {
             text.replace(&args.old_string, &args.new_string)
         } else {

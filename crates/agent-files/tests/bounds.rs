@@ -131,3 +131,30 @@ async fn a_file_under_the_cap_is_read_to_its_end() {
     );
     assert!(out.structured.unwrap()["stopped_at_byte"].is_null());
 }
+
+/// The adversary's repro (issue 41): `replace_all` of `a` by 1 KiB in a 4 MiB file of `a` would
+/// make a 4 GiB file, and the host aborted allocating it. The result's size is computed from the
+/// count first and the call refused, naming the size and the bound; the file is as it was.
+#[tokio::test]
+async fn a_replace_all_that_would_grow_past_the_cap_is_refused_before_it_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = "a".repeat(4 << 20);
+    std::fs::write(dir.path().join("big.txt"), &original).unwrap();
+    let r = registry(dir.path());
+    let out = call(
+        &r,
+        "edit",
+        json!({"path": "big.txt", "old_string": "a", "new_string": "b".repeat(1024), "replace_all": true}),
+    )
+    .await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("4294967296 bytes") && out.text.contains("nothing was written"),
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("big.txt")).unwrap(),
+        original
+    );
+}

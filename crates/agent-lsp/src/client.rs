@@ -148,6 +148,7 @@ impl Server {
         args: Vec<String>,
         prefix: &[String],
         kept_env: Option<&[&str]>,
+        confinement: Option<agent_proc::Confinement>,
         request_timeout: Duration,
     ) -> Result<Arc<Server>, LspError> {
         let start_err = |detail: String, stderr: String| LspError::Start {
@@ -163,6 +164,9 @@ impl Server {
             .stderr_tail(16 * 1024);
         if let Some(kept) = kept_env {
             cmd = cmd.env_only(kept);
+        }
+        if let Some(c) = confinement {
+            cmd = cmd.confine(c);
         }
         for (k, v) in &spec.env {
             cmd = cmd.env(k, v);

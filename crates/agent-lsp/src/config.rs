@@ -117,7 +117,8 @@ pub struct ConfigFile {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trusted_projects: Vec<PathBuf>,
     /// How the servers of a project that is not trusted are contained (default: inside
-    /// bubblewrap; see [`crate::contain`]). Honoured in the user's file only.
+    /// bubblewrap where it works, else under Landlock; see [`crate::contain`]). Honoured in the
+    /// user's file only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untrusted_sandbox: Option<UntrustedSandbox>,
     /// How many language servers may run at once (at least 1; default

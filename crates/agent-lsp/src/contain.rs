@@ -34,10 +34,13 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum UntrustedSandbox {
-    /// Inside bubblewrap (`bwrap`); a server that cannot be contained does not start.
+    /// Inside bubblewrap (`bwrap`) where it is installed and can make its namespaces, else under
+    /// Landlock; a server that can be contained by neither does not start.
     #[default]
     Bubblewrap,
-    /// Without bubblewrap: only the cargo/rustup environment layer applies. The project's
+    /// Under Landlock even where bubblewrap works.
+    Landlock,
+    /// Without either: only the cargo/rustup environment layer applies. The project's
     /// config may still run code through the server (a `rust-analyzer.toml`, a pyright
     /// `venvPath`); choose this only where the host itself is a sandbox.
     None,
@@ -48,10 +51,25 @@ pub enum UntrustedSandbox {
 pub struct Containment {
     /// The bubblewrap argv (empty when not wrapped).
     pub wrap: Vec<String>,
+    /// The Landlock confinement (where bubblewrap is not used).
+    pub landlock: Option<agent_proc::Confinement>,
     /// Environment for the server and every process it starts.
     pub env: BTreeMap<String, String>,
     /// What contains it, in words (for `status`).
     pub summary: String,
+    /// The server's private folder under Landlock (its temp and cache), held so that it is
+    /// removed with the last clone of this containment.
+    _private: Option<std::sync::Arc<PrivateDir>>,
+}
+
+/// A folder only the host's user can enter, removed when dropped.
+#[derive(Debug)]
+struct PrivateDir(PathBuf);
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The host variables a contained server is given (besides its own [`Containment::env`] and the
@@ -83,55 +101,221 @@ pub const KEPT_ENV: &[&str] = &[
 pub struct Uncontained(pub String);
 
 /// The containment of an untrusted project's servers at `ws`. `prefix` is the run's sandbox
-/// prefix (non-empty: the harness's sandbox contains the server).
+/// prefix (non-empty: the harness's sandbox contains the server). Order: the run's sandbox
+/// prefix; else bubblewrap where it is installed and can make its namespaces; else Landlock;
+/// else none, and the reason names `user_file`, the one place trust or a mode is set.
 pub fn untrusted(
     ws: &Path,
     prefix: &[String],
     mode: UntrustedSandbox,
+    user_file: Option<&Path>,
 ) -> Result<Containment, Uncontained> {
     let (env, toolchain) = neutral_env();
     let layer2 = match &toolchain {
         Some(t) => format!("cargo and rustup pinned to the host's toolchain {t}, no rustc wrapper"),
         None => "no rustc wrapper (no rustup found)".to_string(),
     };
+    let plain = |summary: String| Containment {
+        env: env.clone(),
+        summary,
+        ..Default::default()
+    };
     if !prefix.is_empty() {
-        return Ok(Containment {
-            wrap: Vec::new(),
-            env,
-            summary: format!("the run's sandbox prefix ({}); {layer2}", prefix.join(" ")),
-        });
+        return Ok(plain(format!(
+            "the run's sandbox prefix ({}); {layer2}",
+            prefix.join(" ")
+        )));
     }
     if mode == UntrustedSandbox::None {
-        return Ok(Containment {
-            wrap: Vec::new(),
-            env,
-            summary: format!(
-                "not sandboxed (`untrusted_sandbox: \"none\"` in your own config); {layer2}"
-            ),
-        });
+        return Ok(plain(format!(
+            "not sandboxed (`untrusted_sandbox: \"none\"` in your own config); {layer2}"
+        )));
     }
-    let Some(bwrap) = agent_proc::Launcher::host().which("bwrap") else {
-        return Err(Uncontained(
-            "the project is not trusted and bubblewrap (`bwrap`) is not installed, so its \
-             language server cannot be contained: install bubblewrap, trust the project in \
-             your own config (`trusted_projects`), or set `\"untrusted_sandbox\": \"none\"` there"
-                .to_string(),
-        ));
+    let bwrap = agent_proc::Launcher::host().which("bwrap");
+    let bwrap_state = match &bwrap {
+        None => "bubblewrap is not installed",
+        Some(_) if mode == UntrustedSandbox::Landlock => "Landlock was chosen in your own config",
+        Some(b) if !bwrap_works(Path::new(b)) => {
+            "bubblewrap cannot make its namespaces here (a container, or user namespaces off)"
+        }
+        Some(b) => {
+            return Ok(Containment {
+                wrap: bwrap_argv(
+                    &PathBuf::from(b),
+                    ws,
+                    &hidden_areas(),
+                    &std::env::var_os("PATH")
+                        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+                        .unwrap_or_default(),
+                ),
+                env,
+                summary: format!(
+                    "bubblewrap (workspace and host read-only, private /tmp and home, no network, own pid and user namespaces, no capabilities, no terminal); {layer2}"
+                ),
+                ..Default::default()
+            });
+        }
     };
-    Ok(Containment {
-        wrap: bwrap_argv(
-            &PathBuf::from(bwrap),
-            ws,
-            &hidden_areas(),
-            &std::env::var_os("PATH")
-                .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-                .unwrap_or_default(),
-        ),
-        env,
-        summary: format!(
-            "bubblewrap (workspace and host read-only, private /tmp and home, no network, own pid and user namespaces, no capabilities, no terminal); {layer2}"
-        ),
+    if agent_proc::landlock_abi().is_some() {
+        return landlock(ws, env, bwrap_state, &layer2);
+    }
+    let file = user_file
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "~/.config/agent-tools/lsp.json".to_string());
+    Err(Uncontained(format!(
+        "the project is not trusted and its language server cannot be contained ({bwrap_state}, and \
+         this kernel has no Landlock): install bubblewrap, or trust the project by adding \
+         `\"trusted_projects\": [\"{}\"]` to your own config {file} (or start the host with \
+         `--trust`)",
+        ws.display()
+    )))
+}
+
+/// Whether bubblewrap can make the namespaces the wall needs here (asked once per process: a
+/// container usually forbids user namespaces, and bwrap then fails at every start).
+fn bwrap_works(bwrap: &Path) -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        let mut args: Vec<String> = bwrap_argv(bwrap, Path::new("/"), &[], &[])
+            .into_iter()
+            .skip(1)
+            .collect();
+        args.push("true".to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_blocking(bwrap, &args, Path::new("/")).is_some()
     })
+}
+
+/// Landlock containment for a server of `ws`: a private folder for its temp and caches, and the
+/// toolchain folders (never the workspace) as the only places it may run programs from.
+fn landlock(
+    ws: &Path,
+    mut env: BTreeMap<String, String>,
+    why: &str,
+    layer2: &str,
+) -> Result<Containment, Uncontained> {
+    let private = private_dir().map_err(|e| {
+        Uncontained(format!(
+            "cannot make the language server's private folder for Landlock: {e}"
+        ))
+    })?;
+    let tmp = private.join("tmp");
+    let cache = private.join("cache");
+    for d in [&tmp, &cache] {
+        let _ = std::fs::create_dir_all(d);
+    }
+    env.insert("TMPDIR".into(), tmp.display().to_string());
+    env.insert("XDG_CACHE_HOME".into(), cache.display().to_string());
+    env.insert(
+        "GOCACHE".into(),
+        cache.join("go-build").display().to_string(),
+    );
+    let path: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    let confinement = agent_proc::Confinement {
+        writable: vec![private.clone()],
+        executable: executable_dirs(ws, &path),
+    };
+    let summary = format!("{} ({why}); {layer2}", confinement.describe());
+    Ok(Containment {
+        wrap: Vec::new(),
+        landlock: Some(confinement),
+        env,
+        summary,
+        _private: Some(std::sync::Arc::new(PrivateDir(private))),
+    })
+}
+
+/// A new folder under the temp folder that only this user can enter.
+fn private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "agent-tools-server-{}-{}-{n}",
+        std::process::id(),
+        agent_proc::run_id()
+    ));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+/// Where a contained server may run programs from: the system's program folders, the toolchain
+/// homes, every `$PATH` entry — each as it is and resolved — but never the workspace: a folder
+/// that holds the workspace is replaced by its entries beside the way down to it.
+fn executable_dirs(ws: &Path, path: &[PathBuf]) -> Vec<PathBuf> {
+    let ws = ws.canonicalize().unwrap_or_else(|_| ws.to_path_buf());
+    let mut wanted: Vec<PathBuf> = [
+        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix", "/snap",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    for var in [
+        "RUSTUP_HOME",
+        "CARGO_HOME",
+        "PYENV_ROOT",
+        "GOROOT",
+        "JAVA_HOME",
+    ] {
+        if let Some(v) = std::env::var_os(var) {
+            wanted.push(PathBuf::from(v));
+        }
+    }
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        for d in [
+            ".rustup",
+            ".cargo",
+            ".pyenv",
+            "go/bin",
+            ".local/bin",
+            ".local/share",
+            ".nvm",
+            ".volta",
+        ] {
+            wanted.push(home.join(d));
+        }
+    }
+    wanted.extend(path.iter().cloned());
+    let mut out: Vec<PathBuf> = Vec::new();
+    for p in wanted {
+        for p in [p.canonicalize().ok(), Some(p)].into_iter().flatten() {
+            if !p.is_absolute() || !p.exists() || p.starts_with(&ws) {
+                continue;
+            }
+            for q in beside(&p, &ws, 0) {
+                if !out.contains(&q) {
+                    out.push(q);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `dir` itself when it does not hold `ws`; else its entries, the one on the way down to `ws`
+/// replaced by its own entries in turn (so the workspace is never beneath a rule).
+fn beside(dir: &Path, ws: &Path, depth: usize) -> Vec<PathBuf> {
+    if !ws.starts_with(dir) {
+        return vec![dir.to_path_buf()];
+    }
+    if depth > 16 {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        if p == ws {
+            continue;
+        }
+        out.extend(beside(&p, ws, depth + 1));
+    }
+    out
 }
 
 /// The folders the sandbox hides: `/tmp` and the home folder (each replaced by an empty tmpfs).
@@ -262,6 +446,27 @@ pub fn toolchain_doors(
 }
 
 impl Containment {
+    /// The Landlock confinement for `binary` in workspace `ws`: [`Containment::landlock`] with
+    /// the folder of the binary, as named and resolved (a `node_modules/.bin` link runs a script
+    /// in its package's folder), added to where programs may run — never inside the workspace.
+    pub fn confinement_for(&self, binary: &Path, ws: &Path) -> Option<agent_proc::Confinement> {
+        let mut c = self.landlock.clone()?;
+        let ws = ws.canonicalize().unwrap_or_else(|_| ws.to_path_buf());
+        for p in [binary.canonicalize().ok(), Some(binary.to_path_buf())]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(dir) = p
+                .parent()
+                .filter(|d| d.is_absolute() && !d.starts_with(&ws))
+                && !c.executable.iter().any(|e| dir.starts_with(e))
+            {
+                c.executable.extend(beside(dir, &ws, 0));
+            }
+        }
+        Some(c)
+    }
+
     /// The argv in front of `binary args…`: [`Containment::wrap`] with the folders of the
     /// binary and of every absolute path among its arguments (a script a configured command
     /// names) bound back when they lie in a hidden area.
@@ -425,6 +630,42 @@ mod tests {
         let w = c.wrap_for(&bin.join("server"), &["--stdio".to_string()]);
         assert_eq!(w.last().map(String::as_str), Some("--"));
         assert!(w.len() >= a.len());
+    }
+
+    #[test]
+    fn rust_analyzer_of_an_untrusted_root_loads_its_cargo_toml_or_is_refused_over_a_rust_project_json()
+     {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        assert!(toolchain_doors("pyright", &root).unwrap().is_none());
+        // Neither: nothing to pin, nothing to refuse.
+        assert!(toolchain_doors("rust-analyzer", &root).unwrap().is_none());
+        std::fs::write(root.join("rust-project.json"), "{}").unwrap();
+        let why = toolchain_doors("rust-analyzer", &root).unwrap_err().0;
+        assert!(
+            why.contains("rust-project.json") && why.contains("trusted_projects"),
+            "{why}"
+        );
+        std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
+        let pinned = toolchain_doors("rust-analyzer", &root).unwrap().unwrap();
+        assert_eq!(
+            pinned["linkedProjects"][0],
+            root.join("Cargo.toml").display().to_string()
+        );
+    }
+
+    #[test]
+    fn a_folder_that_holds_the_workspace_is_never_executable_beneath_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        let ws = top.join("a/ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(top.join("a/tools")).unwrap();
+        std::fs::create_dir_all(top.join("b")).unwrap();
+        let dirs = executable_dirs(&ws, std::slice::from_ref(&top));
+        assert!(dirs.contains(&top.join("a/tools")), "{dirs:?}");
+        assert!(dirs.contains(&top.join("b")), "{dirs:?}");
+        assert!(!dirs.iter().any(|d| ws.starts_with(d)), "{dirs:?}");
     }
 
     #[test]

@@ -205,7 +205,12 @@ impl Supervisor {
             return None;
         }
         Some(self.containment.get_or_init(|| {
-            crate::contain::untrusted(&self.root, &self.prefix, self.cfg.untrusted_sandbox)
+            crate::contain::untrusted(
+                &self.root,
+                &self.prefix,
+                self.cfg.untrusted_sandbox,
+                self.cfg.user_file.as_deref(),
+            )
         }))
     }
 
@@ -454,6 +459,7 @@ impl Supervisor {
         // An untrusted project's server runs contained, or not at all.
         let mut prefix = self.prefix.clone();
         let mut kept_env = None;
+        let mut confinement = None;
         let spec = match self.containment() {
             None => spec,
             Some(Err(Uncontained(why))) => {
@@ -478,6 +484,7 @@ impl Supervisor {
                 };
                 prefix.extend(c.wrap_for(&binary, &args));
                 kept_env = Some(crate::contain::KEPT_ENV);
+                confinement = c.confinement_for(&binary, &self.root);
                 let mut spec = (*spec).clone();
                 if let Some(options) = door {
                     crate::config::merge(&mut spec.init_options, options);
@@ -561,6 +568,7 @@ impl Supervisor {
                 args,
                 &prefix,
                 kept_env,
+                confinement,
                 self.cfg.request_timeout,
             ),
         )

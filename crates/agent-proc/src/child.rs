@@ -42,6 +42,8 @@ pub struct Command {
     /// When set, only these variables of the host's environment reach the child (a name ending
     /// in `*` keeps every variable with that prefix); [`Command::env`] and the run's tag always do.
     kept_env: Option<Vec<String>>,
+    /// Landlock confinement applied in the child before it runs the program.
+    confinement: Option<crate::Confinement>,
     stdin: bool,
     stdout: bool,
     tail_cap: usize,
@@ -66,6 +68,7 @@ impl Command {
             cwd: None,
             env: Vec::new(),
             kept_env: None,
+            confinement: None,
             stdin: false,
             stdout: true,
             tail_cap: 16 * 1024,
@@ -113,6 +116,14 @@ impl Command {
     /// environment of a contained program is an allow-list, never the host's whole environment.
     pub fn env_only(mut self, kept: &[&str]) -> Self {
         self.kept_env = Some(kept.iter().map(|k| k.to_string()).collect());
+        self
+    }
+
+    /// Confine the child with Landlock ([`crate::Confinement`]): it and everything it starts
+    /// read the file system, write only and run programs only where the confinement says, and
+    /// hold no capability. Spawning fails when the kernel has no Landlock.
+    pub fn confine(mut self, confinement: crate::Confinement) -> Self {
+        self.confinement = Some(confinement);
         self
     }
 
@@ -201,6 +212,22 @@ impl Command {
             cmd.current_dir(dir);
         }
         new_session_dying_with_parent(&mut cmd);
+        if let Some(c) = &self.confinement {
+            let ruleset = c.prepare()?;
+            let slot = std::sync::Mutex::new(Some(ruleset));
+            #[allow(unsafe_code)]
+            // SAFETY: runs between fork and exec; the slot is locked by this child only (the
+            // parent never locks it), and `apply_in_child` makes only async-signal-safe calls.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let taken = slot.lock().ok().and_then(|mut s| s.take());
+                    match taken {
+                        Some(ruleset) => crate::confine::apply_in_child(ruleset),
+                        None => Err(io::Error::other("the Landlock ruleset was already used")),
+                    }
+                });
+            }
+        }
         let mut child = match spawner::spawn(cmd).await {
             Ok(c) => c,
             Err(e) => {

@@ -13,6 +13,8 @@
 //! - Every spawn happens on one long-lived thread of this crate: `PR_SET_PDEATHSIG` fires when the
 //!   *thread* that forked the child exits, so a child spawned from a short-lived thread (a
 //!   `spawn_blocking` worker that tokio retires after 10 s idle) would be killed at random.
+//! - [`Confinement`]: Landlock for a child where bubblewrap cannot run (read everything, write
+//!   and run programs only where it says, no capability, no TCP, no signal outside).
 //! - [`Launcher`]: on the host, or behind a sandbox prefix (`docker exec -i box`); it decides on
 //!   which side of the boundary a program name is resolved, and whether a pid a child reports
 //!   is one of ours ([`Launcher::owns_reported_pids`]).
@@ -31,6 +33,7 @@
 //! never spawns from the caller's thread.
 
 mod child;
+mod confine;
 mod exit;
 mod launcher;
 pub mod reaper;
@@ -39,6 +42,7 @@ pub mod sweep;
 mod tail;
 
 pub use child::{Child, Command, Farewell, Output, RunError, on_shutdown, shutdown, with_purpose};
+pub use confine::{Confinement, landlock_abi};
 pub use exit::describe_exit;
 pub use launcher::Launcher;
 pub use tail::Tail;

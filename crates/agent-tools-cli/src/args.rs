@@ -109,6 +109,8 @@ pub struct Common {
     pub astgrep_cache_bytes: Option<u64>,
     /// `--tools` / `--without`: the tools served (`None`: all).
     pub tools: Option<ToolSelection>,
+    /// `--trust` (or `AGENT_TOOLS_TRUST=1`): the project at the root is trusted.
+    pub trust: bool,
 }
 
 impl Common {
@@ -125,6 +127,7 @@ impl Common {
             // The library sets the port for the command it runs (terminal card, elicitation).
             asking: Asking::Nobody,
             tools: self.tools.clone(),
+            trust_project: self.trust,
         }
     }
 }
@@ -282,6 +285,11 @@ struct RunArgs {
     /// trees, no token index and no memo of finished searches)
     #[arg(long, value_name = "MIB")]
     astgrep_cache_mib: Option<u64>,
+    /// Trust the project at --root: its language servers run uncontained and may use its own
+    /// binaries and config (for a harness that already asked the person, as Claude Code, Codex
+    /// and Gemini CLI do before opening a folder). Also AGENT_TOOLS_TRUST=1
+    #[arg(long, env = "AGENT_TOOLS_TRUST", value_parser = clap::builder::BoolishValueParser::new(), num_args = 0, default_missing_value = "true")]
+    trust: bool,
 }
 
 fn parse_surface(text: &str) -> Result<Surface, UnknownSurface> {
@@ -330,6 +338,7 @@ fn common(root: RootArg, surface: Surface) -> Common {
         ask_timeout: None,
         astgrep_cache_bytes: None,
         tools: None,
+        trust: false,
     }
 }
 
@@ -341,6 +350,7 @@ fn run_common(run: RunArgs) -> Common {
         approval: run.approval.map(|t| t.0).unwrap_or_default(),
         ask_timeout: run.ask_timeout.map(std::time::Duration::from_secs),
         astgrep_cache_bytes: run.astgrep_cache_mib.map(|m| m.saturating_mul(1024 * 1024)),
+        trust: run.trust,
         ..common(run.root, run.surface.surface)
     }
 }

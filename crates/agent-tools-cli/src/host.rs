@@ -35,6 +35,8 @@ pub struct HostOptions {
     pub asking: Asking,
     /// The tools served (`serve --tools` / `--without`): `None` every tool attached.
     pub tools: Option<ToolSelection>,
+    /// The project at the root is trusted (`--trust`): its language servers run uncontained.
+    pub trust_project: bool,
 }
 
 /// How `ask_user` and approvals reach a person: the port the `ask` family is attached with.

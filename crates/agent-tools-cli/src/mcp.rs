@@ -14,6 +14,7 @@
 
 use crate::error::ElicitError;
 use crate::logging::ClientLog;
+use agent_tools::tier::display::escape_keeping_lines;
 use agent_tools::tier::{
     Caller, Origin, ProgressListener, ProgressSink, Registry, Requester, RoomId, Surface, ToolInfo,
     ToolOutput,
@@ -222,7 +223,9 @@ pub fn tool_json(info: &ToolInfo) -> Value {
 }
 
 /// A tool result as MCP `CallToolResult`: the text, each image as PNG base64, the structured
-/// value (an object as is, anything else wrapped as `{"value": …}`), and the error flag.
+/// value (an object as is, anything else wrapped as `{"value": …}`), and the error flag. Every
+/// string of it passes the one escaping of outside text (`agent_tier::display`), as `grep`'s
+/// lines always did: no control sequence of a file, a server or a program reaches a client raw.
 ///
 /// The agent clients people run hand the model the structured content *instead of* the content
 /// blocks when there is any (Claude Code and Codex CLI, measured by `tests/agent_clients.rs`;
@@ -231,7 +234,8 @@ pub fn tool_json(info: &ToolInfo) -> Value {
 /// `rendered`). A result with images has no structured value at all: those clients would drop
 /// the images for it. A harness that embeds the crates still has both halves in [`ToolOutput`].
 pub fn call_result(out: &ToolOutput) -> CallToolResult {
-    let mut content = vec![ContentBlock::text(out.text.clone())];
+    let text = escape_keeping_lines(&out.text).into_owned();
+    let mut content = vec![ContentBlock::text(text.clone())];
     for img in &out.images {
         content.push(ContentBlock::image(
             base64::engine::general_purpose::STANDARD.encode(&img.data),
@@ -249,8 +253,8 @@ pub fn call_result(out: &ToolOutput) -> CallToolResult {
         .as_ref()
         .filter(|_| out.images.is_empty())
         .map(|s| {
-            let mut obj = match s {
-                Value::Object(o) => o.clone(),
+            let mut obj = match escaped(s) {
+                Value::Object(o) => o,
                 other => {
                     let mut o = serde_json::Map::new();
                     o.insert("value".into(), other.clone());
@@ -262,10 +266,27 @@ pub fn call_result(out: &ToolOutput) -> CallToolResult {
             } else {
                 "text"
             };
-            obj.insert(key.into(), Value::String(out.text.clone()));
+            obj.insert(key.into(), Value::String(text.clone()));
             Value::Object(obj)
         });
     result
+}
+
+/// `v` with every string (and key) passed through the one escaping of outside text
+/// ([`escape_keeping_lines`]): a file's bytes, a server's hover, a program's output or a file's
+/// name can hold a terminal's control sequences (OSC 52 to the clipboard, a clear screen) or
+/// bidi overrides, and a client may show structured content to a person as it is.
+fn escaped(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(escape_keeping_lines(s).into_owned()),
+        Value::Array(a) => Value::Array(a.iter().map(escaped).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (escape_keeping_lines(k).into_owned(), escaped(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// [`call_result`] as the JSON a client of the 2025 revisions receives (for `call --json`).

@@ -6,7 +6,9 @@
 //! process it can see holds it), the test process (the host's parent) invisible and out of
 //! signal reach, no write outside its private `/tmp`, directly or through `/proc/<pid>/root`.
 //! The host runs in a real terminal (`script`, a pty that is its controlling terminal), as root
-//! and as an ordinary user (`setpriv` to `nobody`). A kernel started by `eval` has no
+//! and as an ordinary user (`setpriv` to `nobody`), under bubblewrap and under Landlock (the
+//! containment where bubblewrap cannot run: no namespaces, so the outside is visible but out
+//! of reach — signals refused, `/proc/<pid>` of the outside unreadable). A kernel started by `eval` has no
 //! controlling terminal and no token either (every child of ours leads its own session).
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
@@ -37,7 +39,7 @@ struct Fixture {
     _marks: tempfile::TempDir,
 }
 
-fn fixture() -> Fixture {
+fn fixture(sandbox: &str) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     open_to_all(dir.path());
     let root = dir.path().join("proj");
@@ -51,7 +53,7 @@ fn fixture() -> Fixture {
         .unwrap_or_else(|| agent_testkit::require("python3"));
     std::fs::write(
         config.join("agent-tools/lsp.json"),
-        json!({"servers": {"inside": {
+        json!({"untrusted_sandbox": sandbox, "servers": {"inside": {
             "language": "inside",
             "commands": [[python, probe_script()]],
             "extensions": {"iv": "inside"},
@@ -158,9 +160,11 @@ fn call_in_terminal(f: &Fixture, tool: &str, args: &Value, as_nobody: bool) -> S
     text
 }
 
-fn inside_view(as_nobody: bool) {
+/// The probe's view, contained by `sandbox` (`bubblewrap` or `landlock`, the user's
+/// `untrusted_sandbox`), run as root or as `nobody`; and what `lsp status` says contains it.
+fn inside_view(as_nobody: bool, sandbox: &str) {
     agent_testkit::require("bwrap");
-    let f = fixture();
+    let f = fixture(sandbox);
     let args = json!({"operation": "hover", "file": "a.iv", "line": 1, "symbol": "probe"});
     let text = call_in_terminal(&f, "lsp", &args, as_nobody);
     let json_line = text
@@ -168,22 +172,41 @@ fn inside_view(as_nobody: bool) {
         .find(|l| l.starts_with('{'))
         .unwrap_or_else(|| panic!("no view in the hover: {text}"));
     let v: Value = serde_json::from_str(json_line).unwrap();
-    let who = if as_nobody { "as nobody" } else { "as root" };
+    let who = format!(
+        "{sandbox}, {}",
+        if as_nobody { "as nobody" } else { "as root" }
+    );
     assert!(v.get("probe_failed").is_none(), "{who}: {v}");
-    assert_eq!(
-        v["pid_ns_is_outsides"], false,
-        "{who}: own pid namespace: {v}"
-    );
-    assert_eq!(
-        v["user_ns_is_outsides"], false,
-        "{who}: own user namespace: {v}"
-    );
+    if sandbox == "bubblewrap" {
+        assert_eq!(
+            v["pid_ns_is_outsides"], false,
+            "{who}: own pid namespace: {v}"
+        );
+        assert_eq!(
+            v["user_ns_is_outsides"], false,
+            "{who}: own user namespace: {v}"
+        );
+        assert_eq!(v["outside_pid_visible"], false, "{who}: {v}");
+        assert_eq!(
+            v["signal_outside"], "ESRCH",
+            "{who}: signal the outside: {v}"
+        );
+    } else {
+        // No namespaces under Landlock: the outside is visible, and out of reach.
+        assert_eq!(
+            v["signal_outside"], "EPERM",
+            "{who}: signal the outside: {v}"
+        );
+    }
     assert_eq!(
         v["cap_eff"], "0000000000000000",
         "{who}: no capability: {v}"
     );
-    assert_eq!(
-        v["open_dev_tty"], "ENXIO",
+    // No controlling terminal (ENXIO); under Landlock the read-write open is refused before
+    // that is even asked (EACCES: /dev/tty is not a file it may write).
+    let tty = v["open_dev_tty"].as_str().unwrap_or("");
+    assert!(
+        tty == "ENXIO" || (sandbox == "landlock" && tty == "EACCES"),
         "{who}: no controlling terminal: {v}"
     );
     assert_ne!(v["tiocsti"], "ok", "{who}: TIOCSTI into the terminal: {v}");
@@ -199,28 +222,40 @@ fn inside_view(as_nobody: bool) {
         !names.contains(&"XDG_RUNTIME_DIR") && !names.iter().any(|n| n.contains("TOKEN")),
         "{who}: an allow-listed environment: {names:?}"
     );
-    assert_eq!(v["outside_pid_visible"], false, "{who}: {v}");
-    assert_eq!(
-        v["signal_outside"], "ESRCH",
-        "{who}: signal the outside: {v}"
-    );
     assert_ne!(v["write_outside"], "ok", "{who}: {v}");
     assert_eq!(v["write_via_proc_root"], json!([]), "{who}: {v}");
     assert_eq!(
-        v["write_tmp"], "ok",
-        "{who}: its private /tmp is writable: {v}"
+        v["write_private_tmp"], "ok",
+        "{who}: its private temp folder: {v}"
     );
     assert!(!f.marker.exists(), "{who}: a file was written outside");
+    let status = call_in_terminal(&f, "lsp", &json!({"operation": "status"}), as_nobody);
+    let expected = if sandbox == "bubblewrap" {
+        "run contained: bubblewrap"
+    } else {
+        "run contained: Landlock ABI"
+    };
+    assert!(status.contains(expected), "{who}: {status}");
 }
 
 #[test]
 fn a_contained_server_sees_no_host_token_or_terminal_as_root() {
-    inside_view(false);
+    inside_view(false, "bubblewrap");
 }
 
 #[test]
 fn a_contained_server_sees_no_host_token_or_terminal_as_an_ordinary_user() {
-    inside_view(true);
+    inside_view(true, "bubblewrap");
+}
+
+#[test]
+fn under_landlock_a_server_reaches_no_host_process_token_or_terminal_as_root() {
+    inside_view(false, "landlock");
+}
+
+#[test]
+fn under_landlock_a_server_reaches_no_host_process_token_or_terminal_as_an_ordinary_user() {
+    inside_view(true, "landlock");
 }
 
 /// A kernel is exec-tier code run on purpose, uncontained; still, it leads its own session (so
@@ -228,7 +263,7 @@ fn a_contained_server_sees_no_host_token_or_terminal_as_an_ordinary_user() {
 #[test]
 fn a_kernel_has_no_controlling_terminal_and_no_token() {
     agent_testkit::require("python3");
-    let f = fixture();
+    let f = fixture("bubblewrap");
     let code = "import os\ntry:\n    os.close(os.open('/dev/tty', os.O_RDWR))\n    print('tty: open')\nexcept OSError as e:\n    print('tty: errno', e.errno)\nprint('token:', 'AGENT_TOOLS_TOKEN' in os.environ)";
     let text = call_in_terminal(
         &f,

@@ -1,7 +1,7 @@
 //! What `call` and `repl` print reaches a terminal as text: a file or a program's output holding
 //! a window-title sequence, a clear screen, an OSC 52 clipboard write, a C1 control or a bidi
-//! override is printed with those characters escaped visibly, and `--json` stays JSON of the
-//! same value with them as `\u` escapes. Each case printed them raw before.
+//! override is printed with those characters escaped visibly, and `--json` (the MCP result)
+//! holds them escaped the same way, as every MCP result does. Each case printed them raw before.
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
 
@@ -70,8 +70,10 @@ fn call_read_json_is_the_same_value_without_raw_controls() {
     let out = call(root.path(), &["read", r#"{"path":"evil.txt"}"#, "--json"]);
     assert_eq!(raw_controls(&out), Vec::<char>::new(), "{out:?}");
     let v: Value = serde_json::from_str(&out).unwrap();
+    // Escaped in the value itself (issue 41: every text over MCP is), not only by JSON.
     let text = v["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains(&format!("1| {EVIL}\n")), "{text:?}");
+    assert!(text.contains(&format!("1| {SHOWN}\n")), "{text:?}");
+    assert_eq!(raw_controls(text), Vec::<char>::new(), "{text:?}");
 }
 
 #[test]

@@ -146,6 +146,18 @@ fn a_read_only_hover_runs_no_program_an_untrusted_repository_supplies() {
     assert!(status.contains("run contained: bubblewrap"), "{status}");
     assert_eq!(marks(&mark), "", "project code ran on a read-only hover");
 
+    // Not trusted, Landlock (where bubblewrap cannot run): the same, and the repository's
+    // programs could not even be started (no program runs from inside the workspace).
+    user_config(
+        &config,
+        serde_json::json!({"untrusted_sandbox": "landlock"}),
+    );
+    let (ok, text) = call(&root, &config, HOVER);
+    assert!(ok && text.contains("make_greeter"), "{text}");
+    let (_, status) = call(&root, &config, r#"{"operation": "status"}"#);
+    assert!(status.contains("run contained: Landlock ABI"), "{status}");
+    assert_eq!(marks(&mark), "", "project code ran under Landlock");
+
     // Not trusted, bubblewrap off: the environment layer alone keeps cargo and rustup to the
     // host's own toolchain and no wrapper.
     user_config(&config, serde_json::json!({"untrusted_sandbox": "none"}));
@@ -258,5 +270,59 @@ fn a_proc_macro_of_an_untrusted_repository_is_not_expanded() {
     assert!(
         mark.exists(),
         "a trusted project's proc macro was never expanded"
+    );
+}
+
+/// The adversary's repro (issue 40): a `rust-project.json` whose `sysroot` is the repository's
+/// own folder made rust-analyzer run `fake/bin/rustc` on a read-only hover, even with `RUSTC`
+/// pinned; from inside bubblewrap it then wrote on the host through `/proc/<pid>/root`. The
+/// fake rustc here tries exactly that, and a plain write. For an untrusted root rust-analyzer is
+/// now told to load the root's `Cargo.toml` (so it never reads the file), under bubblewrap and
+/// under Landlock alike (a root whose only project is a `rust-project.json` is refused with the
+/// reason: `contain`'s unit tests). Trusted, the fake rustc does run (so the check can fail).
+#[test]
+fn a_rust_project_json_sysroot_runs_nothing_on_a_read_only_hover() {
+    agent_testkit::require("rust-analyzer");
+    agent_testkit::require("bwrap");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.canonicalize().unwrap();
+    let out = tempfile::Builder::new()
+        .prefix("agent-tools-marks-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let mark = out.path().join("ran");
+    hostile_crate(&root, &mark);
+    let m = mark.display();
+    exe(
+        &root.join("fake/bin/rustc"),
+        &format!(
+            "#!/bin/sh\necho fake-rustc >> '{m}'\nfor p in /proc/[0-9]*; do echo via-proc >> \"$p/root{m}\" 2>/dev/null; done\nexec '{}' \"$@\"\n",
+            real("rustc").display()
+        ),
+    );
+    std::fs::write(
+        root.join("rust-project.json"),
+        serde_json::json!({
+            "sysroot": root.join("fake"),
+            "crates": [{"root_module": root.join("src/lib.rs"), "edition": "2021", "deps": []}],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let config = dir.path().join("config");
+    for mode in ["bubblewrap", "landlock"] {
+        user_config(&config, serde_json::json!({"untrusted_sandbox": mode}));
+        let (ok, text) = call(&root, &config, HOVER);
+        assert!(ok && text.contains("make_greeter"), "{mode}: {text}");
+        assert_eq!(marks(&mark), "", "{mode}: the repository's rustc ran");
+    }
+    // Trusted: rust-analyzer loads the rust-project.json and runs its sysroot's rustc.
+    user_config(&config, serde_json::json!({"trusted_projects": [root]}));
+    let _ = call(&root, &config, HOVER);
+    assert!(
+        marks(&mark).contains("fake-rustc"),
+        "the check could not fail"
     );
 }

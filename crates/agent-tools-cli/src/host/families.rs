@@ -53,8 +53,12 @@ impl Family for Lsp {
     fn feature(&self) -> &'static str {
         "lsp"
     }
-    fn attach(&self, registry: &Registry, _opts: &HostOptions) {
-        agent_tools::lsp::attach(registry, Default::default());
+    fn attach(&self, registry: &Registry, opts: &HostOptions) {
+        let config = agent_tools::lsp::LspConfig {
+            trust_project: opts.trust_project,
+            ..Default::default()
+        };
+        agent_tools::lsp::attach(registry, config);
     }
     fn doctor(&self, root: &Path) -> Vec<DoctorEntry> {
         agent_tools::lsp::doctor(root)

@@ -109,7 +109,8 @@ def view():
             p for p in os.listdir("/proc") if p.isdigit()
             and attempt(lambda: write_through("/proc/%s/root%s" % (p, marker))) == "ok"
         ],
-        "write_tmp": attempt(lambda: write_through("/tmp/inside-probe")),
+        "write_private_tmp": attempt(
+            lambda: write_through(os.path.join(os.environ.get("TMPDIR", "/tmp"), "inside-probe"))),
     }
 
 
