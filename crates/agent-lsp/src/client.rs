@@ -139,18 +139,37 @@ fn lookup_section(settings: &Value, section: Option<&str>) -> Value {
     cur.clone()
 }
 
+/// How a server's process is started: its program and arguments, the prefix it runs behind,
+/// and how an untrusted project's server is contained.
+pub struct Launch {
+    /// The resolved program.
+    pub binary: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The run's sandbox prefix and, for a contained server, bubblewrap's argv.
+    pub prefix: Vec<String>,
+    /// Only these host variables reach the server (a contained server's allow-list).
+    pub kept_env: Option<&'static [&'static str]>,
+    /// Landlock, where the server is contained by it.
+    pub confinement: Option<agent_proc::Confinement>,
+}
+
 impl Server {
-    /// Spawn the server and run `initialize` / `initialized`.
+    /// Spawn the server as `launch` says and run `initialize` / `initialized`.
     pub async fn start(
         spec: Arc<ServerSpec>,
         root: PathBuf,
-        binary: PathBuf,
-        args: Vec<String>,
-        prefix: &[String],
-        kept_env: Option<&[&str]>,
-        confinement: Option<agent_proc::Confinement>,
+        launch: Launch,
         request_timeout: Duration,
     ) -> Result<Arc<Server>, LspError> {
+        let Launch {
+            binary,
+            args,
+            prefix,
+            kept_env,
+            confinement,
+        } = launch;
+        let prefix = prefix.as_slice();
         let start_err = |detail: String, stderr: String| LspError::Start {
             server: spec.id.clone(),
             root: root.display().to_string(),

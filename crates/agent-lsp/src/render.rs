@@ -76,6 +76,11 @@ impl Diag {
 /// What a location through a symlink out of the root shows instead of its line.
 pub const ESCAPED_TEXT: &str = "(not shown: outside the workspace root through a symlink)";
 
+/// What a location named outside the root (a library, the standard library, any file a server
+/// points to) shows instead of its line: `read` refuses such a file, so no answer quotes it,
+/// whether the project is trusted or not.
+pub const OUTSIDE_TEXT: &str = "(not shown: outside the workspace)";
+
 /// Whether `path` is named inside `ws` but resolves outside it (a symlinked directory or file
 /// in the workspace that points out of it): `read` refuses such a file, so no `lsp` answer may
 /// quote it. A path named outside the root (a library, the standard library) is not an escape.
@@ -138,6 +143,14 @@ impl<'a> Renderer<'a> {
                 line: line + 1,
                 column: character as usize + 1,
                 text: ESCAPED_TEXT.to_string(),
+            };
+        }
+        if !self.cache.contains_key(path) && !path.starts_with(self.ws) {
+            return Loc {
+                path: self.display(path),
+                line: line + 1,
+                column: character as usize + 1,
+                text: OUTSIDE_TEXT.to_string(),
             };
         }
         let text = self

@@ -19,7 +19,7 @@
 //! here (`language server <id> for <root>`).
 
 use crate::binaries::{LOCAL_DIRS, host_only, project_binary, resolve_command};
-use crate::client::{Server, tail_lines};
+use crate::client::{Launch, Server, tail_lines};
 use crate::config::{Resolved, ServerSpec};
 use crate::contain::{Containment, Uncontained};
 use crate::error::LspError;
@@ -564,11 +564,13 @@ impl Supervisor {
             Server::start(
                 spec,
                 root,
-                binary.clone(),
-                args,
-                &prefix,
-                kept_env,
-                confinement,
+                Launch {
+                    binary: binary.clone(),
+                    args,
+                    prefix,
+                    kept_env,
+                    confinement,
+                },
                 self.cfg.request_timeout,
             ),
         )

@@ -182,3 +182,47 @@ async fn fifos_devices_and_huge_files_are_refused_not_read() {
     assert!(out.is_error, "{}", out.text);
     assert!(out.text.contains("files over 32 MiB"), "{}", out.text);
 }
+
+/// Issue 41: a location a server gives outside the root — here a module of a folder beside the
+/// project that pyright reaches through the project's own `extraPaths`, in a trusted project —
+/// is named with its path and never quoted (the line held the secret), as `read` refuses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_location_outside_the_root_is_named_never_quoted() {
+    require("pyright-langserver");
+    let fx = fixture("python", config("python", "pyright"));
+    let outside = tempfile::tempdir().unwrap();
+    let outside_dir = outside.path().canonicalize().unwrap();
+    std::fs::write(
+        outside_dir.join("creds.py"),
+        format!("SECRET_TOKEN = \"{SECRET}\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        fx.root.join("pyrightconfig.json"),
+        json!({"extraPaths": [outside_dir]}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        fx.root.join("use_creds.py"),
+        "from creds import SECRET_TOKEN\n\nprint(SECRET_TOKEN)\n",
+    )
+    .unwrap();
+    for op in ["definition", "references"] {
+        let out = fx
+            .lsp(json!({"operation": op, "file": "use_creds.py", "line": 3, "symbol": "SECRET_TOKEN"}))
+            .await;
+        assert!(
+            !out.text.contains(SECRET),
+            "{op} quoted the outside line:\n{}",
+            out.text
+        );
+        if op == "definition" {
+            assert!(
+                out.text.contains("creds.py")
+                    && out.text.contains("not shown: outside the workspace"),
+                "{op}: {}",
+                out.text
+            );
+        }
+    }
+}

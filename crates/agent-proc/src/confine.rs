@@ -47,7 +47,7 @@ pub fn landlock_abi() -> Option<i32> {
             LANDLOCK_CREATE_RULESET_VERSION,
         )
     };
-    (v >= 1).then(|| v as i32)
+    (v >= 1).then_some(v as i32)
 }
 
 impl Confinement {
