@@ -679,11 +679,12 @@ fn codegen(root: &Path, check: bool) -> Result<()> {
     readme_instructions(root, &served, check)?;
     let instr = served.chars().count() / 4;
     let with = full_vibe + instr;
-    let verdict = if with <= 4000 { "met" } else { "NOT met" };
+    // Issue 42 raised the budget from 4,000 to 4,300 for what the peers give a model.
+    let verdict = if with <= 4300 { "met" } else { "NOT met" };
     let report = format!(
         "Size of what a model reads (characters / 4; name, description and input schema of each \
          tool, plus the MCP instructions): full surface with vibe {with} tokens — tool list \
-         {full_vibe} + instructions {instr} (goal ≤ 4,000: {verdict}); without vibe {full} (tool \
+         {full_vibe} + instructions {instr} (goal ≤ 4,300: {verdict}); without vibe {full} (tool \
          list), plan surface with vibe {plan} (tool list). Annotations and `_meta`, which clients \
          read and do not show the model, add {extra}.\n"
     );

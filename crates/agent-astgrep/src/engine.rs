@@ -324,14 +324,11 @@ fn walk<T: Send>(
         } else {
             config.threads
         };
-        let mut builder = ignore::WalkBuilder::new(&scope.target);
-        // `.gitignore` is honoured even outside a git checkout; hidden files are searched
+        // The run's ignore rules (`agent_tier::ignore_rules`: `.gitignore` inside a git
+        // repository, `.ignore` and `.rgignore` always); hidden files are searched
         // (`.github/workflows/*.yml` is code too), but never the `.git` directory.
-        builder
-            .threads(threads)
-            .require_git(false)
-            .hidden(false)
-            .filter_entry(|e| e.file_name() != ".git");
+        let mut builder = agent_tier::ignore_rules::walker(&scope.target, true);
+        builder.threads(threads);
         builder.build_parallel().run(|| {
             let visit = &visit;
             let counters = &counters;

@@ -129,7 +129,19 @@ fn grep(shared: &Shared, args: AstGrepArgs, budget: &Budget) -> Result<GrepRepor
                 .collect(),
         ),
     };
+    // A search that found nothing says what the ignore rules hid from it (a source tree whose
+    // ignore files cover its code must not read as "no match").
+    let left_out = if total == 0 {
+        scopes
+            .first()
+            .filter(|(s, _)| s.target.is_dir())
+            .and_then(|(s, _)| agent_tier::ignore_rules::left_out_note(&s.target, true))
+            .map(|note| format!("{note}; name one in `path` to search it"))
+    } else {
+        None
+    };
     Ok(GrepReport {
+        left_out,
         language: languages.join(", "),
         context: contexts.join("; "),
         understood,

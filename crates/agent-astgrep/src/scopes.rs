@@ -12,11 +12,7 @@ use std::path::Path;
 /// first, looking at no more than `budget` entries.
 fn present(scope: &Scope, budget: usize) -> Vec<Lang> {
     let mut counts: BTreeMap<&'static str, (usize, Lang)> = BTreeMap::new();
-    let mut builder = ignore::WalkBuilder::new(&scope.target);
-    builder
-        .require_git(false)
-        .hidden(false)
-        .filter_entry(|e| e.file_name() != ".git");
+    let builder = agent_tier::ignore_rules::walker(&scope.target, true);
     for entry in builder.build().take(budget).flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) || !scope.admits(entry.path()) {
             continue;

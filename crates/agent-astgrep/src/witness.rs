@@ -173,11 +173,7 @@ impl Witness {
             dirs: vec![(self.root.clone(), mtime_of(&self.root))],
             files: Vec::new(),
         });
-        let mut builder = ignore::WalkBuilder::new(&self.root);
-        builder
-            .require_git(false)
-            .hidden(false)
-            .filter_entry(|e| e.file_name() != ".git");
+        let builder = agent_tier::ignore_rules::walker(&self.root, true);
         builder.build_parallel().run(|| {
             let found = &found;
             Box::new(move |entry| {

@@ -567,3 +567,60 @@ async fn a_rewrite_that_would_grow_past_its_bound_is_refused_before_it_is_built(
     .await;
     assert!(!ok.is_error, "{}", ok.text);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Ignore rules as git and ripgrep apply them (issue 44).
+
+/// At the root of Debian's unpacked `linux-source` (`.gitignore` of `/*` and `!/debian/`, no
+/// repository) ast_grep searched 0 files. A `.gitignore` counts only inside a repository; an
+/// `.ignore` always, and an empty answer then says how many files the rules left out.
+#[tokio::test]
+async fn a_gitignore_outside_a_repository_hides_no_code_and_an_empty_answer_says_what_was_left_out()
+{
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".gitignore", b"/*\n!/debian/\n");
+    write(
+        dir.path(),
+        "drivers/net/a.c",
+        b"void f(void *x) { kfree(x); }\n",
+    );
+    let reg = registry(dir.path());
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "kfree($X)", "language": "c"}),
+    )
+    .await;
+    assert!(out.text.contains("drivers/net/a.c"), "{}", out.text);
+    write(dir.path(), ".ignore", b"drivers/\n");
+    let reg = registry(dir.path());
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "kfree($X)", "language": "c"}),
+    )
+    .await;
+    assert!(
+        out.text.contains("no matches")
+            && out
+                .text
+                .contains("1 file(s) here were left out by ignore rules"),
+        "{}",
+        out.text
+    );
+    // Inside a repository the .gitignore counts again.
+    std::fs::remove_file(dir.path().join(".ignore")).unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    let reg = registry(dir.path());
+    let out = call(
+        &reg,
+        "ast_grep",
+        json!({"pattern": "kfree($X)", "language": "c"}),
+    )
+    .await;
+    assert!(
+        out.text.contains("left out by ignore rules"),
+        "{}",
+        out.text
+    );
+}

@@ -31,7 +31,7 @@ impl Tool for ApplyPatchTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`). Context matched exactly, else ignoring trailing whitespace or typographic quotes/dashes (noted); a chunk matching several places is refused.".into()
+        "Change several places or files, all or nothing (one replacement: edit). `patch`: a unified diff (miscounted hunks are recounted; `/dev/null` creates or deletes) or a `*** Begin Patch` ... `*** End Patch` envelope: `*** Add File: p` (`+` lines), `*** Delete File: p`, `*** Update File: p` (optional `*** Move to: q`; chunks of ` `/`-`/`+` lines opened by `@@` or `@@ <line to search from>`); Add File and Move to never overwrite a file. Context matched exactly, else ignoring trailing whitespace or typographic quotes/dashes (noted); a chunk matching several places is refused.".into()
     }
     fn resource_key(&self) -> ResourceKey {
         ResourceKey::FILES
@@ -199,7 +199,7 @@ impl Plan<'_> {
             Some(text) => {
                 if s.old_path.as_deref() != Some(new.as_str()) && existing.is_some() {
                     return Err(format!(
-                        "`patch` moves a file onto `{new}`, which already exists; nothing was written"
+                        "`patch` moves a file onto `{new}`, which already exists (a move never overwrites: delete it first in the same patch, `*** Delete File: {new}`); nothing was written"
                     )
                     .into());
                 }
@@ -207,7 +207,7 @@ impl Plan<'_> {
             }
             None if existing.is_some() => {
                 return Err(format!(
-                    "`patch` creates `{new}`, which already exists; nothing was written"
+                    "`patch` creates `{new}`, which already exists (a new file never overwrites one: delete it first in the same patch, `*** Delete File: {new}`, or change it with `*** Update File: {new}`); nothing was written"
                 )
                 .into());
             }

@@ -46,9 +46,30 @@ pub fn is_envelope(text: &str) -> bool {
     text.lines().find(|l| !l.trim().is_empty()).map(str::trim) == Some("*** Begin Patch")
 }
 
+/// The operation headers a line may open with, after any leading whitespace (models indent
+/// them, and pad `*** End Patch`: codex's scenarios 017 and 020).
+const HEADERS: &[&str] = &[
+    "*** Add File: ",
+    "*** Delete File: ",
+    "*** Update File: ",
+    "*** Move to: ",
+    "*** End of File",
+    "*** End Patch",
+];
+
+/// `line` as a header (its leading whitespace dropped) when it is one, else as it is.
+fn header(line: &str) -> &str {
+    let t = line.trim_start();
+    if HEADERS.iter().any(|h| t.starts_with(h)) {
+        t
+    } else {
+        line
+    }
+}
+
 /// Parse an envelope.
 pub fn parse(text: &str) -> Result<Vec<Op>, ParseError> {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = text.lines().map(header).collect();
     let start = lines
         .iter()
         .position(|l| l.trim() == "*** Begin Patch")

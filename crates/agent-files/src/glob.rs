@@ -125,7 +125,13 @@ fn glob(root: &Path, args: GlobArgs) -> Result<ToolOutput, BoxError> {
         pattern: args.pattern,
         place: (base != root).then(|| given.to_string()),
         order,
-        notes: skipped.describe(),
+        notes: {
+            let mut notes = skipped.describe();
+            if total == 0 {
+                notes.extend(skipped.left_out_note());
+            }
+            notes
+        },
     };
     Ok(ToolOutput::report(&listed))
 }

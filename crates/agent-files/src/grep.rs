@@ -406,6 +406,9 @@ impl Search<'_> {
             ));
         }
         notes.extend(skipped.describe());
+        if self.total == 0 {
+            notes.extend(skipped.left_out_note());
+        }
         if self.unreadable > 0 {
             notes.push(format!(
                 "{} file(s) unreadable (first: {})",

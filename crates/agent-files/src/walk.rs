@@ -1,6 +1,7 @@
 //! The walk `grep` and `glob` share: the files under a folder of the root as ripgrep walks them
-//! (`.gitignore`, `.ignore` and `.git/info/exclude` honoured even outside a git checkout; hidden
-//! files and folders skipped unless the pattern names one; never `.git`), in path order.
+//! (`agent_tier::ignore_rules`: `.gitignore` and `.git/info/exclude` inside a git repository,
+//! `.ignore` and `.rgignore` always; hidden files and folders skipped unless the pattern names
+//! one; never `.git`), in path order.
 //!
 //! Only regular files are visited. A symlink is never followed, so none leads the walk out of the
 //! root; FIFOs, sockets and devices are never opened. Both are counted, as are folders that could
@@ -100,9 +101,19 @@ pub(crate) struct Skipped {
     /// Entries that could not be read, and the first error.
     pub unreadable: usize,
     pub first_error: Option<String>,
+    /// Where the walk started and whether it took hidden entries: what a search that found
+    /// nothing asks [`Skipped::left_out_note`] about.
+    pub walked: Option<(PathBuf, bool)>,
 }
 
 impl Skipped {
+    /// For a search that found nothing: how many files the ignore rules left out where it
+    /// walked, when any.
+    pub(crate) fn left_out_note(&self) -> Option<String> {
+        let (from, hidden) = self.walked.as_ref()?;
+        agent_tier::ignore_rules::left_out_note(from, *hidden)
+    }
+
     /// `2 symlinks not followed, 1 FIFO/socket/device not opened`, or nothing.
     pub(crate) fn describe(&self) -> Vec<String> {
         let mut parts = Vec::new();
@@ -140,13 +151,9 @@ pub(crate) fn files(
 ) -> Skipped {
     let mut skipped = Skipped::default();
     let hidden = pattern.is_some_and(|p| p.hidden);
-    let mut builder = ignore::WalkBuilder::new(from);
-    builder
-        .hidden(!hidden)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .sort_by_file_name(|a, b| a.cmp(b));
+    skipped.walked = Some((from.to_path_buf(), hidden));
+    let mut builder = agent_tier::ignore_rules::walker(from, hidden);
+    builder.sort_by_file_name(|a, b| a.cmp(b));
     for entry in builder.build() {
         let entry = match entry {
             Ok(e) => e,

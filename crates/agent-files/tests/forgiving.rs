@@ -169,3 +169,53 @@ async fn an_ambiguous_tolerant_match_is_refused_and_nothing_is_written() {
     }
     insta::assert_snapshot!("patch_ambiguous_tolerant", shown.join("\n\n"));
 }
+
+/// Issue 42: the envelope as models write it — codex's own scenarios 017 (an operation header
+/// indented) and 020 (`*** Begin Patch ` and ` *** End Patch` padded) — applies; and an Add
+/// File onto an existing file is refused naming the way (Delete File first), changing nothing.
+#[tokio::test]
+async fn envelope_headers_padded_with_whitespace_apply_and_add_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("foo.txt"), "old\n").unwrap();
+    std::fs::write(root.join("file.txt"), "one\n").unwrap();
+    let r = registry(root);
+    let out = call(
+        &r,
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n  *** Update File: foo.txt\n@@\n-old\n+new\n*** End Patch\n"}),
+    )
+    .await;
+    assert!(!out.is_error, "017: {}", out.text);
+    assert_eq!(read(root, "foo.txt"), "new\n");
+    let out = call(
+        &r,
+        "apply_patch",
+        json!({"patch": "*** Begin Patch \n*** Update File: file.txt\n@@\n-one\n+two\n *** End Patch\n"}),
+    )
+    .await;
+    assert!(!out.is_error, "020: {}", out.text);
+    assert_eq!(read(root, "file.txt"), "two\n");
+    let out = call(
+        &r,
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Add File: file.txt\n+clobbered\n*** End Patch\n"}),
+    )
+    .await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("already exists") && out.text.contains("*** Delete File: file.txt"),
+        "{}",
+        out.text
+    );
+    assert_eq!(read(root, "file.txt"), "two\n");
+    // Deleting first in the same patch is the way, and works.
+    let out = call(
+        &r,
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Delete File: file.txt\n*** Add File: file.txt\n+fresh\n*** End Patch\n"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(read(root, "file.txt"), "fresh\n");
+}

@@ -48,6 +48,9 @@ fn tree() -> (tempfile::TempDir, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let root = dir.path();
+    // A git checkout: its .gitignore counts (outside a repository it would not, as for git and
+    // ripgrep: tests/search.rs's `a_gitignore_outside_a_repository_...`).
+    std::fs::create_dir_all(root.join(".git")).unwrap();
     write(root, ".gitignore", "build/\n*.log\n");
     write(
         root,
@@ -340,5 +343,42 @@ async fn grep_searches_a_huge_file_in_its_first_64_mib_and_says_so() {
     assert_eq!(
         out.text,
         "sparse.log:1999: line 1999\n[1 matching line(s) in 1 file(s); 1 file(s) searched; 1 file(s) over 64 MiB searched in their first 64 MiB only]"
+    );
+}
+
+/// Issue 44: at the root of Debian's unpacked `linux-source` (a `.gitignore` of `/*` and
+/// `!/debian/`, no repository) grep and glob searched 0 files and answered "no match". As git
+/// and ripgrep: a `.gitignore` counts only inside a repository, so the C files are searched;
+/// `.ignore` counts everywhere, and a search that found nothing says how many files the ignore
+/// rules left out.
+#[tokio::test]
+async fn a_gitignore_outside_a_repository_hides_nothing_and_what_ignore_files_hid_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".gitignore", "/*\n!/debian/\n");
+    write(root, "drivers/net/a.c", "void f(void *x) { kfree(x); }\n");
+    write(root, "debian/rules", "all:\n");
+    let r = registry(root);
+    let out = call(&r, "grep", json!({"pattern": "kfree"})).await;
+    assert!(out.text.contains("drivers/net/a.c:1:"), "{}", out.text);
+    let out = call(&r, "glob", json!({"pattern": "**/*.c"})).await;
+    assert!(out.text.contains("drivers/net/a.c"), "{}", out.text);
+    // An .ignore counts without a repository, and an empty answer says what it hid.
+    write(root, ".ignore", "drivers/\n");
+    let out = call(&r, "grep", json!({"pattern": "kfree"})).await;
+    assert!(
+        out.text.contains("no match")
+            && out
+                .text
+                .contains("1 file(s) here were left out by ignore rules"),
+        "{}",
+        out.text
+    );
+    let out = call(&r, "glob", json!({"pattern": "**/*.c"})).await;
+    assert!(
+        out.text
+            .contains("1 file(s) here were left out by ignore rules"),
+        "{}",
+        out.text
     );
 }

@@ -34,6 +34,7 @@
 pub mod display;
 pub mod doctor;
 mod error;
+pub mod ignore_rules;
 pub mod lines;
 pub mod locate;
 pub mod process;

@@ -33,6 +33,9 @@ pub struct GrepReport {
     pub matches: Vec<Match>,
     /// What the walk did: the one language's counts, or each language's.
     pub stats: WalkStats,
+    /// When nothing matched: how many files the ignore rules left out where it searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<String>,
     /// What the text says besides these fields.
     #[serde(skip)]
     pub(crate) call: GrepCall,
@@ -168,6 +171,9 @@ impl Report for GrepReport {
                 "\nstopped early at the time limit of {} s: the results are partial; narrow `path`",
                 call.time_limit_secs
             );
+        }
+        if let Some(note) = &self.left_out {
+            let _ = write!(text, "\n{note}");
         }
         if total == 0
             && let Some(note) = &call.lowercase_note
