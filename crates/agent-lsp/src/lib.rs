@@ -94,6 +94,25 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     registry.provide_locator(Arc::new(tools::Locator(state)));
 }
 
+/// How the language servers of the checkout at `root` would run, in words (for `doctor`):
+/// trusted and uncontained, contained and by what (bubblewrap or Landlock, and why not the
+/// other), or not at all and why.
+pub fn containment_note(root: &Path) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let cfg = LspConfig::default().resolve(&root);
+    if cfg.trusted {
+        return "the project is trusted (your own config lists it): its language servers run uncontained"
+            .to_string();
+    }
+    match contain::untrusted(&root, &[], cfg.untrusted_sandbox, cfg.user_file.as_deref()) {
+        Ok(c) => format!(
+            "the project is not trusted: its language servers run contained by {}",
+            c.summary
+        ),
+        Err(contain::Uncontained(why)) => format!("no language server can start: {why}"),
+    }
+}
+
 /// What this family could start for the checkout at `root`: one entry per configured server,
 /// with the first root marker found (at `root` or below) and the resolved binary.
 pub fn doctor(root: &Path) -> Vec<DoctorEntry> {

@@ -182,5 +182,9 @@ pub fn doctor_text(root: &Path) -> String {
         out.push_str(&e.summary());
         out.push('\n');
     }
+    for note in FAMILIES.iter().flat_map(|f| f.notes(root)) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     out
 }

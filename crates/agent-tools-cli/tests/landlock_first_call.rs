@@ -59,13 +59,34 @@ fn with_bubblewrap_hidden_an_untrusted_python_project_answers_its_first_hover_un
             "command -v bwrap >/dev/null && test -x \"$(command -v bwrap)\" && test -f \"$(command -v bwrap)\" && echo BWRAP-VISIBLE\n\
              \"$BIN\" call lsp '{{\"operation\": \"hover\", \"path\": \"app.py\", \"symbol\": \"greet\", \"line\": 5}}' --root {r}\n\
              echo ---\n\
-             \"$BIN\" call lsp '{{\"operation\": \"status\"}}' --root {r}"
+             \"$BIN\" call lsp '{{\"operation\": \"status\"}}' --root {r}\n\
+             echo ---\n\
+             \"$BIN\" doctor --root {r}"
         ),
         &config,
     );
     assert!(!text.contains("BWRAP-VISIBLE"), "{text}");
-    let (hover, status) = text.split_once("---").unwrap();
+    let parts: Vec<&str> = text.split("---").collect();
+    let [hover, status, doctor] = parts.as_slice() else {
+        panic!("{text}");
+    };
     assert!(hover.contains("(name: str) -> str"), "{text}");
     assert!(status.contains("run contained: Landlock ABI"), "{status}");
     assert!(status.contains("bubblewrap is not installed"), "{status}");
+    // `doctor` says the same before any server ran.
+    assert!(
+        doctor.contains(
+            "lsp: the project is not trusted: its language servers run contained by Landlock ABI"
+        ) && doctor.contains("bubblewrap is not installed"),
+        "{doctor}"
+    );
+    // With bubblewrap present, doctor names it.
+    let out = Command::new(BIN)
+        .args(["doctor", "--root"])
+        .arg(&root)
+        .env("XDG_CONFIG_HOME", &config)
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&out.stdout);
+    assert!(doctor.contains("contained by bubblewrap"), "{doctor}");
 }

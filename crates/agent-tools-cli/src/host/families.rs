@@ -26,6 +26,13 @@ pub trait Family: Sync {
         let _ = root;
         Vec::new()
     }
+
+    /// What `doctor` says of the family as a whole for the checkout at `root`, a line each
+    /// (how an untrusted project's servers are contained). Default: nothing.
+    fn notes(&self, root: &Path) -> Vec<String> {
+        let _ = root;
+        Vec::new()
+    }
 }
 
 /// Every family compiled in, in the order `doctor` lists them and the run attaches them.
@@ -62,6 +69,9 @@ impl Family for Lsp {
     }
     fn doctor(&self, root: &Path) -> Vec<DoctorEntry> {
         agent_tools::lsp::doctor(root)
+    }
+    fn notes(&self, root: &Path) -> Vec<String> {
+        vec![format!("lsp: {}", agent_tools::lsp::containment_note(root))]
     }
 }
 
