@@ -13,7 +13,7 @@ use std::path::Path;
 pub const CUSTOM_IGNORE_FILES: &[&str] = &[".rgignore"];
 
 /// The most entries [`left_out`] walks before it stops counting.
-const COUNT_CAP: u64 = 200_000;
+pub const COUNT_CAP: u64 = 200_000;
 
 /// A walk from `from` with the run's ignore rules: `.gitignore` (and git's exclude files) only
 /// inside a git repository, `.ignore` and `.rgignore` always, hidden entries skipped unless

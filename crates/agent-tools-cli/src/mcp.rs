@@ -318,7 +318,8 @@ impl Clone for Host {
 impl Drop for Host {
     /// The session this host served has ended (its client deleted it, it expired, or stdin
     /// closed): so has its room — its kernels, debug session, staged edits, ledgers and workers.
-    /// The template host that Streamable HTTP clones per session serves none and ends nothing.
+    /// The template host that Streamable HTTP clones per session serves none and ends nothing;
+    /// a host that served one sessionless request leaves the run's stateless room as it is.
     fn drop(&mut self) {
         if let Some(session) = self.session.get().filter(|s| !s.stateless) {
             let ended = self.registry.end_room(&RoomId::new(session.id()));

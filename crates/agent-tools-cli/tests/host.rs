@@ -598,3 +598,77 @@ fn repl_reads_calls_line_by_line_and_ask_fails_closed() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(calls.matches("first line").count(), 1, "{calls}");
 }
+
+/// Issue 38: `serve --without files` serves every tool but the file family, for a client that
+/// has its own: they are not listed, not named in the instructions, and cannot be called;
+/// `--tools` keeps only what it names; an unknown name is a usage error naming the valid ones.
+#[test]
+fn serve_without_files_lists_names_and_serves_no_file_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hello\n").unwrap();
+    let mut c = Client::start(dir.path(), &["--without", "files"]);
+    let init = c.rpc(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}));
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let list = c.rpc(2, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for file_tool in ["read", "grep", "glob", "write", "edit", "apply_patch"] {
+        assert!(!names.contains(&file_tool), "{file_tool} listed: {names:?}");
+    }
+    assert!(
+        names.contains(&"lsp") && names.contains(&"ast_grep"),
+        "{names:?}"
+    );
+    for line in [
+        "Look at a file: read.",
+        "grep; files by name: glob",
+        "Change text: edit",
+    ] {
+        assert!(!instructions.contains(line), "{line} in:\n{instructions}");
+    }
+    let refused = c.rpc(
+        3,
+        "tools/call",
+        json!({"name": "read", "arguments": {"path": "hello.txt"}}),
+    );
+    assert!(
+        refused["result"]["isError"] == true || refused["error"].is_object(),
+        "{refused}"
+    );
+    drop(c);
+
+    let mut c = Client::start(dir.path(), &["--tools", "files"]);
+    c.rpc(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}));
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let list = c.rpc(2, "tools/list", json!({}));
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["apply_patch", "edit", "glob", "grep", "read", "write"]
+    );
+    drop(c);
+
+    let out = std::process::Command::new(BIN)
+        .args(["serve", "--without", "fiels", "--root"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`--without` names `fiels`") && err.contains("families: files"),
+        "{err}"
+    );
+}

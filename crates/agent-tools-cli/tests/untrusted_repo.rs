@@ -326,3 +326,60 @@ fn a_rust_project_json_sysroot_runs_nothing_on_a_read_only_hover() {
         "the check could not fail"
     );
 }
+
+/// Issue 39: a harness that already asked the person (Claude Code, Codex and Gemini CLI ask
+/// before they open a folder) trusts the project with `--trust` or `AGENT_TOOLS_TRUST=1`: its
+/// servers are not contained and the project's own config counts. Without either, status says
+/// how they are contained.
+#[test]
+fn the_host_trusts_the_project_when_told_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.py"), "x = 1\n").unwrap();
+    let config = dir.path().join("config");
+    user_config(&config, serde_json::json!({}));
+    let status = |extra: &[&str], env: Option<&str>| -> serde_json::Value {
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "call",
+            "lsp",
+            r#"{"operation": "status"}"#,
+            "--json",
+            "--root",
+        ])
+        .arg(&root)
+        .args(extra)
+        .env("XDG_CONFIG_HOME", &config)
+        .env_remove("AGENT_TOOLS_TRUST");
+        if let Some(v) = env {
+            cmd.env("AGENT_TOOLS_TRUST", v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let plain = status(&[], None);
+    assert_eq!(plain["structuredContent"]["trusted"], false, "{plain}");
+    assert!(
+        plain["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("run contained"),
+        "{plain}"
+    );
+    for (extra, env) in [(&["--trust"][..], None), (&[][..], Some("1"))] {
+        let v = status(extra, env);
+        assert_eq!(
+            v["structuredContent"]["trusted"], true,
+            "{extra:?} {env:?}: {v}"
+        );
+        assert!(
+            !v["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("run contained"),
+            "{v}"
+        );
+    }
+}
