@@ -7,7 +7,8 @@
 //! that: a file's lines, the grep and glob hits, the matches, the locations with their line
 //! text, the hover, the rename, the new diagnostic of an edit, the patch, a staged rewrite and
 //! its acceptance, a cell's value and its plot (as an image), and a debugger stop with its
-//! locals — over stdio and over Streamable HTTP with a bearer token, for each client, each
+//! locals — over stdio and over Streamable HTTP with a bearer token made by the README's token
+//! step, for each client, each
 //! configured with the README's own entry for it (its command, or its URL, pointed at the binary
 //! under test). Also: the server's instructions reach the model, and our tools are declared to it.
 //! What each client does with content, structured content and images is in
@@ -188,6 +189,38 @@ fn readme_snippet(client: &str, transport: &str) -> (String, String) {
     panic!("the README has no JSON or TOML snippet marked `{marker}`");
 }
 
+/// Run the README's token step (the `sh` block after `<!-- token-step -->`) with `home` as
+/// HOME; the token file it made, checked: 0600, 64 hex digits.
+fn readme_token_step(home: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let after = &readme[readme
+        .find("<!-- token-step -->")
+        .expect("the README's token step")..];
+    let body = after
+        .split_once("```sh\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .map(|(b, _)| b)
+        .expect("a sh block after the token-step marker");
+    let out = Command::new("sh")
+        .args(["-c", body])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{body}: {out:?}");
+    let file = home.join(".config/agent-tools/token");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{}", file.display());
+    let token = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{token:?}"
+    );
+    file
+}
+
 /// `serve --listen 127.0.0.1:0` with a token file; the URL it prints.
 struct Listening {
     child: Child,
@@ -262,9 +295,10 @@ fn run_client(client: &str, http: bool) {
         .args(["--timeout", "420", "--entry-lang", &lang, "--entry"])
         .arg(&entry);
     let _server = if http {
-        let token = "agent-clients-test-token";
-        let token_file = scratch.path().join("token");
-        std::fs::write(&token_file, token).unwrap();
+        // The README's token step, run as pasted in a scratch home: the file it makes (0600)
+        // is the token the host reads and the client sends.
+        let token_file = readme_token_step(scratch.path());
+        let token = std::fs::read_to_string(&token_file).unwrap();
         let server = listen(ws.path(), &token_file);
         cmd.args([
             "--transport",
@@ -272,7 +306,7 @@ fn run_client(client: &str, http: bool) {
             "--url",
             &server.url,
             "--token",
-            token,
+            &token,
         ]);
         Some(server)
     } else {
