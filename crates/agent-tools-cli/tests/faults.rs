@@ -212,11 +212,16 @@ impl Run {
             .unwrap_or_else(|| panic!("no worker id in: {out}"))
             .to_string();
         let file = self.root().join(format!("{id}.grandchild"));
+        // The shell creates the file before it writes the pid: wait for a whole line.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while !file.exists() && Instant::now() < deadline {
+        let mut text = String::new();
+        while Instant::now() < deadline {
+            text = std::fs::read_to_string(&file).unwrap_or_default();
+            if text.ends_with('\n') {
+                break;
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
         (
             id,
             text.trim()
