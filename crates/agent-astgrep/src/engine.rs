@@ -22,7 +22,7 @@ use crate::needle::Needle;
 use crate::pattern::Compiled;
 use crate::stats::{Counters, Stats};
 use crate::tokens::{self, Known};
-use agent_tier::workspace::confine_existing;
+use agent_tier::workspace::{Beneath, confine_existing};
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
 use parking_lot::Mutex;
@@ -206,6 +206,7 @@ fn walk<T: Send>(
     let index = cache.index();
     let cached = cache.visit(|path: &Path, lang: Lang| scope.reaches(path, lang));
     let results: Mutex<Vec<(PathBuf, T)>> = Mutex::new(Vec::new());
+    let below = Beneath::open(&scope.root);
     let visit = |path: &Path, meta: Option<std::fs::Metadata>| {
         counters.searched.fetch_add(1, Ordering::Relaxed);
         let len = meta.as_ref().map(|m| m.len());
@@ -254,8 +255,14 @@ fn walk<T: Send>(
             }
             return;
         }
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
+        // Below the root's descriptor, through no symlink: a folder swapped for a link to the
+        // outside since the walk is refused, never read.
+        let read = below
+            .as_ref()
+            .map_err(|e| std::io::Error::new(e.kind(), e.to_string()))
+            .and_then(|b| b.read_regular(path, config.max_file_bytes + 1));
+        let bytes = match read {
+            Ok(read) => read.bytes,
             Err(e) => {
                 counters.skip(&counters.unreadable, path, crate::stats::why_unreadable(&e));
                 return;

@@ -128,7 +128,7 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
             Ok(ToolOutput::report(&report))
         }
         ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
-            Ok(()) => {
+            Ok(_) => {
                 let written: Vec<_> = staged.changes.iter().map(|c| c.path.clone()).collect();
                 shared.cache.changed(&written);
                 let report = ResolveReport {

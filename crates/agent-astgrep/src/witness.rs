@@ -21,7 +21,8 @@ use crate::fingerprint::Fingerprint;
 use crate::lang::Lang;
 use crate::memo::MatchMemo;
 use crate::tokens::{self, TokenHash, TokenIndex};
-use agent_tier::witness::{IdentifierWitness, Occurrence, Sightings};
+use agent_tier::witness::{IdentifierWitness, Occurrence, Sightings, UNREAD_SHOWN};
+use agent_tier::workspace::Beneath;
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -51,6 +52,9 @@ pub struct Witness {
 struct Walked {
     dirs: Vec<(PathBuf, Option<SystemTime>)>,
     files: Vec<(PathBuf, Lang)>,
+    /// Symlinks named as files of the family: never followed. Those whose target is not one of
+    /// `files` are files the witness cannot look at.
+    links: Vec<PathBuf>,
 }
 
 struct Answer {
@@ -98,8 +102,10 @@ fn identifier_spans(text: &str, lang: Lang) -> Option<Vec<(usize, usize)>> {
     }
 }
 
-fn read_text(path: &Path) -> Option<String> {
-    let read = agent_tier::workspace::read_regular(path, MAX_FILE_BYTES + 1).ok()?;
+/// A file's text, read below the root through no symlink (`None`: unreadable, too large, not
+/// UTF-8, or the root itself could not be opened).
+fn read_text(below: Option<&Beneath>, path: &Path) -> Option<String> {
+    let read = below?.read_regular(path, MAX_FILE_BYTES + 1).ok()?;
     if read.bytes.len() as u64 > MAX_FILE_BYTES {
         return None;
     }
@@ -132,27 +138,33 @@ impl Witness {
     }
 
     /// The files of `langs` under the root, with their fingerprints now: the last walk's
-    /// list while no directory changed, else a new walk.
-    fn walk(&self, langs: &[Lang]) -> Vec<Found> {
+    /// list while no directory changed, else a new walk. Also the symlinks of the family whose
+    /// target is not a walked file (outside the root, ignored, dangling): never read.
+    fn walk(&self, langs: &[Lang]) -> (Vec<Found>, Vec<PathBuf>) {
         let listed = {
             let walks = self.walks.lock();
             walks.get(langs).and_then(|w| {
                 w.dirs
                     .iter()
                     .all(|(d, m)| mtime_of(d) == *m)
-                    .then(|| w.files.clone())
+                    .then(|| (w.files.clone(), w.links.clone()))
             })
         };
-        let files = match listed {
-            Some(files) => files,
+        let (files, links) = match listed {
+            Some(listed) => listed,
             None => {
                 let walked = self.walk_tree(langs);
-                let files = walked.files.clone();
+                let listed = (walked.files.clone(), walked.links.clone());
                 self.walks.lock().insert(langs.to_vec(), walked);
-                files
+                listed
             }
         };
-        files
+        let walked: HashSet<&PathBuf> = files.iter().map(|(p, _)| p).collect();
+        let unreached: Vec<PathBuf> = links
+            .into_iter()
+            .filter(|l| l.canonicalize().map_or(true, |t| !walked.contains(&t)))
+            .collect();
+        let found = files
             .into_iter()
             .filter_map(|(path, lang)| {
                 let meta = std::fs::symlink_metadata(&path).ok()?;
@@ -163,7 +175,8 @@ impl Witness {
                     lang,
                 })
             })
-            .collect()
+            .collect();
+        (found, unreached)
     }
 
     /// Walk the tree (the walk `ast_grep` makes): the directories entered and the files of
@@ -172,6 +185,7 @@ impl Witness {
         let found: Mutex<Walked> = Mutex::new(Walked {
             dirs: vec![(self.root.clone(), mtime_of(&self.root))],
             files: Vec::new(),
+            links: Vec::new(),
         });
         let builder = agent_tier::ignore_rules::walker(&self.root, true);
         builder.build_parallel().run(|| {
@@ -192,12 +206,17 @@ impl Witness {
                 {
                     let mut f = found.lock();
                     f.files.push((entry.path().to_path_buf(), lang));
+                } else if t.is_symlink()
+                    && Lang::from_file(entry.path()).is_some_and(|l| langs.contains(&l))
+                {
+                    found.lock().links.push(entry.path().to_path_buf());
                 }
                 ignore::WalkState::Continue
             })
         });
         let mut out = found.into_inner();
         out.files.sort();
+        out.links.sort();
         out
     }
 
@@ -217,6 +236,7 @@ impl Witness {
         }
         let skipped = Mutex::new(HashSet::new());
         let fresh = Mutex::new(known);
+        let below = Beneath::open(&self.root).ok();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -228,7 +248,7 @@ impl Witness {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(f) = stale.get(i) else { break };
                         let text = (f.len <= MAX_FILE_BYTES)
-                            .then(|| read_text(&f.path))
+                            .then(|| read_text(below.as_ref(), &f.path))
                             .flatten();
                         let Some(text) = text else {
                             skipped.lock().insert(f.path.clone());
@@ -288,8 +308,10 @@ impl Witness {
                 language: lang.id(),
             });
         }
-        let found = self.walk(langs);
+        let (found, links) = self.walk(langs);
         let (skipped, toks) = self.refresh(&found);
+        let mut unread: Vec<PathBuf> = links.iter().chain(&skipped).cloned().collect();
+        unread.sort();
         let want = name_hash(name.as_bytes());
         let holders: Vec<&Found> = found
             .iter()
@@ -301,7 +323,7 @@ impl Witness {
         let key = (langs.to_vec(), name.to_string());
         let held: Vec<(PathBuf, Option<Fingerprint>)> =
             holders.iter().map(|f| (f.path.clone(), f.print)).collect();
-        let unchanged = skipped.is_empty();
+        let unchanged = unread.is_empty();
         if unchanged {
             let answers = self.answers.lock();
             if let Some(a) = answers.iter().find(|a| a.key == key && a.holders == held)
@@ -313,7 +335,8 @@ impl Witness {
         }
         let mut out = Sightings {
             files: found.len() - skipped.len(),
-            skipped: skipped.len(),
+            skipped: unread.len(),
+            unread: unread.into_iter().take(UNREAD_SHOWN).collect(),
             languages: langs.iter().map(|l| l.id().to_string()).collect(),
             ..Default::default()
         };
@@ -345,13 +368,20 @@ impl Witness {
         limit: usize,
         out: &mut Sightings,
     ) -> Option<Sightings> {
+        let below = Beneath::open(&self.root).ok();
         for f in holders {
-            let Some(text) = read_text(&f.path) else {
+            let unread = |out: &mut Sightings| {
                 out.skipped += 1;
+                if out.unread.len() < UNREAD_SHOWN {
+                    out.unread.push(f.path.clone());
+                }
+            };
+            let Some(text) = read_text(below.as_ref(), &f.path) else {
+                unread(out);
                 continue;
             };
             let Some(spans) = identifier_spans(&text, f.lang) else {
-                out.skipped += 1;
+                unread(out);
                 continue;
             };
             let bytes = text.as_bytes();

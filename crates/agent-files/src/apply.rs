@@ -153,7 +153,7 @@ impl Plan<'_> {
         if let Some(i) = self.changes.iter().position(|c| c.path == path) {
             return Ok((i, self.changes[i].new.clone()));
         }
-        let on_disk = read_for_change(&path, "patch")?;
+        let on_disk = read_for_change(self.root, &path, "patch")?;
         self.changes.push(FileChange {
             path,
             expected: on_disk.clone(),

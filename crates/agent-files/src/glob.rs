@@ -93,8 +93,14 @@ fn glob(root: &Path, args: GlobArgs) -> Result<ToolOutput, BoxError> {
     let pattern = Pattern::new("pattern", &args.pattern, args.path.as_deref())?;
     let mut kept: Vec<(Reverse<SystemTime>, PathBuf)> = Vec::new();
     let mut total = 0usize;
+    // A folder swapped for a link to the outside during the walk lists outside names: each
+    // name is shown only if it is reached below the root's descriptor through no symlink.
+    let below = workspace::Beneath::open(&root)?;
     let skipped = match walk::start(&base, &pattern) {
         Some(from) => walk::files(&root, &from, &base, Some(&pattern), |abs, meta| {
+            if !below.reaches(abs) {
+                return true;
+            }
             total += 1;
             let key = match order {
                 Order::Newest => meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),

@@ -122,6 +122,7 @@ fn grep(root: &Path, args: GrepArgs) -> Result<ToolOutput, BoxError> {
         .transpose()?;
     let mut search = Search {
         root: &root,
+        below: workspace::Beneath::open(&root)?,
         matcher,
         searcher: SearcherBuilder::new()
             .line_terminator(LineTerminator::crlf())
@@ -157,7 +158,7 @@ fn grep(root: &Path, args: GrepArgs) -> Result<ToolOutput, BoxError> {
         }
     } else {
         // A file named by `path` is searched whatever the ignore files say, as ripgrep does.
-        let (file, size) = workspace::open_regular(&target)
+        let (file, size) = workspace::open_regular(&root, &target)
             .map_err(|e| format!("`path` = `{}`: {e}", clip_path(given)))?;
         search.open_file(&target, file, size);
         Skipped::default()
@@ -220,6 +221,8 @@ impl Report for Found {
 /// A search in progress: the counts, and the text shown so far.
 struct Search<'a> {
     root: &'a Path,
+    /// Every file is opened below the root's descriptor, through no symlink.
+    below: workspace::Beneath,
     matcher: RegexMatcher,
     searcher: Searcher,
     context: usize,
@@ -273,7 +276,7 @@ impl Search<'_> {
     /// Search the regular file at `abs` (a FIFO or device put there since the walk is refused
     /// by the open, which never blocks).
     fn file(&mut self, abs: &Path) {
-        match workspace::open_regular(abs) {
+        match self.below.open_regular(abs) {
             Ok((file, size)) => self.open_file(abs, file, size),
             Err(e) => self.unreadable(abs, &e),
         }

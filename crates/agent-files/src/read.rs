@@ -81,7 +81,7 @@ fn read(root: &Path, args: ReadArgs) -> Result<ToolOutput, BoxError> {
         );
     }
     // Regular files only, and the open never blocks (a FIFO is refused, not waited on).
-    let (file, size) = workspace::open_regular(&path)
+    let (file, size) = workspace::open_regular(root, &path)
         .map_err(|e| format!("`path` = `{}`: {e}", clip_path(&args.path)))?;
     let mut reader = BufReader::new(file);
     let mut head = Vec::new();

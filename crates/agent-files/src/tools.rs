@@ -14,8 +14,12 @@ const EDIT_CAP: u64 = 64 * 1024 * 1024;
 
 /// The whole content of the regular file `path` (`None` when it does not exist); a FIFO, device,
 /// socket or directory, or a file over [`EDIT_CAP`], is an error naming `arg`.
-pub(crate) fn read_for_change(path: &Path, arg: &str) -> Result<Option<Vec<u8>>, BoxError> {
-    match workspace::read_regular(path, EDIT_CAP + 1) {
+pub(crate) fn read_for_change(
+    root: &Path,
+    path: &Path,
+    arg: &str,
+) -> Result<Option<Vec<u8>>, BoxError> {
+    match workspace::read_regular(root, path, EDIT_CAP + 1) {
         Ok(r) if r.size > EDIT_CAP || r.bytes.len() as u64 > EDIT_CAP => Err(format!(
             "`{arg}`: `{}` is {} bytes, more than the {EDIT_CAP} bytes the file tools change; nothing was written",
             clip_path(&path.display().to_string()),
@@ -133,7 +137,7 @@ impl Tool for WriteTool {
                 )
                 .into());
             }
-            let expected = read_for_change(&path, "path")?;
+            let expected = read_for_change(root, &path, "path")?;
             let change = [FileChange {
                 path: path.clone(),
                 expected,
@@ -186,7 +190,7 @@ impl Tool for EditTool {
         crate::off_thread(move || {
         let root = &root;
         let path = workspace::confine_existing(root, "path", &args.path)?;
-        let bytes = read_for_change(&path, "path")?
+        let bytes = read_for_change(root, &path, "path")?
             .ok_or_else(|| io_err("cannot read", &path, std::io::ErrorKind::NotFound.into()))?;
         let text = String::from_utf8(bytes.clone())
             .map_err(|_| format!("`path` = `{}` is not UTF-8 text", clip_path(&args.path)))?;

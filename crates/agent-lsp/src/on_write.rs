@@ -106,7 +106,7 @@ impl State {
             .iter()
             .filter_map(|f| {
                 let path = confine(self.ws(), "changed_files", f).ok()?;
-                let text = crate::text::read_text(&path).ok()?;
+                let text = crate::text::read_text(self.ws(), &path).ok()?;
                 let old = previous
                     .get(f)
                     .map(|b| String::from_utf8_lossy(b).into_owned());
@@ -130,7 +130,7 @@ impl State {
                 }
             }
             for o in &scope.files {
-                let Ok(text) = crate::text::read_text(o) else {
+                let Ok(text) = crate::text::read_text(self.ws(), o) else {
                     continue;
                 };
                 for srv in self.servers_for(o, base_deadline).await {
@@ -148,7 +148,7 @@ impl State {
             let Ok(path) = confine(self.ws(), "changed_files", f) else {
                 continue;
             };
-            let Ok(text) = crate::text::read_text(&path) else {
+            let Ok(text) = crate::text::read_text(self.ws(), &path) else {
                 for s in self.sup.running() {
                     s.close(&path).await;
                 }
@@ -203,7 +203,7 @@ impl State {
         // version, so the answer is about the new state), compared with their baseline.
         let (mut unbased, mut late) = (Vec::new(), Vec::new());
         for o in &scope.files {
-            let Ok(text) = crate::text::read_text(o) else {
+            let Ok(text) = crate::text::read_text(self.ws(), o) else {
                 continue;
             };
             let shown = agent_tier::workspace::display_path(self.ws(), o);

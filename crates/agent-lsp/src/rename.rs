@@ -54,7 +54,7 @@ fn arg_err(s: impl Into<String>) -> LspError {
 /// The bytes of `path`, `None` when it does not exist; a FIFO, device or over-large file is an
 /// error, never a wait.
 pub fn read_bytes(ws: &Path, path: &Path) -> Result<Option<Vec<u8>>, LspError> {
-    match read_regular(path, MAX_FILE + 1) {
+    match read_regular(ws, path, MAX_FILE + 1) {
         Ok(r) if r.bytes.len() as u64 > MAX_FILE => Err(arg_err(format!(
             "`{}` is larger than {} MiB; nothing was written",
             display_path(ws, path),

@@ -156,7 +156,7 @@ impl<'a> Renderer<'a> {
         let text = self
             .cache
             .entry(path.to_path_buf())
-            .or_insert_with(|| crate::text::read_text(path).ok());
+            .or_insert_with(|| crate::text::read_text(self.ws, path).ok());
         let (column, line_text) = match text
             .as_deref()
             .and_then(|t| lines(t).get(line as usize).map(|l| l.to_string()))

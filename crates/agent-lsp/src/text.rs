@@ -91,10 +91,11 @@ pub const MAX_FILE_BYTES: u64 = 32 << 20;
 
 /// Read a workspace file as text, as every path of this family does: a regular file only (a
 /// FIFO, socket or device is refused at once, never waited on; a symlink as the last component
-/// is not followed), at most [`MAX_FILE_BYTES`], valid UTF-8.
-pub fn read_text(path: &Path) -> std::io::Result<String> {
+/// is not followed), at most [`MAX_FILE_BYTES`], valid UTF-8, below the root `ws` with no symlink
+/// on the way (a file outside the root is never read).
+pub fn read_text(ws: &Path, path: &Path) -> std::io::Result<String> {
     use std::io::{Error, ErrorKind};
-    let read = agent_tier::workspace::read_regular(path, MAX_FILE_BYTES + 1)?;
+    let read = agent_tier::workspace::read_regular(ws, path, MAX_FILE_BYTES + 1)?;
     if read.size > MAX_FILE_BYTES || read.bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(Error::new(
             ErrorKind::InvalidData,

@@ -50,7 +50,7 @@ impl State {
     pub(crate) fn read_file(&self, file: &str) -> Result<(PathBuf, String, String), LspError> {
         let path = confine_existing(self.ws(), "path", file)?;
         let display = agent_tier::workspace::display_path(self.ws(), &path);
-        let text = crate::text::read_text(&path).map_err(|e| LspError::Read {
+        let text = crate::text::read_text(self.ws(), &path).map_err(|e| LspError::Read {
             path: display.clone(),
             source: e,
         })?;

@@ -226,3 +226,35 @@ async fn a_location_outside_the_root_is_named_never_quoted() {
         }
     }
 }
+
+/// Issue 41's hold-out: `pkg/b.py` is a symlink to a file outside the root that imports
+/// `helper`. When pyright sees the link, its edit reaches outside the root and the rename is
+/// refused whole, naming the file. (When the server does not see it, only the identifier
+/// witness can: `agent-tools-cli/tests/witness_write.rs`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_with_a_user_behind_a_symlink_is_refused_whole() {
+    require("pyright-langserver");
+    let fx = fixture("python", config("python", "pyright"));
+    let outside = tempfile::tempdir().unwrap();
+    let pkg = fx.root.join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    let a = "def helper() -> int:\n    return 1\n";
+    let c = "from pkg.a import helper\n\nprint(helper())\n";
+    std::fs::write(pkg.join("a.py"), a).unwrap();
+    std::fs::write(pkg.join("c.py"), c).unwrap();
+    let b_target = outside.path().join("b.py");
+    let b = "from pkg.a import helper\n\nprint(helper() + 1)\n";
+    std::fs::write(&b_target, b).unwrap();
+    std::os::unix::fs::symlink(&b_target, pkg.join("b.py")).unwrap();
+
+    let rename = json!({"file": "pkg/a.py", "line": 1, "symbol": "helper", "new_name": "helper2"});
+    // pyright sees the link and edits it: the edit reaches outside the root, refused whole.
+    let out = fx.call("lsp_rename", rename).await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(out.text.contains("pkg/b.py"), "{}", out.text);
+    assert!(!out.text.contains("verified:"), "{}", out.text);
+    assert_eq!(std::fs::read_to_string(pkg.join("a.py")).unwrap(), a);
+    assert_eq!(std::fs::read_to_string(pkg.join("c.py")).unwrap(), c);
+    assert_eq!(std::fs::read_to_string(&b_target).unwrap(), b);
+}

@@ -5,7 +5,8 @@
 //! ([`copy_dir`], [`Root`]), the fake host `write` tool a harness would supply ([`FakeWrite`]),
 //! insta redaction of run-specific paths ([`redact`]), and the MCP client that drives
 //! `agent-tools serve` over stdio ([`serve::Client`]), and the raw LSP client benches measure
-//! the `lsp` tool against ([`raw_lsp::Raw`]).
+//! the `lsp` tool against ([`raw_lsp::Raw`]), and the folder-for-symlink swap the read race tests
+//! run ([`swap::Swapper`]).
 //!
 //! It is a dev-dependency only: `tests/architecture.rs` refuses it anywhere else, and it is never
 //! published. It owns no tool logic and spawns nothing but the program a test or bench hands it.
@@ -14,6 +15,7 @@
 
 pub mod raw_lsp;
 pub mod serve;
+pub mod swap;
 
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{CallContext, Tier, Tool, ToolOutput};

@@ -86,6 +86,11 @@ impl fmt::Debug for Registry {
 impl Registry {
     /// An empty registry for one run.
     pub fn new(run: RunInfo) -> Self {
+        // A host killed in the middle of a multi-file change on this root left a journal: put
+        // the files back as they were before anything else reads them.
+        if run.root.is_dir() {
+            crate::workspace::recover(&run.root);
+        }
         Registry {
             inner: Arc::new(Inner {
                 run,

@@ -25,6 +25,9 @@ pub struct Occurrence {
     pub byte: u32,
 }
 
+/// How many of the files a witness could not look at it names.
+pub const UNREAD_SHOWN: usize = 20;
+
 /// What the witness saw for one name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sightings {
@@ -34,9 +37,12 @@ pub struct Sightings {
     pub truncated: bool,
     /// Files of the language family looked at.
     pub files: usize,
-    /// Files of the language family that could not be looked at (unreadable, too big, not
-    /// UTF-8, past the index bound): an occurrence in them is not known.
+    /// Files of the language family that could not be looked at (a symlink leading outside the
+    /// root, which is never followed; unreadable, too big, not UTF-8, past the index bound): an
+    /// occurrence in them is not known.
     pub skipped: usize,
+    /// The first of those files (at most [`UNREAD_SHOWN`]), so that an answer can name them.
+    pub unread: Vec<PathBuf>,
     /// The languages the search covered (`python`, `typescript`/`javascript`, …).
     pub languages: Vec<String>,
 }

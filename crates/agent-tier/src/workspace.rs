@@ -1,11 +1,16 @@
-//! Root confinement and all-or-nothing atomic writes, shared by every tool that touches files.
+//! Root confinement, reads that cannot be raced out of the root, and all-or-nothing atomic
+//! writes, shared by every tool that touches files.
 
+mod apply;
 mod atomic;
+mod journal;
+mod read;
 
 use crate::display::clip_path;
-pub use atomic::{
-    FileLocks, ReadPrefix, lock_files, open_regular, read_regular, remove_file, write_atomic,
-};
+pub use apply::{Applied, FileChange, apply_all, undo_all};
+pub use atomic::{FileLocks, lock_files, remove_file, write_atomic, write_atomic_mode};
+pub use journal::{STATE_DIR_ENV, recover};
+pub use read::{Beneath, ReadPrefix, open_regular, read_regular};
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 
@@ -59,16 +64,26 @@ pub enum FsError {
         /// The files that changed, as the message lists them.
         path: String,
     },
-    /// A write failed; every file of the change was restored.
+    /// A write failed (or a file changed under the change as it was written); every file of
+    /// the change was restored, or `unrestored` says which were not.
     #[error(
-        "could not write `{}`: {source}; every file was restored to its previous content",
-        clip_path(.path)
+        "could not write `{}`: {source}; {}",
+        clip_path(.path),
+        apply::restored(.unrestored)
     )]
     Write {
         /// The file whose write failed.
         path: String,
         /// The failure.
         source: std::io::Error,
+        /// What the undo could not put back, each with why (empty: every file was restored).
+        unrestored: Vec<String>,
+    },
+    /// An undo ([`undo_all`]) could not put everything back.
+    #[error("the change could not be undone whole: {}", apply::restored(.unrestored))]
+    Undo {
+        /// What could not be put back, each with why.
+        unrestored: Vec<String>,
     },
     /// Any other I/O failure on a path.
     #[error("{context} `{}`: {source}", clip_path(.path))]
@@ -174,79 +189,6 @@ pub fn display_path(root: &Path, path: &Path) -> String {
 pub fn hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// One file in an all-or-nothing change.
-#[derive(Debug, Clone)]
-pub struct FileChange {
-    /// The absolute path.
-    pub path: PathBuf,
-    /// The content the change was computed from (`None`: the file must not exist yet).
-    pub expected: Option<Vec<u8>>,
-    /// The new content (`None`: delete the file).
-    pub new: Option<Vec<u8>>,
-}
-
-/// Apply several file changes all-or-nothing.
-///
-/// First every file is compared with the content the change was computed from; any difference
-/// rejects the whole change and writes nothing ([`FsError::Stale`], naming every stale file).
-/// Then each file is written atomically; if any write fails, the files already written are
-/// restored, so the tree ends either fully old or fully new.
-pub fn apply_all(root: &Path, changes: &[FileChange]) -> Result<(), FsError> {
-    // Every writer of these files in this process waits here, so the comparison below and the
-    // writes after it see no other writer in between.
-    let _locks = lock_files(changes.iter().map(|c| c.path.as_path()));
-    let mut stale = Vec::new();
-    for c in changes {
-        // Read one byte more than expected: enough to tell "same" from "different".
-        let cap = c.expected.as_ref().map_or(1, |e| e.len() as u64 + 1);
-        let current = match read_regular(&c.path, cap) {
-            Ok(r) => Some(r.bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => {
-                return Err(FsError::Io {
-                    context: "nothing was written: cannot read",
-                    path: display_path(root, &c.path),
-                    source: e,
-                });
-            }
-        };
-        let same = match (&current, &c.expected) {
-            (None, None) => true,
-            (Some(cur), Some(exp)) => cur == exp,
-            _ => false,
-        };
-        if !same {
-            stale.push(display_path(root, &c.path));
-        }
-    }
-    if !stale.is_empty() {
-        return Err(FsError::Stale {
-            path: stale.join("`, `"),
-        });
-    }
-    let mut done: Vec<&FileChange> = Vec::new();
-    for c in changes {
-        let res = match &c.new {
-            Some(bytes) => write_atomic(root, &c.path, bytes),
-            None => remove_file(root, &c.path),
-        };
-        if let Err(e) = res {
-            for prev in done.iter().rev() {
-                let _ = match &prev.expected {
-                    Some(old) => write_atomic(root, &prev.path, old),
-                    None => remove_file(root, &prev.path),
-                };
-            }
-            return Err(FsError::Write {
-                path: display_path(root, &c.path),
-                source: e,
-            });
-        }
-        done.push(c);
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! no request head in time or sit idle (the bounds in `limits`, the connections in
 //! `connections`), and clients without the token cannot crowd out one with it.
 
+mod capped;
 mod connections;
 mod limits;
 
@@ -233,6 +234,7 @@ pub async fn serve(
     sessions.session_config.keep_alive = Some(SESSION_IDLE);
     // The session layer prepends its own priming event to each request's stream: none either.
     sessions.session_config.sse_retry = None;
+    let sessions = capped::Capped::new(sessions, limits.max_sessions);
     let service = StreamableHttpService::new(move || Ok(host.clone()), Arc::new(sessions), config);
     say(&format!(
         "agent-tools serve: listening on http://{local}/mcp"
@@ -371,7 +373,7 @@ async fn accept(listener: &tokio::net::TcpListener) -> (tokio::net::TcpStream, S
 }
 
 async fn tower_call(
-    service: &mut StreamableHttpService<Host, LocalSessionManager>,
+    service: &mut StreamableHttpService<Host, capped::Capped>,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
     use tower_service::Service;

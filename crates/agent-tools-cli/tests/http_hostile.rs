@@ -123,6 +123,64 @@ impl Server {
         s.read_exact(&mut head).unwrap();
         String::from_utf8_lossy(&head[9..12]).parse().unwrap()
     }
+
+    /// One authenticated POST of `body` (in `session`, when given) on a connection of its own:
+    /// the status code and the `Mcp-Session-Id` the answer carries.
+    fn post(&self, session: Option<&str>, body: &Value) -> (u16, Option<String>) {
+        let body = body.to_string();
+        let session = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.authority,
+            body.len()
+        );
+        let mut s = TcpStream::connect(&self.authority).unwrap();
+        s.set_read_timeout(Some(GIVE_UP)).unwrap();
+        s.write_all(req.as_bytes()).unwrap();
+        let mut head = String::new();
+        let mut reader = BufReader::new(s);
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                break;
+            }
+            head.push_str(&line);
+        }
+        let status = head[9..12].parse().unwrap();
+        let id = head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.trim().to_string())
+        });
+        (status, id)
+    }
+
+    /// A new MCP session, initialized; its id.
+    fn open_session(&self) -> String {
+        let (status, id) = self.post(
+            None,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"}}}),
+        );
+        assert_eq!(status, 200);
+        let id = id.expect("an initialize answer names its session");
+        let (status, _) = self.post(
+            Some(&id),
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        assert_eq!(status, 202);
+        id
+    }
+
+    /// A `ping` in `session`: 200 while it lives, 404 once it has ended.
+    fn ping(&self, session: &str) -> u16 {
+        self.post(
+            Some(session),
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+        )
+        .0
+    }
 }
 
 /// `n` connections that never send the token: some send nothing, some half a request head, some
@@ -354,4 +412,44 @@ fn an_idle_keep_alive_connection_is_closed_and_a_slow_answer_is_not() {
         assert!(text(&read).contains("1| hello"), "{}", text(&read));
         client.cancel().await.unwrap();
     });
+}
+
+/// Issue 41: one token holder opened 4,000 sessions and the host kept them all for an hour (RSS
+/// 20 → 328 MiB; each keeps a room). With a cap of 3, a fourth session ends the least recently
+/// active one, which then answers 404; 200 more never leave more than 3 alive.
+#[test]
+fn sessions_past_the_cap_end_the_least_recently_active_first() {
+    let dir = fixture();
+    let server = Server::start(
+        dir.path(),
+        None,
+        &[("AGENT_TOOLS_HTTP_MAX_SESSIONS", "3")],
+        &[],
+    );
+    let a = server.open_session();
+    let b = server.open_session();
+    let c = server.open_session();
+    // `a` and `c` speak again: `b` is now the least recently active.
+    assert_eq!(server.ping(&a), 200);
+    assert_eq!(server.ping(&c), 200);
+    let d = server.open_session();
+    assert_eq!(
+        server.ping(&b),
+        404,
+        "the least recently active session lives on"
+    );
+    for s in [&a, &c, &d] {
+        assert_eq!(server.ping(s), 200, "session {s} ended instead");
+    }
+    let mut last = Vec::new();
+    for _ in 0..200 {
+        last.push(server.open_session());
+    }
+    let alive = [&a, &c, &d]
+        .into_iter()
+        .chain(last.iter())
+        .filter(|s| server.ping(s) == 200)
+        .count();
+    assert_eq!(alive, 3, "sessions alive past the cap");
+    assert!(server.logged("the least recently active one ends"));
 }

@@ -117,3 +117,58 @@ fn a_write_that_breaks_an_unopened_file_reports_it_too() {
         "{text}"
     );
 }
+
+/// Issue 41's hold-out: `pkg/b.py` is a symlink to a file outside the root that imports
+/// `helper`, and pyright does not see it (here: excluded from its project). The rename wrote
+/// `pkg/a.py` and `pkg/c.py`, left `b.py` importing a name that no longer existed, and answered
+/// `verified` and "no other file uses the names it changed". The witness never follows the
+/// link, so it cannot rule out a user there: the rename is refused whole, naming the file.
+#[test]
+fn a_rename_with_a_user_behind_a_symlink_the_server_does_not_see_is_refused_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let pkg = root.join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"t\"\n").unwrap();
+    std::fs::write(
+        root.join("pyrightconfig.json"),
+        json!({"exclude": ["pkg/b.py"]}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    let a = "def helper() -> int:\n    return 1\n";
+    let c = "from pkg.a import helper\n\nprint(helper())\n";
+    let b = "from pkg.a import helper\n\nprint(helper() + 1)\n";
+    std::fs::write(pkg.join("a.py"), a).unwrap();
+    std::fs::write(pkg.join("c.py"), c).unwrap();
+    std::fs::write(outside.path().join("b.py"), b).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("b.py"), pkg.join("b.py")).unwrap();
+    let mut client = start(root);
+    let rename = json!({"name": "lsp_rename", "arguments":
+        {"file": "pkg/a.py", "line": 1, "symbol": "helper", "new_name": "helper2"}});
+    let r = client.rpc(2, "tools/call", rename.clone());
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        text.contains("nothing was written")
+            && text.contains("could not be looked at by the witness")
+            && text.contains("pkg/b.py"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(pkg.join("a.py")).unwrap(), a);
+    assert_eq!(std::fs::read_to_string(pkg.join("c.py")).unwrap(), c);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("b.py")).unwrap(),
+        b
+    );
+    // The link gone, the same rename is written.
+    std::fs::remove_file(pkg.join("b.py")).unwrap();
+    let (text, _) = call(&mut client, 3, "lsp_rename", rename["arguments"].clone());
+    assert!(text.contains("verified"), "{text}");
+    assert!(
+        std::fs::read_to_string(pkg.join("c.py"))
+            .unwrap()
+            .contains("helper2()")
+    );
+}

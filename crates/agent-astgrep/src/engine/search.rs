@@ -158,6 +158,7 @@ pub fn search(
     );
     let mut deferred = deferred.into_inner();
     deferred.sort();
+    let below = agent_tier::workspace::Beneath::open(root).ok();
     for path in deferred {
         if budget.exhausted() {
             stats.stopped_early = true;
@@ -180,8 +181,10 @@ pub fn search(
             stats.skipped_large += 1;
             continue;
         }
-        let parsed = std::fs::read(&path)
-            .ok()
+        let parsed = below
+            .as_ref()
+            .and_then(|b| b.read_regular(&path, config.max_file_bytes + 1).ok())
+            .map(|r| r.bytes)
             .filter(|b| b.len() as u64 <= config.max_file_bytes)
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|text| AstGrep::<StrDoc<Lang>>::try_new(&text, compiled.lang).ok());

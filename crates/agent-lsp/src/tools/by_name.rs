@@ -191,7 +191,7 @@ impl State {
         }
         let display = agent_tier::workspace::display_path(self.ws(), &d.path);
         // Which occurrence of the name on its line is the declaration's.
-        let occurrence = match (crate::text::read_text(&d.path), d.byte) {
+        let occurrence = match (crate::text::read_text(self.ws(), &d.path), d.byte) {
             (Ok(text), Some(byte)) => lines(&text)
                 .get(d.line as usize - 1)
                 .and_then(|l| {

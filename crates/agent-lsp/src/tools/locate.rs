@@ -110,8 +110,11 @@ fn modules(path: &Path) -> Vec<String> {
         .flatten()
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
+    // The package line is matched, never quoted: the file's own folder is the root it is read
+    // below (a Go file outside the workspace, in the module cache, qualifies its names too).
     if path.extension().is_some_and(|e| e == "go")
-        && let Ok(text) = crate::text::read_text(path)
+        && let Some(folder) = path.parent()
+        && let Ok(text) = crate::text::read_text(folder, path)
         && let Some(package) = text
             .lines()
             .find_map(|l| l.trim().strip_prefix("package "))
@@ -345,7 +348,7 @@ impl State {
                 let start = range.start.line + 1;
                 let end = Some(range.end.line + 1).filter(|e| *e > start);
                 let character = range.start.character;
-                let text = crate::text::read_text(&path).ok();
+                let text = crate::text::read_text(self.ws(), &path).ok();
                 let refined = match &text {
                     Some(text) if srv.supports::<DocumentSymbols>() => {
                         srv.sync(&path, text, false).await?;

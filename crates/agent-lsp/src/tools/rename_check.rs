@@ -205,17 +205,9 @@ impl State {
     pub(super) async fn roll_back(
         &self,
         plan: &Plan,
+        applied: &agent_tier::workspace::Applied,
     ) -> Result<(), agent_tier::workspace::FsError> {
-        let back: Vec<agent_tier::workspace::FileChange> = plan
-            .changes
-            .iter()
-            .map(|c| agent_tier::workspace::FileChange {
-                path: c.path.clone(),
-                expected: c.new.clone(),
-                new: c.expected.clone(),
-            })
-            .collect();
-        apply_all(self.ws(), &back)?;
+        agent_tier::workspace::undo_all(self.ws(), &plan.changes, applied)?;
         for s in self.sup.running() {
             for c in &plan.changes {
                 match &c.expected {

@@ -206,7 +206,26 @@ impl State {
                 }
             }
         };
-        apply_all(self.ws(), &plan.changes)?;
+        // A file the witness could not look at (a symlink leading outside the root, unreadable,
+        // too large) may use the old name: renaming around it could leave it broken, and no
+        // check could say so. Refused whole, naming them.
+        if let Ok(w) = &witness
+            && w.skipped > 0
+        {
+            let shown: Vec<String> = w
+                .unread
+                .iter()
+                .map(|p| agent_tier::workspace::display_path(self.ws(), p))
+                .collect();
+            return Err(arg_err(format!(
+                "nothing was written: {} file(s) of this language could not be looked at by the witness ({}{}), so whether they use `{}` is unknown and renaming the rest could leave them broken; a symlink leading outside the workspace is never read. Replace the link with the file, or rename by hand with `edit`",
+                w.skipped,
+                shown.join(", "),
+                if w.skipped > shown.len() { ", …" } else { "" },
+                t.symbol
+            )));
+        }
+        let applied = apply_all(self.ws(), &plan.changes)?;
         if let Some(w) = self.witness() {
             let touched: Vec<PathBuf> = plan.changes.iter().map(|c| c.path.clone()).collect();
             w.changed(&touched);
@@ -234,7 +253,7 @@ impl State {
             .await;
         let verified = match &check {
             Check::Failed(why) => {
-                return Err(arg_err(match self.roll_back(&plan).await {
+                return Err(arg_err(match self.roll_back(&plan, &applied).await {
                     Ok(()) => format!(
                         "rename `{}` to `{}` rolled back, every file is as it was: {why}. Check the `line` and `symbol`, or rename by hand with `edit`",
                         t.symbol, a.new_name

@@ -82,7 +82,7 @@ impl State {
         let servers: Vec<Arc<Server>> = match file {
             Some(path) => {
                 let srv = self.sup.server_for(path).await?;
-                if let Ok(text) = crate::text::read_text(path) {
+                if let Ok(text) = crate::text::read_text(self.ws(), path) {
                     srv.sync(path, &text, false).await?;
                 }
                 vec![srv]
@@ -115,7 +115,7 @@ impl State {
                         if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
                             continue;
                         }
-                        if let Ok(text) = crate::text::read_text(&sample) {
+                        if let Ok(text) = crate::text::read_text(self.ws(), &sample) {
                             let _ = srv.sync(&sample, &text, false).await;
                         }
                         if srv.supports::<WorkspaceSymbols>() {

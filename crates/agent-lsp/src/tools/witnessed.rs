@@ -57,6 +57,17 @@ pub(super) struct Witnessed {
     /// Files looked at and files the witness could not read.
     pub files: usize,
     pub skipped: usize,
+    /// The first files it could not read (a symlink leading outside the root, unreadable, too
+    /// large): an occurrence there is not known either way.
+    pub unread: Vec<PathBuf>,
+}
+
+/// Where the witness sees a name, in the server's units, and what it could not look at.
+pub(super) struct Seen {
+    pub sites: Vec<Site>,
+    pub files: usize,
+    pub skipped: usize,
+    pub unread: Vec<PathBuf>,
 }
 
 impl Witnessed {
@@ -244,7 +255,7 @@ impl State {
         srv: &Server,
         near: &Path,
         name: &str,
-    ) -> Result<(Vec<Site>, usize, usize), NoWitness> {
+    ) -> Result<Seen, NoWitness> {
         let Some(w) = self.witness() else {
             return Err(NoWitness::Absent);
         };
@@ -266,7 +277,7 @@ impl State {
         for o in seen.occurrences {
             let text = texts
                 .entry(o.path.clone())
-                .or_insert_with(|| crate::text::read_text(&o.path).ok());
+                .or_insert_with(|| crate::text::read_text(self.ws(), &o.path).ok());
             let Some(line) = text
                 .as_deref()
                 .and_then(|t| lines(t).get(o.line as usize).copied())
@@ -283,7 +294,12 @@ impl State {
                 character: units_of_byte(line, byte, enc),
             });
         }
-        Ok((sites, seen.files, seen.skipped))
+        Ok(Seen {
+            sites,
+            files: seen.files,
+            skipped: seen.skipped,
+            unread: seen.unread,
+        })
     }
 
     /// Ask the server for the definition at each of `sites` (at most [`MAX_ASKED`], a few at
@@ -307,7 +323,7 @@ impl State {
         files.dedup();
         for f in files {
             if !srv.is_open(f).await
-                && let Ok(text) = crate::text::read_text(f)
+                && let Ok(text) = crate::text::read_text(self.ws(), f)
             {
                 let _ = srv.sync(f, &text, false).await;
             }
@@ -400,7 +416,12 @@ impl State {
         params: &ReferenceParams,
     ) -> Result<Result<(Locations, bool, Witnessed, Option<String>), NoWitness>, LspError> {
         let (mut result, mut partial) = self.ask::<References>(srv, params).await?;
-        let (sites, files, skipped) = match self.sightings(srv, at.0, name).await {
+        let Seen {
+            sites,
+            files,
+            skipped,
+            unread,
+        } = match self.sightings(srv, at.0, name).await {
             Ok(s) => s,
             Err(why) => return Ok(Err(why)),
         };
@@ -417,6 +438,7 @@ impl State {
                 occurrences: sites.len(),
                 files,
                 skipped,
+                unread: unread.clone(),
                 ..Default::default()
             };
             let mut to_ask = Vec::new();
@@ -507,7 +529,12 @@ impl State {
         plan: &crate::rename::Plan,
         synced: &HashMap<PathBuf, Vec<u8>>,
     ) -> Result<Witnessed, NoWitness> {
-        let (sites, files, skipped) = self.sightings(srv, near, name).await?;
+        let Seen {
+            sites,
+            files,
+            skipped,
+            unread,
+        } = self.sightings(srv, near, name).await?;
         let enc = srv.encoding();
         let mut edited: HashSet<Site> = HashSet::new();
         let mut disk: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
@@ -516,7 +543,7 @@ impl State {
                 Some(b) => Some(b.clone()),
                 None => disk
                     .entry(s.path.clone())
-                    .or_insert_with(|| std::fs::read(&s.path).ok())
+                    .or_insert_with(|| crate::rename::read_bytes(self.ws(), &s.path).ok().flatten())
                     .clone(),
             };
             if let Some((line, character)) = bytes
@@ -534,6 +561,7 @@ impl State {
             occurrences: sites.len(),
             files,
             skipped,
+            unread,
             ..Default::default()
         };
         let planned: HashSet<&PathBuf> = edited.iter().map(|s| &s.path).collect();
@@ -600,7 +628,7 @@ impl State {
         params: &TextDocumentPositionParams,
     ) -> Result<Result<(Locations, bool, String), NoWitness>, LspError> {
         let (mut result, mut partial) = self.ask::<Implementation>(srv, params).await?;
-        let (sites, files, _) = match self.sightings(srv, near, name).await {
+        let Seen { sites, files, .. } = match self.sightings(srv, near, name).await {
             Ok(s) => s,
             Err(why) => return Ok(Err(why)),
         };

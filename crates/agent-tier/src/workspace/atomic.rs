@@ -1,4 +1,4 @@
-//! Writes that cannot be redirected out of the root, and reads that cannot block.
+//! Writes that cannot be redirected out of the root.
 //!
 //! Every directory on the way to a written file is opened relative to the root's descriptor with
 //! `O_NOFOLLOW | O_DIRECTORY`, so a symlink planted anywhere on the path (before or during the
@@ -8,30 +8,28 @@
 //! replaces keeps its owner, group, permission bits and extended attributes, or the write is
 //! refused (see [`write_atomic`]).
 //!
-//! Reads open with `O_NONBLOCK | O_NOFOLLOW` and check the opened descriptor is a regular file
-//! before reading, and read at most what the caller asked for: a FIFO, a socket or a device in
-//! the workspace is refused, never waited on, and a huge sparse file is never loaded whole.
+//! Reads are [`super::read`]'s.
 
 use parking_lot::{Mutex, MutexGuard};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
-fn io(e: rustix::io::Errno) -> std::io::Error {
+pub(super) fn io(e: rustix::io::Errno) -> std::io::Error {
     std::io::Error::from(e)
 }
 
-fn refused(msg: String) -> std::io::Error {
+pub(super) fn refused(msg: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)
 }
 
 /// The name of a file type, for errors.
-fn kind(t: FileType) -> &'static str {
+pub(super) fn kind(t: FileType) -> &'static str {
     match t {
         FileType::RegularFile => "a regular file",
         FileType::Directory => "a directory",
@@ -280,6 +278,17 @@ fn keep_attributes(fd: &OwnedFd, kept: &Kept, path: &Path) -> std::io::Result<()
 /// set one of the attributes, the write is refused with an error naming the file and why:
 /// silently handing a file to another owner, or dropping its attributes, is never done.
 pub fn write_atomic(root: &Path, path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    write_atomic_mode(root, path, contents, None)
+}
+
+/// [`write_atomic`], and a file it creates gets the permission bits `mode` when given (an undo
+/// making a deleted `0755` script again); a replaced file keeps its own.
+pub fn write_atomic_mode(
+    root: &Path,
+    path: &Path,
+    contents: &[u8],
+    mode: Option<u32>,
+) -> std::io::Result<()> {
     let (dir, name) = open_parent(root, path, true)?;
     let kept = match stat_in(&dir, &name)? {
         None => None,
@@ -316,6 +325,8 @@ pub fn write_atomic(root: &Path, path: &Path, contents: &[u8]) -> std::io::Resul
     let result = (|| {
         if let Some(k) = &kept {
             keep_owner(&fd, k, path)?;
+        } else if let Some(mode) = mode {
+            rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode & 0o7777)).map_err(io)?;
         }
         let mut file = std::fs::File::from(fd);
         file.write_all(contents)?;
@@ -362,50 +373,6 @@ pub fn remove_file(root: &Path, path: &Path) -> std::io::Result<()> {
     }
     rustix::fs::unlinkat(&dir, &name, AtFlags::empty()).map_err(io)?;
     rustix::fs::fsync(&dir).map_err(io)
-}
-
-/// What [`read_regular`] read.
-#[derive(Debug)]
-pub struct ReadPrefix {
-    /// At most the requested number of bytes, from the start of the file.
-    pub bytes: Vec<u8>,
-    /// The file's size when it was opened.
-    pub size: u64,
-}
-
-/// Open the regular file `path` for reading, with its size. The last component is not followed
-/// if it is a symlink, the open never blocks (`O_NONBLOCK`), and a FIFO, socket, device or
-/// directory is refused with an error that names it. `ErrorKind::NotFound` when absent.
-pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
-        rustix::io::Errno::LOOP => refused(format!(
-            "`{}` is a symlink that was not resolved inside the root; it is not read",
-            path.display()
-        )),
-        e => io(e),
-    })?;
-    let st = rustix::fs::fstat(&fd).map_err(io)?;
-    let t = FileType::from_raw_mode(st.st_mode);
-    if t != FileType::RegularFile {
-        return Err(refused(format!(
-            "`{}` is {}, not a regular file; only regular files are read",
-            path.display(),
-            kind(t)
-        )));
-    }
-    Ok((
-        std::fs::File::from(fd),
-        u64::try_from(st.st_size).unwrap_or(0),
-    ))
-}
-
-/// Read at most `max` bytes of the regular file `path` (see [`open_regular`]).
-pub fn read_regular(path: &Path, max: u64) -> std::io::Result<ReadPrefix> {
-    let (file, size) = open_regular(path)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(size.min(max)).unwrap_or(0));
-    file.take(max).read_to_end(&mut bytes)?;
-    Ok(ReadPrefix { bytes, size })
 }
 
 /// Held while a set of files is checked and written; see [`lock_files`].

@@ -290,6 +290,7 @@ mod tests {
             max_connections: 4,
             header_timeout: Duration::from_millis(20),
             idle_timeout: Duration::from_millis(50),
+            max_sessions: 4,
         };
         let table = Table::new(4);
         let (conn, _) = table.admit().unwrap();

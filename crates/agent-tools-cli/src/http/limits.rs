@@ -1,8 +1,8 @@
 //! The bounds the HTTP transport puts on connections, so that nobody on the machine, token or
 //! not, can exhaust the host's file descriptors or hold connections open for ever: how many
 //! connections at once, how long a connection may take to send a request head (and, without the
-//! token, may stay idle), how long a connection that showed the token may stay idle. Each has a
-//! default and an environment variable that overrides it.
+//! token, may stay idle), how long a connection that showed the token may stay idle, and how many
+//! MCP sessions are kept. Each has a default and an environment variable that overrides it.
 
 use std::time::Duration;
 
@@ -12,6 +12,11 @@ pub const MAX_CONNECTIONS_ENV: &str = "AGENT_TOOLS_HTTP_MAX_CONNECTIONS";
 pub const HEADER_TIMEOUT_ENV: &str = "AGENT_TOOLS_HTTP_HEADER_TIMEOUT_MS";
 /// Milliseconds an authenticated connection may sit idle between requests (default 120,000).
 pub const IDLE_TIMEOUT_ENV: &str = "AGENT_TOOLS_HTTP_IDLE_TIMEOUT_MS";
+/// The most MCP sessions kept at once (default [`MAX_SESSIONS`]).
+pub const MAX_SESSIONS_ENV: &str = "AGENT_TOOLS_HTTP_MAX_SESSIONS";
+/// The default cap on sessions: far more than one person's clients open, far less than memory
+/// allows (a session's room holds its kernels and debug session).
+pub const MAX_SESSIONS: u64 = 64;
 
 /// The default cap on connections, when the fd limit allows it.
 const MOST_CONNECTIONS: u64 = 256;
@@ -32,6 +37,8 @@ pub struct Limits {
     /// How long a connection that showed the token may sit idle between requests. A request in
     /// progress, or a response still streaming (an SSE stream), is never idle.
     pub idle_timeout: Duration,
+    /// MCP sessions kept at once; beyond it the least recently active one ends, with its room.
+    pub max_sessions: usize,
 }
 
 impl Limits {
@@ -46,6 +53,8 @@ impl Limits {
             header_timeout: positive(HEADER_TIMEOUT_ENV)?
                 .map_or(HEADER_TIMEOUT, Duration::from_millis),
             idle_timeout: positive(IDLE_TIMEOUT_ENV)?.map_or(IDLE_TIMEOUT, Duration::from_millis),
+            max_sessions: usize::try_from(positive(MAX_SESSIONS_ENV)?.unwrap_or(MAX_SESSIONS))
+                .unwrap_or(usize::MAX),
         })
     }
 }
