@@ -7,7 +7,8 @@
 //!   (rmcp's own transport ignores unparsable lines without a reply);
 //! - a line longer than [`MAX_MESSAGE`] is discarded as it arrives, never held;
 //! - when stdin closes, the calls still running get up to [`DRAIN`] to finish and their replies
-//!   are written before the host exits.
+//!   are written before the host exits; a call still running then is answered with an error
+//!   that says so and cancelled, and the host ends its processes and exits at once.
 
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RoleServer;
@@ -176,6 +177,27 @@ impl Transport<RoleServer> for Stdio {
             && let Some(deadline) = self.eof_deadline
         {
             tokio::time::sleep_until(deadline).await;
+        }
+        // Past the drain, a call still running is answered here with an error saying so, and
+        // cancelled (the service drops its future), one per `receive`: otherwise the service
+        // would wait 5 s more for it, and its client would get no reply at all.
+        if let Some(key) = self.pending.iter().next().cloned() {
+            self.pending.remove(&key);
+            let id: Value = serde_json::from_str(&key).unwrap_or(Value::Null);
+            let reply = error_reply(
+                id.clone(),
+                -32603,
+                format!(
+                    "the host is ending: its input closed and this call was still running {} s later; it was cancelled",
+                    DRAIN.as_secs()
+                ),
+            );
+            let _ = write_line(&self.out, &reply).await;
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the host's input closed"}});
+            if let Ok(msg) = serde_json::from_value(cancel) {
+                return Some(msg);
+            }
         }
         None
     }
