@@ -214,7 +214,8 @@ fn edit(
             files: rels.clone(),
             replacements,
         },
-    );
+        config.staged_bytes,
+    )?;
     call.rewrites = files;
     Ok(EditReport {
         edit_id: Some(id),

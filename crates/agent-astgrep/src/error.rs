@@ -142,6 +142,21 @@ pub enum AstGrepError {
         cap: u64,
     },
 
+    /// The conversation's pending edits would hold more than the cap.
+    #[error(
+        "nothing was staged: this edit holds {adding} bytes and the conversation's pending edits already hold {held}, past the {cap}-byte cap on pending edits; resolve (accept or discard) some of {pending} first, or narrow `path`"
+    )]
+    StagedFull {
+        /// Bytes the pending edits hold.
+        held: u64,
+        /// Bytes this edit would add.
+        adding: u64,
+        /// The cap.
+        cap: u64,
+        /// The pending edits' ids.
+        pending: String,
+    },
+
     /// `rewrite` uses a metavariable the pattern does not bind.
     #[error("`rewrite` uses `{var}`, which the pattern does not bind; the pattern binds: {bound}")]
     UnboundRewriteVar {

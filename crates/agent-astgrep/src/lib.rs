@@ -161,12 +161,16 @@ pub struct AstGrepConfig {
     /// A search or rewrite stops walking after this many seconds (a search then says its
     /// results are partial; a rewrite stages nothing). Default 120.
     pub time_limit_secs: u64,
+    /// The most bytes (old and new texts) one conversation's pending `ast_edit` edits hold; an
+    /// edit past it is refused, naming the pending ones to resolve. Default 512 MiB.
+    pub staged_bytes: u64,
 }
 
 impl Default for AstGrepConfig {
     fn default() -> Self {
         AstGrepConfig {
             max_file_bytes: 64 * 1024 * 1024,
+            staged_bytes: 512 << 20,
             threads: 0,
             max_match_lines: 5,
             max_diff_lines: 200,

@@ -1,6 +1,7 @@
 //! The edits `ast_edit` staged, per room (conversation): one conversation cannot see, accept or
 //! discard another's. Their ids are numbered across the run, so an id names one edit only.
 
+use crate::error::AstGrepError;
 use agent_tier::workspace::FileChange;
 use agent_tier::{Registry, ResourceKey, RoomId, Rooms};
 use parking_lot::Mutex;
@@ -32,11 +33,43 @@ impl StagedEdits {
         self.rooms.get_or_init(room, Mutex::default)
     }
 
-    /// Stage `staged` in `room`; its id (`edit_N`).
-    pub(crate) fn stage(&self, room: &RoomId, staged: Staged) -> String {
+    /// Stage `staged` in `room`; its id (`edit_N`). Refused when the room's pending edits would
+    /// hold more than `cap` bytes (old and new texts; `AstGrepConfig::staged_bytes`): a
+    /// conversation that stages edit after edit without resolving them cannot grow the host
+    /// without bound. The refusal names the edits to resolve.
+    pub(crate) fn stage(
+        &self,
+        room: &RoomId,
+        staged: Staged,
+        cap: u64,
+    ) -> Result<String, AstGrepError> {
+        let edits = self.of(room);
+        let mut edits = edits.lock();
+        let held: u64 = edits
+            .slots
+            .values()
+            .filter_map(|s| match s {
+                Slot::Pending(p) => Some(p.bytes()),
+                _ => None,
+            })
+            .sum();
+        if held + staged.bytes() > cap {
+            let pending: Vec<String> = edits
+                .slots
+                .iter()
+                .filter(|(_, s)| matches!(s, Slot::Pending(_)))
+                .map(|(n, _)| format!("edit_{n}"))
+                .collect();
+            return Err(AstGrepError::StagedFull {
+                held,
+                adding: staged.bytes(),
+                cap,
+                pending: pending.join(", "),
+            });
+        }
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.of(room).lock().slots.insert(n, Slot::Pending(staged));
-        format!("edit_{n}")
+        edits.slots.insert(n, Slot::Pending(staged));
+        Ok(format!("edit_{n}"))
     }
 }
 
@@ -58,4 +91,17 @@ pub(crate) struct Staged {
     pub(crate) changes: Vec<FileChange>,
     pub(crate) files: Vec<String>,
     pub(crate) replacements: usize,
+}
+
+impl Staged {
+    /// The bytes it holds: every file's old and new text.
+    fn bytes(&self) -> u64 {
+        self.changes
+            .iter()
+            .map(|c| {
+                (c.expected.as_ref().map_or(0, Vec::len) + c.new.as_ref().map_or(0, Vec::len))
+                    as u64
+            })
+            .sum()
+    }
 }

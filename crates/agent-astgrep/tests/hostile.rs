@@ -624,3 +624,51 @@ async fn a_gitignore_outside_a_repository_hides_no_code_and_an_empty_answer_says
         out.text
     );
 }
+
+/// Issue 41: pending edits had no cap (24 MB of Python through `ast_edit` held 0.6–1.2 GiB, and
+/// edit after edit could be staged unresolved). With a cap of 4 KiB per conversation: a second
+/// edit that would pass it is refused naming the pending one, and stages once that is resolved.
+#[tokio::test]
+async fn staged_edits_past_the_cap_are_refused_naming_the_pending_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "value = compute(1)\n";
+    write(dir.path(), "a.py", line.repeat(60).as_bytes());
+    write(dir.path(), "b.py", line.repeat(60).as_bytes());
+    let registry = Registry::new(RunInfo {
+        root: dir.path().to_path_buf(),
+        ..Default::default()
+    });
+    attach(
+        &registry,
+        AstGrepConfig {
+            staged_bytes: 4096,
+            ..Default::default()
+        },
+    );
+    let edit =
+        |path: &str| json!({"pattern": "compute($A)", "rewrite": "compute2($A)", "path": path});
+    let first = call(&registry, "ast_edit", edit("a.py")).await;
+    assert!(!first.is_error, "{}", first.text);
+    let id = first.structured.as_ref().unwrap()["edit_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let second = call(&registry, "ast_edit", edit("b.py")).await;
+    assert!(second.is_error, "{}", second.text);
+    assert!(
+        second.text.contains("nothing was staged")
+            && second.text.contains(&id)
+            && second.text.contains("4096-byte cap"),
+        "{}",
+        second.text
+    );
+    let discarded = call(
+        &registry,
+        "resolve",
+        json!({"edit_id": id, "operation": "discard"}),
+    )
+    .await;
+    assert!(!discarded.is_error, "{}", discarded.text);
+    let again = call(&registry, "ast_edit", edit("b.py")).await;
+    assert!(!again.is_error, "{}", again.text);
+}

@@ -86,7 +86,12 @@ fn a_call_still_running_after_the_drain_is_answered_as_cancelled() {
     };
     writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})).unwrap();
     assert!(next().unwrap().get("result").is_some());
-    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
     writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "eval", "arguments": {"language": "python", "description": "a cell that never ends", "code": "print('started', flush=True)\nwhile True:\n    pass"}}})).unwrap();
     // Give the kernel time to start and the cell to run before the input closes (if it closed
     // earlier, the call would still be running at the end of the drain: the same case).
