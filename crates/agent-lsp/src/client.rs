@@ -82,6 +82,12 @@ struct Shared {
     open_settle: Duration,
     /// When we last sent the server a request or notification (the supervisor's LRU order).
     last_used: Option<Instant>,
+    /// Notifications sent (files opened, changed, saved, closed, watched files changed): the
+    /// server's inputs.
+    inputs: u64,
+    /// `inputs` when a call last used up its whole ready bound waiting for this server: until
+    /// they change (or the server becomes idle by itself) no call waits for it again.
+    stalled_at: Option<u64>,
 }
 
 struct Doc {
@@ -345,6 +351,9 @@ impl Server {
             return Err(self.crashed(method));
         }
         self.touch();
+        if method != "$/cancelRequest" {
+            self.shared.lock().inputs += 1;
+        }
         // Written whole even if this call times out or is dropped (the send task owns the pipe).
         match tokio::time::timeout(self.request_timeout, self.conn.notify(method, params)).await {
             Ok(Ok(())) => Ok(()),
@@ -465,9 +474,36 @@ impl Server {
             && (sh.progress_seen || sh.first_open.is_none_or(|t| t.elapsed() >= sh.open_settle))
     }
 
-    /// Wait (bounded) until the server has finished loading; `false` when it had not in time.
+    /// Wait (bounded by `timeout` and by what the call has left of its ready bound) until the
+    /// server has finished loading; `false` when it had not in time. A server that used up a
+    /// whole call's bound is not waited for again until its inputs change (or it becomes idle).
     pub async fn wait_ready(&self, timeout: Duration) -> bool {
-        self.wait_until(Self::idle, timeout).await
+        if self.stalled() {
+            return false;
+        }
+        let ready = self
+            .wait_until(Self::idle, crate::deadline::left(timeout))
+            .await;
+        if !ready && crate::deadline::spent() {
+            let mut sh = self.shared.lock();
+            sh.stalled_at = Some(sh.inputs);
+            tracing::info!(server = %self.spec.id, "not ready within a call's whole ready bound: not waited for again until its inputs change");
+        }
+        ready
+    }
+
+    /// Whether an earlier call waited a whole ready bound for this server in vain and nothing
+    /// was sent to it since, while it is still not idle.
+    pub fn stalled(&self) -> bool {
+        let mut sh = self.shared.lock();
+        match sh.stalled_at {
+            Some(at) if at == sh.inputs && !Self::idle(&sh) => true,
+            Some(_) => {
+                sh.stalled_at = None;
+                false
+            }
+            None => false,
+        }
     }
 
     /// Whether the server is idle right now.

@@ -55,6 +55,7 @@ mod checker_c;
 mod client;
 pub mod config;
 pub mod contain;
+mod deadline;
 mod discover;
 mod error;
 mod on_write;

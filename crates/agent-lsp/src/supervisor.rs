@@ -667,7 +667,12 @@ impl Supervisor {
                         ),
                         None => {
                             let (tasks, quiescent) = srv.loading();
-                            let state = if srv.is_idle() {
+                            let state = if srv.stalled() {
+                                format!(
+                                    "running, not ready: a call waited its whole ready bound ({} s) in vain; calls answer without waiting for it until a file it serves is opened or changed",
+                                    self.cfg.ready_timeout.as_secs()
+                                )
+                            } else if srv.is_idle() {
                                 "running, ready".to_string()
                             } else if tasks > 0 {
                                 format!("running, loading ({tasks} task(s) in progress)")

@@ -311,8 +311,9 @@ all. Locations are `path:line:col: <line text>`."
         st.set_witness(cx.registry().witness());
         let project_code = cx.effects.runs_project_code;
         let room = cx.room();
+        let bound = st.sup.cfg.ready_timeout;
         async move {
-            st.run(args, project_code, &room)
+            crate::deadline::within(bound, st.run(args, project_code, &room))
                 .await
                 .map_err(BoxError::from)
         }
@@ -347,7 +348,12 @@ the server's references then check the result, and a rename they contradict is r
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
         st.set_witness(cx.registry().witness());
-        async move { st.rename(args).await.map_err(BoxError::from) }
+        let bound = st.sup.cfg.ready_timeout;
+        async move {
+            crate::deadline::within(bound, st.rename(args))
+                .await
+                .map_err(BoxError::from)
+        }
     }
 }
 

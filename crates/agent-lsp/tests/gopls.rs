@@ -77,3 +77,44 @@ async fn gopls() {
     );
     assert!(fx.read("lib.go").contains("func BuildGreeter() Greeter {"));
 }
+
+/// Issue 41: a `go.mod` line gopls cannot parse keeps it from ever becoming ready, and every
+/// `lsp` call on a `.go` file answered after 303 s (five sequential 60 s ready waits in one
+/// call). Now a call waits at most one ready bound in all (here 8 s); a server that used up a
+/// whole call's bound is remembered (status says so) and the next call answers without waiting
+/// for it again until a file it serves is opened or changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_becomes_ready_costs_one_ready_bound_per_call_and_is_remembered() {
+    require("gopls");
+    require("go");
+    let mut cfg = config("go", "gopls");
+    cfg.ready_timeout_ms = Some(8_000);
+    let fx = fixture("go", cfg);
+    std::fs::write(
+        fx.root.join("go.mod"),
+        "module example.com/bad\n\ngo 1.21\n\nrequire this is not valid\n",
+    )
+    .unwrap();
+    let hover =
+        json!({"operation": "hover", "file": "main.go", "line": 6, "symbol": "MakeGreeter"});
+    let first = fx.lsp(hover.clone()).await;
+    assert!(
+        first.text.contains("had not finished loading"),
+        "{}",
+        first.text
+    );
+    let status = fx.lsp(json!({"operation": "status"})).await;
+    assert!(
+        status
+            .text
+            .contains("a call waited its whole ready bound (8 s) in vain"),
+        "{}",
+        status.text
+    );
+    let second = fx.lsp(hover).await;
+    assert!(
+        second.text.contains("had not finished loading"),
+        "{}",
+        second.text
+    );
+}

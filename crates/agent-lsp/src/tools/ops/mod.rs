@@ -81,11 +81,11 @@ impl State {
     /// call's progress what it waits for, about once a second; `false` when it had not in time.
     async fn wait_ready_reporting(&self, srv: &Server) -> bool {
         let timeout = self.sup.cfg.ready_timeout;
-        if !agent_tier::progress_wanted() || srv.is_idle() {
+        if !agent_tier::progress_wanted() || srv.is_idle() || srv.stalled() {
             return srv.wait_ready(timeout).await;
         }
         let started = Instant::now();
-        let deadline = started + timeout;
+        let deadline = started + crate::deadline::left(timeout);
         let root = match agent_tier::workspace::display_path(self.ws(), &srv.root) {
             d if d.is_empty() => ".".to_string(),
             d => d,
