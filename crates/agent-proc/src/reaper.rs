@@ -2,9 +2,10 @@
 //! it went (SIGKILL included, when no code of the host runs).
 //!
 //! The host binary starts it once ([`start`], re-executing itself with a hidden subcommand that
-//! calls [`main`]). It holds the read end of a pipe whose write end only the host holds (every
-//! descriptor the host opens is close-on-exec, so no other child inherits it): end-of-file means
-//! the host has exited. It then sweeps every process that carries the run's tag and exits. It
+//! calls [`main`]). It watches the host's pid through a pidfd (readable when the host has
+//! exited; no other process can hold it open), and holds the read end of a pipe whose write end
+//! the host holds (every descriptor the host opens is close-on-exec, so no other child inherits
+//! it): end-of-file means the host has exited too, where pidfds are missing. It then sweeps every process that carries the run's tag and exits. It
 //! leads its own process group, ignores the terminal's SIGINT and SIGHUP, and has no parent-death
 //! signal (it must outlive the host); it carries `AGENT_TOOLS_REAPER=<run>` and not the run's tag.
 //! Direct children need it least: their parent-death signal already ended them.
@@ -61,7 +62,69 @@ pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
     Ok(child.id())
 }
 
-/// The reaper's body: wait for end-of-file on stdin (the host is gone), then end every process
+/// Return once the host is gone: its pid's pidfd became readable (it exited), or end-of-file on
+/// stdin (the pipe's write end closed). A child of the host that reopened that pipe through
+/// `/proc/<host>/fd/N` holds a write end too and would keep end-of-file from ever coming; the
+/// pidfd cannot be held open by anyone else. Where `pidfd_open` is missing (Linux < 5.3), the
+/// pipe alone.
+fn wait_for_host() {
+    // SAFETY: getppid has no preconditions.
+    #[allow(unsafe_code)]
+    let host = unsafe { libc::getppid() };
+    if host <= 1 {
+        // Reparented already: the host is gone.
+        return;
+    }
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    #[allow(unsafe_code)]
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, host, 0) } as i32;
+    // The host may have gone between getppid and pidfd_open (the pid then names another
+    // process, or none): the parent is asked again.
+    #[allow(unsafe_code)]
+    // SAFETY: getppid has no preconditions.
+    if unsafe { libc::getppid() } != host {
+        return;
+    }
+    let mut buf = [0u8; 64];
+    loop {
+        let mut fds = [
+            libc::pollfd {
+                fd: 0,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: pidfd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        let n: libc::nfds_t = if pidfd >= 0 { 2 } else { 1 };
+        // SAFETY: `fds` holds `n` valid pollfd entries for the duration of the call.
+        #[allow(unsafe_code)]
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), n, -1) };
+        if r < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        if pidfd >= 0 && fds[1].revents != 0 {
+            return;
+        }
+        let ev = fds[0].revents;
+        if ev & libc::POLLIN != 0 {
+            match std::io::stdin().lock().read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        } else if ev & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return;
+        }
+    }
+}
+
+/// The reaper's body: wait until the host is gone ([`wait_for_host`]), then end every process
 /// of the run `run`. Returns the exit code.
 pub fn main(run: &str) -> u8 {
     if run.is_empty() || !run.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -74,16 +137,7 @@ pub fn main(run: &str) -> u8 {
             libc::signal(sig, libc::SIG_IGN);
         }
     }
-    let mut stdin = std::io::stdin().lock();
-    let mut buf = [0u8; 64];
-    loop {
-        match stdin.read(&mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
+    wait_for_host();
     // A process may still be forking while the first sweep runs: sweep until one finds nothing.
     for _ in 0..5 {
         if sweep::sweep(Scope::Run(run), &[], &[]) == 0 {

@@ -348,3 +348,57 @@ fn kernel_reset_ends_what_a_cell_started_in_a_new_session() {
     kill_pids(&left);
     assert!(left.is_empty(), "javascript reset left {left:?} running");
 }
+
+/// Issue 41: the reaper woke on end-of-file of a pipe whose write end only the host held; a
+/// cell's daemon that reopened that pipe through `/proc/<host>/fd/N` held a write end too, so
+/// after a SIGKILL of the host the reaper slept on and the daemon survived. The reaper now also
+/// watches the host's pid itself (a pidfd), which no child can hold open.
+#[test]
+fn a_daemon_holding_the_reaper_pipe_open_does_not_outlive_a_sigkilled_host() {
+    let mut run = Run::start();
+    let code = "import os, subprocess, sys
+host = os.getppid()
+while True:
+    stat = open(f'/proc/{host}/stat').read()
+    comm = stat[stat.index('(') + 1:stat.rindex(')')]
+    if comm.startswith('agent-tools') or host <= 1:
+        break
+    host = int(stat[stat.rindex(')') + 2:].split()[1])
+held = []
+for n in os.listdir(f'/proc/{host}/fd'):
+    try:
+        if os.readlink(f'/proc/{host}/fd/{n}').startswith('pipe:'):
+            held.append(os.open(f'/proc/{host}/fd/{n}', os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+p = subprocess.Popen(['sleep', '300'], pass_fds=held, start_new_session=True)
+print('pid', p.pid, 'holding', len(held), 'pipe ends of host', host)";
+    let out = run.call(
+        "eval",
+        json!({"description": "a daemon holding the host's pipes", "language": "python", "code": code}),
+    );
+    let daemon = pid_in(&out);
+    assert!(
+        out.contains(&format!("of host {}", run.host())) && !out.contains("holding 0 "),
+        "{out}"
+    );
+    let host = run.host();
+    let mut pids = descendants(host);
+    if !pids.contains(&daemon) {
+        pids.push(daemon);
+    }
+    assert!(alive(daemon));
+    let sent = std::process::Command::new("kill")
+        .args(["-KILL", &host.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    run.c.child.wait().unwrap();
+    let left = left_after(&pids, Duration::from_secs(5));
+    let shown = describe(&left);
+    kill_pids(&left);
+    assert!(
+        left.is_empty(),
+        "after SIGKILL of the host, still running:\n{shown}\n(the cell said: {out})"
+    );
+}
