@@ -124,8 +124,8 @@ fn wait_for_host() {
     }
 }
 
-/// The reaper's body: wait until the host is gone ([`wait_for_host`]), then end every process
-/// of the run `run`. Returns the exit code.
+/// The reaper's body: wait until the host is gone (its pid exits, or the pipe closes), then
+/// end every process of the run `run`. Returns the exit code.
 pub fn main(run: &str) -> u8 {
     if run.is_empty() || !run.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return 2;
