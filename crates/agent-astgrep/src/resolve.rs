@@ -72,12 +72,7 @@ impl Tool for ResolveTool {
 }
 
 fn pending_ids(edits: &Edits) -> String {
-    let pending: Vec<String> = edits
-        .slots
-        .iter()
-        .filter(|(_, s)| matches!(s, Slot::Pending(_)))
-        .map(|(n, _)| format!("edit_{n}"))
-        .collect();
+    let pending = edits.pending();
     if pending.is_empty() {
         "no edit is staged in this conversation; call ast_edit first".to_string()
     } else {

@@ -54,12 +54,7 @@ impl StagedEdits {
             })
             .sum();
         if held + staged.bytes() > cap {
-            let pending: Vec<String> = edits
-                .slots
-                .iter()
-                .filter(|(_, s)| matches!(s, Slot::Pending(_)))
-                .map(|(n, _)| format!("edit_{n}"))
-                .collect();
+            let pending = edits.pending();
             return Err(AstGrepError::StagedFull {
                 held,
                 adding: staged.bytes(),
@@ -77,6 +72,17 @@ impl StagedEdits {
 #[derive(Default)]
 pub(crate) struct Edits {
     pub(crate) slots: BTreeMap<u64, Slot>,
+}
+
+impl Edits {
+    /// The ids of the edits waiting for `resolve` (`edit_N`), in order.
+    pub(crate) fn pending(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Pending(_)))
+            .map(|(n, _)| format!("edit_{n}"))
+            .collect()
+    }
 }
 
 /// An edit: waiting for `resolve`, or how it was resolved.
