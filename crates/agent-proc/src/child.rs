@@ -1,7 +1,7 @@
 //! A supervised child: how it is configured, spawned, waited for and ended.
 
 use crate::sweep::{self, Scope};
-use crate::{Launcher, Tail, run_id, spawner, tag_name};
+use crate::{Launcher, Tail, cgroup, run_id, spawner, tag_name};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -212,6 +212,22 @@ impl Command {
             cmd.current_dir(dir);
         }
         new_session_dying_with_parent(&mut cmd);
+        let placement = cgroup::Placement::for_child(n);
+        if placement.is_none() {
+            // No cgroup: what leaves its parents is at least adopted by the host.
+            crate::adopt::ensure();
+        }
+        if let Some(fd) = placement.as_ref().map(cgroup::Placement::procs_fd) {
+            #[allow(unsafe_code)]
+            // SAFETY: runs between fork and exec; `join_in_child` makes one `write` on a
+            // descriptor the child inherited, allocating nothing and taking no lock.
+            unsafe {
+                cmd.pre_exec(move || {
+                    cgroup::join_in_child(fd);
+                    Ok(())
+                });
+            }
+        }
         if let Some(c) = &self.confinement {
             let ruleset = c.prepare()?;
             let slot = std::sync::Mutex::new(Some(ruleset));
@@ -228,10 +244,16 @@ impl Command {
                 });
             }
         }
-        let mut child = match spawner::spawn(cmd).await {
+        let spawned = spawner::spawn(cmd).await;
+        // The child holds its own copy of the descriptor until exec; ours is done.
+        let group = placement.map(|p| p.dir.clone());
+        let mut child = match spawned {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(target: "agent_proc", %purpose, %command, error = %e, "could not start a child");
+                if let Some(g) = group {
+                    cgroup::release(g);
+                }
                 return Err(e);
             }
         };
@@ -275,6 +297,7 @@ impl Command {
             inner: tokio::sync::Mutex::new(child),
             status: OnceLock::new(),
             reaped,
+            group,
             tail,
             stderr_done,
         })
@@ -419,6 +442,8 @@ pub struct Child {
     inner: tokio::sync::Mutex<tokio::process::Child>,
     status: OnceLock<ExitStatus>,
     reaped: Arc<AtomicBool>,
+    /// Its cgroup, where the run has one (see the crate's `cgroup` module).
+    group: Option<PathBuf>,
     stdin: Mutex<Option<ChildStdin>>,
     stdout: Mutex<Option<ChildStdout>>,
     tail: Tail,
@@ -482,6 +507,7 @@ impl Child {
             return Ok(s);
         }
         let s = inner.wait().await?;
+        crate::adopt::ours().remove(&self.pid);
         let _ = self.status.set(s);
         self.reaped.store(true, Ordering::SeqCst);
         if !self.expected_exit(s) {
@@ -532,7 +558,8 @@ impl Child {
             .and_then(Result::ok)
     }
 
-    /// SIGKILL its group and everything that carries its tag or descends from it. Safe to call
+    /// SIGKILL its group, everything that carries its tag or descends from it, and everything in
+    /// its cgroup (where the run has one). Safe to call
     /// again; never signals a pid that is not this child's.
     pub fn kill(&self) {
         let reaped = self.reaped.load(Ordering::SeqCst);
@@ -548,6 +575,10 @@ impl Child {
         );
         if signalled > 0 {
             tracing::debug!(target: "agent_proc", purpose = %self.purpose, pid = self.pid, signalled, "swept what the child left behind");
+        }
+        // What shed the tag and left its parents is still in the child's group.
+        if let Some(g) = &self.group {
+            cgroup::kill(g);
         }
     }
 
@@ -583,6 +614,10 @@ impl Drop for Child {
     fn drop(&mut self) {
         self.kill();
         live().remove(&self.n);
+        crate::adopt::ours().remove(&self.pid);
+        if let Some(g) = self.group.take() {
+            cgroup::release(g);
+        }
     }
 }
 

@@ -9,7 +9,10 @@
 //!   that starts a new session), and gets `PR_SET_PDEATHSIG(SIGKILL)`, so a host killed outright
 //!   takes its direct children with it. Its stderr is pumped into a bounded [`Tail`] whose end can
 //!   be awaited; waits are bounded; [`Child::terminate`] is SIGTERM → grace → SIGKILL; ending a
-//!   child ends everything that carries its tag or descends from it ([`sweep`]).
+//!   child ends everything that carries its tag or descends from it ([`sweep`]), and everything
+//!   in its cgroup where the machine offers a writable cgroup v2 ([`run_cgroup`]: a group per
+//!   run, one per child inside it, `cgroup.kill`); elsewhere the host is a subreaper that adopts,
+//!   ends at the run's end and reaps what left its parents ([`orphan_hold`] says which).
 //! - Every spawn happens on one long-lived thread of this crate: `PR_SET_PDEATHSIG` fires when the
 //!   *thread* that forked the child exits, so a child spawned from a short-lived thread (a
 //!   `spawn_blocking` worker that tokio retires after 10 s idle) would be killed at random.
@@ -32,6 +35,8 @@
 //! `disconnect`), never signals a pid it did not start or that does not carry the run's tag, and
 //! never spawns from the caller's thread.
 
+mod adopt;
+mod cgroup;
 mod child;
 mod confine;
 mod exit;
@@ -41,6 +46,7 @@ mod spawner;
 pub mod sweep;
 mod tail;
 
+pub use cgroup::{CGROUP_ENV, orphan_hold, run_cgroup};
 pub use child::{Child, Command, Farewell, Output, RunError, on_shutdown, shutdown, with_purpose};
 pub use confine::{Confinement, landlock_abi};
 pub use exit::describe_exit;

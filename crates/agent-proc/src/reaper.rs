@@ -21,6 +21,9 @@ use std::sync::OnceLock;
 /// The environment variable the reaper carries (its value is the run id).
 pub const REAPER_ENV: &str = "AGENT_TOOLS_REAPER";
 
+/// The environment variable that tells the reaper the host's pid.
+const HOST_ENV: &str = "AGENT_TOOLS_REAPER_HOST";
+
 /// Start the reaper for this process's run: `exe args… <run id>`, where `exe args…` calls
 /// [`main`] with the run id. Returns its pid. Starting it twice is a no-op.
 pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
@@ -35,6 +38,7 @@ pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
     cmd.args(args)
         .arg(run)
         .env(REAPER_ENV, run)
+        .env(HOST_ENV, std::process::id().to_string())
         .current_dir("/")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -52,7 +56,10 @@ pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
             Ok(())
         });
     }
+    let mut ours = crate::adopt::ours();
     let mut child = cmd.spawn()?;
+    ours.insert(child.id());
+    drop(ours);
     let stdin = child
         .stdin
         .take()
@@ -67,10 +74,7 @@ pub fn start(exe: &Path, args: &[&str]) -> std::io::Result<u32> {
 /// `/proc/<host>/fd/N` holds a write end too and would keep end-of-file from ever coming; the
 /// pidfd cannot be held open by anyone else. Where `pidfd_open` is missing (Linux < 5.3), the
 /// pipe alone.
-fn wait_for_host() {
-    // SAFETY: getppid has no preconditions.
-    #[allow(unsafe_code)]
-    let host = unsafe { libc::getppid() };
+fn wait_for_host(host: libc::pid_t) {
     if host <= 1 {
         // Reparented already: the host is gone.
         return;
@@ -137,13 +141,33 @@ pub fn main(run: &str) -> u8 {
             libc::signal(sig, libc::SIG_IGN);
         }
     }
-    wait_for_host();
+    // The host says its pid (it may be gone before this line runs); else the parent is it.
+    #[allow(unsafe_code)]
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let host = std::env::var(HOST_ENV)
+        .ok()
+        .and_then(|h| h.parse::<libc::pid_t>().ok())
+        .unwrap_or(parent);
+    wait_for_host(host);
+    // Everything born in the run's cgroup first (whatever it did to its environment and
+    // parents), then everything that carries the run's tag.
+    let group = u32::try_from(host)
+        .ok()
+        .filter(|h| *h > 1)
+        .and_then(|h| crate::cgroup::run_dir(h, run));
+    if let Some(g) = &group {
+        crate::cgroup::kill(g);
+    }
     // A process may still be forking while the first sweep runs: sweep until one finds nothing.
     for _ in 0..5 {
         if sweep::sweep(Scope::Run(run), &[], &[]) == 0 {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if let Some(g) = &group {
+        crate::cgroup::end(g, std::time::Duration::from_secs(2));
     }
     0
 }

@@ -27,7 +27,13 @@ fn queue() -> io::Result<mpsc::Sender<Job>> {
                 while let Ok(mut job) = rx.recv() {
                     // The child registers with the caller's runtime (its reaper and pipes).
                     let entered = job.handle.enter();
+                    // Registered before anything can reap it (see `adopt`).
+                    let mut ours = crate::adopt::ours();
                     let res = job.cmd.spawn();
+                    if let Some(pid) = res.as_ref().ok().and_then(|c| c.id()) {
+                        ours.insert(pid);
+                    }
+                    drop(ours);
                     drop(entered);
                     let _ = job.reply.send(res);
                 }

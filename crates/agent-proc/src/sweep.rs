@@ -162,7 +162,7 @@ fn kill_pinned(fd: &std::os::fd::OwnedFd) -> bool {
     r == 0
 }
 
-fn kill_checked(pid: i32, scope: Scope<'_>, ppid: Option<i32>) -> bool {
+pub(crate) fn kill_checked(pid: i32, scope: Scope<'_>, ppid: Option<i32>) -> bool {
     pin(pid, scope, ppid).is_some_and(|fd| kill_pinned(&fd))
 }
 

@@ -69,6 +69,68 @@ async fn kill_ends_descendants_that_left_the_group() {
     assert!(left.is_empty(), "still running after kill: {left:?}");
 }
 
+/// Issue 41: a grandchild that cleared its environment (no run tag) *and* double-forked (its
+/// parent gone, so no descendant link either) escaped the tag-and-descendants sweep. The run's
+/// cgroup (where the machine offers a writable cgroup v2) holds it: it cannot leave by clearing
+/// anything.
+#[tokio::test]
+async fn kill_ends_a_double_forked_grandchild_that_cleared_its_environment() {
+    let (child, pids) = start(
+        "(env -i sh -c 'setsid sleep 304 </dev/null >/dev/null 2>&1 & echo $!' &); sleep 300",
+        1,
+    )
+    .await;
+    let orphan = pids[0];
+    // Its parent is gone (it was adopted by init or a subreaper) and it carries no tag.
+    let mut adopted = false;
+    for _ in 0..100 {
+        let stat = std::fs::read_to_string(format!("/proc/{orphan}/stat")).unwrap();
+        let ppid: u32 = stat[stat.rfind(')').unwrap() + 2..]
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        if ppid != child.pid() && !is_descendant_of(ppid, child.pid()) {
+            adopted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let env = std::fs::read(format!("/proc/{orphan}/environ")).unwrap();
+    assert!(
+        adopted && !String::from_utf8_lossy(&env).contains("AGENT_TOOLS_RUN_"),
+        "the test's orphan must be untagged and adopted"
+    );
+    assert!(
+        agent_proc::run_cgroup().is_some(),
+        "this machine offers a writable cgroup v2 (see `agent-tools doctor`); the test needs it"
+    );
+    child.kill();
+    let left = gone(&pids).await;
+    kill_by_pid(&left);
+    assert!(left.is_empty(), "still running after kill: {left:?}");
+}
+
+/// Whether `pid` descends from `root` (by parent pid).
+fn is_descendant_of(mut pid: u32, root: u32) -> bool {
+    while pid > 1 {
+        if pid == root {
+            return true;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        pid = stat[stat.rfind(')').unwrap() + 2..]
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+    }
+    false
+}
+
 #[tokio::test]
 async fn dropping_a_child_ends_its_escapees() {
     let (child, pids) = start(

@@ -186,5 +186,7 @@ pub fn doctor_text(root: &Path) -> String {
         out.push_str(&note);
         out.push('\n');
     }
+    out.push_str(&agent_proc::orphan_hold());
+    out.push('\n');
     out
 }

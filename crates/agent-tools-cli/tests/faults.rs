@@ -124,6 +124,11 @@ struct Run {
 
 impl Run {
     fn start() -> Run {
+        Run::start_with(&[])
+    }
+
+    /// A run whose host gets `env` besides the fast worker.
+    fn start_with(env: &[(&str, &Path)]) -> Run {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::os::unix::fs::symlink(venv(), root.join(".venv")).unwrap();
@@ -134,11 +139,9 @@ impl Run {
         std::fs::write(&worker, WORKER).unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&worker, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let c = Client::start_with(
-            root,
-            &["--vibe"],
-            &[("AGENT_TOOLS_VIBE_FAST", worker.as_path())],
-        );
+        let mut vars = vec![("AGENT_TOOLS_VIBE_FAST", worker.as_path())];
+        vars.extend_from_slice(env);
+        let c = Client::start_with(root, &["--vibe"], &vars);
         let mut run = Run { dir, c, id: 1 };
         let init = run.rpc(
             "initialize",
@@ -201,6 +204,22 @@ impl Run {
         pid_in(&out)
     }
 
+    /// A python cell whose grandchild clears its environment (no run tag) and double-forks into
+    /// a new session (no parent of ours): issue 41's orphan; its pid.
+    fn untagged_orphan(&mut self) -> u32 {
+        let out = self.call(
+            "eval",
+            json!({"description": "run one cell of the process fault suite", "language": "python", "code": "import subprocess\nout = subprocess.run(['env', '-i', 'sh', '-c', 'setsid sleep 305 </dev/null >/dev/null 2>&1 & echo $!'], capture_output=True, text=True).stdout\nprint('pid', out.strip())"}),
+        );
+        let pid = pid_in(&out);
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&env).contains("AGENT_TOOLS_RUN_"),
+            "the orphan carries no tag"
+        );
+        pid
+    }
+
     /// Start a worker; the pid of the grandchild it starts in a new session.
     fn worker_escapee(&mut self) -> (String, u32) {
         let out = self.call("vibe_spawn", json!({"brief": "sleep", "label": "sleeper"}));
@@ -247,7 +266,8 @@ impl Run {
         let py = self.python_escapee();
         let js = self.node_escapee();
         let (_, worker) = self.worker_escapee();
-        vec![py, js, worker]
+        let orphan = self.untagged_orphan();
+        vec![py, js, worker, orphan]
     }
 }
 
@@ -335,8 +355,10 @@ fn kernel_reset_ends_what_a_cell_started_in_a_new_session() {
     let py = run.python_escapee();
     let js = run.node_escapee();
     assert!(alive(py) && alive(js));
+    let orphan = run.untagged_orphan();
+    assert!(alive(orphan));
     run.call("eval", json!({"description": "run one cell of the process fault suite", "language": "python", "code": "1", "reset": true}));
-    let left = left_after(&[py], Duration::from_secs(5));
+    let left = left_after(&[py, orphan], Duration::from_secs(5));
     kill_pids(&left);
     assert!(left.is_empty(), "python reset left {left:?} running");
     assert!(
@@ -401,4 +423,60 @@ print('pid', p.pid, 'holding', len(held), 'pipe ends of host', host)";
         left.is_empty(),
         "after SIGKILL of the host, still running:\n{shown}\n(the cell said: {out})"
     );
+}
+
+/// Issue 41, on a machine without a writable cgroup v2 (`AGENT_TOOLS_CGROUP=off`): the host is
+/// a subreaper, so an orphan that cleared the run's tag is adopted by it and ended when the host
+/// ends on SIGTERM (a SIGKILLed host hands it on to init: that case needs the cgroup).
+#[test]
+fn without_a_cgroup_a_sigtermed_host_ends_the_orphans_it_adopted() {
+    let mut run = Run::start_with(&[("AGENT_TOOLS_CGROUP", Path::new("off"))]);
+    let orphan = run.untagged_orphan();
+    let host = run.host();
+    let ppid = std::fs::read_to_string(format!("/proc/{orphan}/stat"))
+        .ok()
+        .and_then(|t| {
+            t[t.rfind(')')? + 2..]
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u32>()
+                .ok()
+        });
+    assert_eq!(ppid, Some(host), "the host adopted the orphan");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &host.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = run.c.child.wait().unwrap();
+    let left = left_after(&[orphan], Duration::from_secs(5));
+    kill_pids(&left);
+    assert!(
+        left.is_empty(),
+        "after SIGTERM of the host ({status}), the orphan {orphan} runs on"
+    );
+}
+
+/// `doctor` says how a run on this machine holds what its children start: a cgroup here (the
+/// tests above need one), the subreaper alone when it is turned off.
+#[test]
+fn doctor_says_how_a_run_holds_its_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let doctor = |off: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"));
+        cmd.args(["doctor", "--root"]).arg(dir.path());
+        if off {
+            cmd.env("AGENT_TOOLS_CGROUP", "off");
+        } else {
+            cmd.env_remove("AGENT_TOOLS_CGROUP");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let on = doctor(false);
+    assert!(
+        on.contains("children: each run gets a cgroup below"),
+        "{on}"
+    );
+    let off = doctor(true);
+    assert!(off.contains("held only by the host as subreaper"), "{off}");
 }

@@ -37,7 +37,8 @@ where
 
 /// End every child of this run: first the registered polite exits ([`on_shutdown`], together,
 /// at most `grace`), then SIGTERM to each live child's group, up to `grace` for them to exit,
-/// then SIGKILL, then the run's sweep (everything that carries the run's tag, wherever it went).
+/// then SIGKILL, then the run's sweep (everything that carries the run's tag, wherever it went)
+/// and the run's cgroup (everything born in it, whatever it did to its environment).
 /// Returns how many processes the sweep signalled.
 pub async fn shutdown(grace: Duration) -> usize {
     RUN_ENDING.store(true, Ordering::SeqCst);
@@ -69,8 +70,28 @@ pub async fn shutdown(grace: Duration) -> usize {
         .filter(|(_, reaped)| !reaped.load(Ordering::SeqCst))
         .filter_map(|(pid, _)| libc::pid_t::try_from(*pid).ok())
         .collect();
-    let signalled = sweep::sweep(Scope::Run(run_id()), &roots, &roots);
+    // Orphans the host adopted (where it is a subreaper) count as roots: what they started is
+    // swept with the rest, then they are killed; what that orphans is adopted in turn.
+    let adoptees = crate::adopt::live_adoptees();
+    let all: Vec<libc::pid_t> = roots.iter().chain(&adoptees).copied().collect();
+    let mut signalled = sweep::sweep(Scope::Run(run_id()), &all, &roots);
+    let me = std::process::id() as libc::pid_t;
+    let mut adoptees = adoptees;
+    for _ in 0..5 {
+        if adoptees.is_empty() {
+            break;
+        }
+        signalled += sweep::sweep(Scope::Run(run_id()), &adoptees, &[]);
+        signalled += adoptees
+            .iter()
+            .filter(|p| sweep::kill_checked(**p, Scope::Run(run_id()), Some(me)))
+            .count();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        adoptees = crate::adopt::live_adoptees();
+    }
     tracing::debug!(target: "agent_proc", signalled, "the run's sweep");
+    // What shed the tag and left its parents is still in the run's cgroup.
+    let _ = tokio::task::spawn_blocking(|| crate::cgroup::end_run(Duration::from_secs(1))).await;
     signalled
 }
 
