@@ -480,3 +480,36 @@ fn doctor_says_how_a_run_holds_its_children() {
     let off = doctor(true);
     assert!(off.contains("held only by the host as subreaper"), "{off}");
 }
+
+/// Issue 41: a debuggee's descendant that cleared its environment and double-forked outlived
+/// `debug terminate`; it is in the adapter's cgroup now and ends with the session.
+#[test]
+fn debug_terminate_ends_what_the_debuggee_left_without_its_tag() {
+    let mut run = Run::start();
+    std::fs::write(
+        run.root().join("orphaner.py"),
+        "import subprocess\nout = subprocess.run(['env', '-i', 'sh', '-c', 'setsid sleep 307 </dev/null >/dev/null 2>&1 & echo $!'], capture_output=True, text=True).stdout\nopen('orphan.pid', 'w').write(out)\nprint('started', out.strip())\n",
+    )
+    .unwrap();
+    run.call(
+        "debug",
+        json!({"op": "breakpoints", "file": "orphaner.py", "lines": [4]}),
+    );
+    let launched = run.call("debug", json!({"op": "launch", "program": "orphaner.py"}));
+    assert!(launched.contains("orphaner.py:4"), "{launched}");
+    let text = std::fs::read_to_string(run.root().join("orphan.pid")).unwrap();
+    let orphan: u32 = text.trim().parse().unwrap();
+    let env = std::fs::read(format!("/proc/{orphan}/environ")).unwrap_or_default();
+    assert!(
+        alive(orphan) && !String::from_utf8_lossy(&env).contains("AGENT_TOOLS_RUN_"),
+        "the orphan runs, untagged"
+    );
+    let out = run.call("debug", json!({"op": "terminate"}));
+    let left = left_after(&[orphan], Duration::from_secs(5));
+    kill_pids(&left);
+    assert!(
+        left.is_empty(),
+        "debug terminate left {left:?} running: {out}"
+    );
+    assert!(alive(run.host()), "the host keeps serving");
+}
