@@ -117,6 +117,8 @@ pub struct Server {
     shared: Mutex<Shared>,
     tick: watch::Sender<u64>,
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
+    /// Per document changed since the last [`Server::drifted`], the text it had before.
+    superseded: Mutex<HashMap<PathBuf, String>>,
     /// The server process; dropping it ends the server and everything it started.
     child: agent_proc::Child,
     /// `shutdown` and `exit` when the run ends (the host exiting on a signal).
@@ -227,6 +229,7 @@ impl Server {
             }),
             tick,
             docs: tokio::sync::Mutex::new(HashMap::new()),
+            superseded: Mutex::new(HashMap::new()),
             child,
             farewell: OnceLock::new(),
         });
@@ -526,6 +529,10 @@ impl Server {
                 });
             }
             Some(d) => {
+                self.superseded
+                    .lock()
+                    .entry(path.to_path_buf())
+                    .or_insert_with(|| std::mem::take(&mut d.text));
                 d.version += 1;
                 d.text = text.to_string();
                 let v = d.version;
@@ -590,6 +597,33 @@ impl Server {
             version,
             seq_before,
         })
+    }
+
+    /// The open documents whose content, by `differs(path, text)`, is no longer the text the
+    /// server had at the last look: the text it had then, per document. A document synced
+    /// since (by any call) counts from the text it had before that sync; the look is over once
+    /// this returns.
+    pub async fn drifted(
+        &self,
+        mut differs: impl FnMut(&Path, &str) -> bool,
+    ) -> Vec<(PathBuf, String)> {
+        let docs = self.docs.lock().await;
+        let before = std::mem::take(&mut *self.superseded.lock());
+        docs.iter()
+            .filter_map(|(path, doc)| {
+                let old = before.get(path).unwrap_or(&doc.text);
+                differs(path, old).then(|| (path.clone(), old.clone()))
+            })
+            .collect()
+    }
+
+    /// Forget what `paths` had before their last sync: the check that just ran on them was
+    /// that sync's reason (see [`Server::drifted`]).
+    pub fn settled(&self, paths: &[PathBuf]) {
+        let mut s = self.superseded.lock();
+        for p in paths {
+            s.remove(p);
+        }
     }
 
     /// Close a document (after it was deleted or renamed away).

@@ -60,6 +60,7 @@ mod discover;
 mod error;
 mod on_write;
 mod on_write_scope;
+mod outside;
 mod protocol;
 mod rename;
 mod render;
@@ -92,6 +93,7 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     registry.register(tools::LspTool(state.clone()));
     registry.register(tools::RenameTool(state.clone()));
     registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state.clone())));
+    registry.add_wrapper(Arc::new(outside::OutsideEdits::new(state.clone())));
     registry.provide_locator(Arc::new(tools::Locator(state)));
 }
 

@@ -69,6 +69,10 @@ pub struct WriteReport {
     /// What the check covered: the written files and which other files.
     #[serde(rename = "diagnostics_scope", skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The files were changed outside our write tools (a client's own edit tool, a cell, a
+    /// person), found at a later call: these, relative to the root. Empty for a write.
+    #[serde(rename = "changed_outside", skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<String>,
 }
 
 type Key = (String, String, String);
@@ -439,34 +443,63 @@ impl Report for WriteReport {
 fn render(report: &WriteReport) -> String {
     let mut text = String::new();
     let lines = |ds: &[Diag]| ds.iter().map(Diag::render).collect::<Vec<_>>().join("\n");
+    // A write reports on itself; an outside change is named first, since the answer it rides
+    // on is another tool's.
+    let (lead, change) = if report.outside.is_empty() {
+        ("The write succeeded. ".to_string(), "the write")
+    } else {
+        (
+            format!(
+                "Changed outside agent-tools' write tools since the language server last saw {}: {}. ",
+                if report.outside.len() == 1 {
+                    "it"
+                } else {
+                    "them"
+                },
+                report
+                    .outside
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "the change",
+        )
+    };
     if !report.new.is_empty() {
-        text.push_str(
-            "\n\nThe write succeeded. The language server reports these new problems, for information (each is shown once per run; checked against the file's previous content):\n",
-        );
+        text.push_str(&format!(
+            "\n\n{lead}The language server reports these new problems, for information (each is shown once per run; checked against the file's previous content):\n"
+        ));
         text.push_str(&lines(&report.new));
     }
     if !report.related.is_empty() {
-        text.push_str(
-            "\n\nNew problems in other files that use the names the write changed (checked against their state before the write):\n",
-        );
+        text.push_str(&format!(
+            "\n\nNew problems in other files that use the names {change} changed (checked against their state before {change}):\n"
+        ));
         text.push_str(&lines(&report.related));
     }
     if !report.related_unchecked.is_empty() {
-        text.push_str(
-            "\n\nProblems in other files that use the names the write changed (their state before the write could not be had in time, so these are not checked for newness):\n",
-        );
+        text.push_str(&format!(
+            "\n\nProblems in other files that use the names {change} changed (their state before {change} could not be had in time, so these are not checked for newness):\n"
+        ));
         text.push_str(&lines(&report.related_unchecked));
     }
     if !report.elsewhere.is_empty() {
-        text.push_str(
-            "\n\nProblems that appeared in other files since the write (they may be related; the write did not change these files):\n",
-        );
+        text.push_str(&format!(
+            "\n\nProblems that appeared in other files since {change} (they may be related; {change} did not change these files):\n"
+        ));
         text.push_str(&lines(&report.elsewhere));
     }
     if !report.unchecked.is_empty() {
-        text.push_str(
-            "\n\nThe write succeeded. The language server reports these problems in the written content (for information; not checked for newness):\n",
-        );
+        let lead = if report.new.is_empty() {
+            lead.as_str()
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "\n\n{lead}The language server reports these problems in the {} content (for information; not checked for newness):\n",
+            if report.outside.is_empty() { "written" } else { "changed" }
+        ));
         text.push_str(&lines(&report.unchecked));
     }
     for (file, n) in &report.left_out {
@@ -493,7 +526,12 @@ fn render(report: &WriteReport) -> String {
             && report.related.is_empty()
             && report.related_unchecked.is_empty()
         {
-            text.push_str(&format!("\n\nNo new problems ({states}{scope})."));
+            let lead = if report.outside.is_empty() {
+                String::new()
+            } else {
+                lead.clone()
+            };
+            text.push_str(&format!("\n\n{lead}No new problems ({states}{scope})."));
         } else {
             text.push_str(&format!("\n(Diagnostics: {states}{scope}.)"));
         }

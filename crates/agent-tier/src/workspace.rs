@@ -4,12 +4,14 @@
 mod apply;
 mod atomic;
 mod journal;
+mod own_writes;
 mod read;
 
 use crate::display::clip_path;
 pub use apply::{Applied, FileChange, apply_all, undo_all};
 pub use atomic::{FileLocks, lock_files, remove_file, write_atomic, write_atomic_mode};
 pub use journal::{STATE_DIR_ENV, recover};
+pub use own_writes::{forget as forget_own_write, is_own_write};
 pub use read::{Beneath, ReadPrefix, open_regular, read_regular};
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};

@@ -347,6 +347,8 @@ pub fn write_atomic_mode(
                 )));
             }
         }
+        // Recorded before the rename: a check that sees the new bytes knows they are ours.
+        super::own_writes::wrote(path, contents);
         rustix::fs::renameat(&dir, &tmp, &dir, &name).map_err(io)?;
         rustix::fs::fsync(&dir).map_err(io)
     })();
