@@ -69,14 +69,15 @@ struct Step {
     image: bool,
 }
 
-fn steps() -> Vec<Step> {
+/// The script for `client`: every family, in an order where each call's answer is known.
+fn steps(client: &str) -> Vec<Step> {
     let step = |tool, args, expect| Step {
         tool,
         args,
         expect,
         image: false,
     };
-    vec![
+    let mut steps = vec![
         step(
             "read",
             json!({"path": "README.md"}),
@@ -112,6 +113,11 @@ fn steps() -> Vec<Step> {
             "edit",
             json!({"path": "app.py", "old_string": "return \"hi \" + name", "new_string": "return 42"}),
             &["new problems", "is not assignable to return type"],
+        ),
+        step(
+            "lsp",
+            json!({"operation": "diagnostics", "path": "app.py"}),
+            &["app.py:2", "is not assignable to return type"],
         ),
         step(
             "apply_patch",
@@ -152,13 +158,50 @@ fn steps() -> Vec<Step> {
             json!({"operation": "launch", "program": "app.py"}),
             &["app.py:2", "name", "'x'"],
         ),
-    ]
+        step(
+            "vibe_spawn",
+            json!({"brief": "say you finished", "label": "helper"}),
+            &["w1"],
+        ),
+        step(
+            "vibe_wait",
+            json!({"worker_id": "w1", "timeout_s": 60}),
+            &["finished-the-brief"],
+        ),
+    ];
+    // Of the three, only Codex declares elicitation (measured: Claude Code 2.1.332 in `-p` and
+    // Gemini CLI 0.61.0 do not), so only Codex is served `ask_user`; `codex exec` declines every
+    // elicitation, and the model must read that as no answer, not as a choice.
+    if client == "codex" {
+        steps.push(step(
+            "ask_user",
+            json!({"question": "Which database?", "options": ["postgres", "sqlite"]}),
+            &[
+                "declined to answer",
+                "Proceed under an explicitly stated assumption",
+            ],
+        ));
+    }
+    steps
 }
 
-fn script_file(dir: &Path) -> PathBuf {
-    let mut turns: Vec<Value> = steps()
-        .into_iter()
-        .map(|s| json!({"tool": s.tool, "args": s.args}))
+/// The fast tier's worker for `vibe_spawn`: reads its brief, answers.
+fn worker_file(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("worker.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\ncat >/dev/null\necho finished-the-brief\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn script_file(dir: &Path, steps: &[Step]) -> PathBuf {
+    let mut turns: Vec<Value> = steps
+        .iter()
+        .map(|s| json!({"tool": s.tool, "args": s.args.clone()}))
         .collect();
     turns.push(json!({"text": "Done."}));
     let path = dir.join("script.json");
@@ -234,12 +277,13 @@ impl Drop for Listening {
     }
 }
 
-fn listen(root: &Path, token_file: &Path) -> Listening {
+fn listen(root: &Path, token_file: &Path, worker: &Path) -> Listening {
     let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--token-file"])
+        .args(["serve", "--vibe", "--listen", "127.0.0.1:0", "--token-file"])
         .arg(token_file)
         .arg("--root")
         .arg(root)
+        .env("AGENT_TOOLS_VIBE_FAST", worker)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -271,7 +315,9 @@ fn run_client(client: &str, http: bool) {
     let python = agent_testkit::require("python3");
     let ws = workspace();
     let scratch = tempfile::tempdir().unwrap();
-    let script = script_file(scratch.path());
+    let steps = steps(client);
+    let script = script_file(scratch.path(), &steps);
+    let worker = worker_file(scratch.path());
     // The README's own entry for this client and transport, its command or URL pointed at the
     // binary under test.
     let (lang, snippet) = readme_snippet(
@@ -299,7 +345,7 @@ fn run_client(client: &str, http: bool) {
         // is the token the host reads and the client sends.
         let token_file = readme_token_step(scratch.path());
         let token = std::fs::read_to_string(&token_file).unwrap();
-        let server = listen(ws.path(), &token_file);
+        let server = listen(ws.path(), &token_file, &worker);
         cmd.args([
             "--transport",
             "http",
@@ -310,19 +356,21 @@ fn run_client(client: &str, http: bool) {
         ]);
         Some(server)
     } else {
-        let server_cmd =
-            shell_words::join([BIN, "serve", "--root", &ws.path().display().to_string()]);
+        // Every family is served (the README's stdio entries leave the file tools out for
+        // these clients; `own_edits_*` below runs that entry as it is), vibe mode on.
+        let server_cmd = shell_words::join([
+            "env",
+            &format!("AGENT_TOOLS_VIBE_FAST={}", worker.display()),
+            BIN,
+            "serve",
+            "--vibe",
+            "--root",
+            &ws.path().display().to_string(),
+        ]);
         cmd.args(["--transport", "stdio", "--server-cmd", &server_cmd]);
         None
     };
-    let out = cmd.stdin(Stdio::null()).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "run_agent.py printed no report ({e}): {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = report_of(&mut cmd);
     let who = format!(
         "{client} {} over {}",
         report["version"],
@@ -357,13 +405,19 @@ fn run_client(client: &str, http: bool) {
             brief()
         );
     }
+    // `ask_user` is offered exactly to a client that can elicit.
+    let asks = declared.iter().any(|d| d.ends_with("ask_user"));
+    assert_eq!(
+        asks,
+        client == "codex",
+        "{who}: ask_user declared: {asks}; declared: {declared:?}"
+    );
     assert_eq!(
         report["instructions_seen"], true,
         "{who}: the server's instructions did not reach the model: {}",
         report["instructions_lines"]
     );
     let results = report["results"].as_array().unwrap();
-    let steps = steps();
     assert_eq!(
         results.len(),
         steps.len(),
@@ -397,6 +451,107 @@ fn run_client(client: &str, http: bool) {
             );
         }
     }
+}
+
+/// Run `run_agent.py` as `cmd` says; its report.
+fn report_of(cmd: &mut Command) -> Value {
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "run_agent.py printed no report ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Issue 38: the README's Claude Code entry as it is (`--without files`): the model edits
+/// through Claude Code's own `Edit`, which our write wrapper never sees. The type error that edit
+/// writes reaches the model in the answer of our next tool call, as a new problem named as an
+/// outside change, and only once.
+#[test]
+fn claude_codes_own_edit_reaches_the_model_as_a_new_problem_once() {
+    let bin_dir = agent_testkit::require("claude")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let python = agent_testkit::require("python3");
+    let ws = workspace();
+    let scratch = tempfile::tempdir().unwrap();
+    let app = ws.path().join("app.py").display().to_string();
+    let turns = json!([
+        {"tool": "lsp", "args": {"operation": "diagnostics", "path": "app.py"}},
+        {"tool": "Read", "args": {"file_path": app}},
+        {"tool": "Edit", "args": {"file_path": app, "old_string": "return \"hi \" + name", "new_string": "return 42"}},
+        {"tool": "ast_grep", "args": {"pattern": "greet($A)", "language": "python"}},
+        {"tool": "ast_grep", "args": {"pattern": "print($A)", "language": "python"}},
+        {"text": "Done."},
+    ]);
+    let script = scratch.path().join("script.json");
+    std::fs::write(&script, serde_json::to_string_pretty(&turns).unwrap()).unwrap();
+    let (lang, snippet) = readme_snippet("claude-code", "stdio");
+    assert!(snippet.contains("\"--without\", \"files\""), "{snippet}");
+    let entry = scratch.path().join(format!("entry.{lang}"));
+    std::fs::write(&entry, snippet).unwrap();
+    let server_cmd = shell_words::join([BIN, "serve", "--root", &ws.path().display().to_string()]);
+    let report = report_of(
+        Command::new(python)
+            .arg(agents_dir().join("run_agent.py"))
+            .args(["--client", "claude", "--script"])
+            .arg(&script)
+            .arg("--workdir")
+            .arg(ws.path())
+            .arg("--bin-dir")
+            .arg(&bin_dir)
+            .args(["--timeout", "420", "--entry-lang", &lang, "--entry"])
+            .arg(&entry)
+            .args(["--entry-args", "--allow-native", "Read,Edit"])
+            .args(["--transport", "stdio", "--server-cmd", &server_cmd]),
+    );
+    let who = format!("claude {} with the README's entry", report["version"]);
+    let declared: Vec<&str> = report["tools_declared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        declared.iter().any(|d| d.ends_with("__ast_grep"))
+            && !declared
+                .iter()
+                .any(|d| d.starts_with("mcp__") && d.ends_with("__read")),
+        "{who}: --without files serves ast_grep and no read: {declared:?}"
+    );
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 5, "{who}: {results:#?}");
+    let text = |i: usize| {
+        results[i]["model_saw_text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(
+        std::fs::read_to_string(&app).unwrap().contains("return 42"),
+        "{who}: Claude Code's Edit did not write: {}",
+        text(2)
+    );
+    let after = text(3).replace("\\\"", "\"").replace("\\n", "\n");
+    for want in [
+        "Changed outside agent-tools' write tools since the language server last saw it: `app.py`.",
+        "new problems",
+        "app.py:2",
+        "is not assignable to return type",
+    ] {
+        assert!(
+            after.contains(want),
+            "{who}: the answer after the Edit did not carry `{want}`:\n{after}"
+        );
+    }
+    assert!(
+        !text(4).contains("Changed outside"),
+        "{who}: reported twice:\n{}",
+        text(4)
+    );
 }
 
 #[test]

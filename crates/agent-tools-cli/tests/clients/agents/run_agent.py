@@ -177,7 +177,13 @@ def readme_entry(a: argparse.Namespace, stdio: list[str] | None) -> dict[str, An
         cfg, key = json.loads(text), "mcpServers"
     entry = dict(cfg[key][SERVER_NAME])
     if stdio:
-        entry["command"], entry["args"] = stdio[0], stdio[1:]
+        # With --entry-args, the README's own arguments after `serve` follow the command under
+        # test (`--without files`, ...); without it, the command under test is the whole entry.
+        after_serve = []
+        if a.entry_args:
+            args = list(entry.get("args", []))
+            after_serve = args[args.index("serve") + 1:] if "serve" in args else []
+        entry["command"], entry["args"] = stdio[0], stdio[1:] + after_serve
     else:
         entry["httpUrl" if "httpUrl" in entry else "url"] = a.url
     return entry
@@ -223,7 +229,7 @@ def client_setup(a: argparse.Namespace, home: Path, port: int, bin_dir: str | No
             exe("claude"), "-p", a.prompt,
             "--model", MODEL,
             "--mcp-config", str(cfg), "--strict-mcp-config",
-            "--allowedTools", f"mcp__{SERVER_NAME}__*",
+            "--allowedTools", ",".join([f"mcp__{SERVER_NAME}__*"] + [t for t in a.allow_native.split(",") if t]),
             "--output-format", "text",
         ]
         env = {
@@ -571,6 +577,8 @@ def main() -> None:
     ap.add_argument("--python", default=sys.executable, help="python for standin_model.py")
     ap.add_argument("--entry", help="a README client-config snippet: use its agent-tools entry (command or URL replaced)")
     ap.add_argument("--entry-lang", default="json", choices=["json", "toml"], help="the snippet's language")
+    ap.add_argument("--entry-args", action="store_true", help="stdio: keep the entry's arguments after `serve`")
+    ap.add_argument("--allow-native", default="", help="claude: built-in tools to allow too, comma-separated (Read,Edit)")
     ap.add_argument(
         "--client-arg", action="append", default=[],
         help="extra argument for the client, placed before the prompt (repeatable), e.g. for codex: -c KEY=VALUE",
