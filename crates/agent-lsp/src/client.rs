@@ -617,6 +617,20 @@ impl Server {
             .collect()
     }
 
+    /// The text the server had for `path` at the last look ([`Server::drifted`]), if it has
+    /// the document open.
+    pub async fn last_seen(&self, path: &Path) -> Option<String> {
+        let docs = self.docs.lock().await;
+        let doc = docs.get(path)?;
+        Some(
+            self.superseded
+                .lock()
+                .get(path)
+                .cloned()
+                .unwrap_or_else(|| doc.text.clone()),
+        )
+    }
+
     /// Forget what `paths` had before their last sync: the check that just ran on them was
     /// that sync's reason (see [`Server::drifted`]).
     pub fn settled(&self, paths: &[PathBuf]) {

@@ -94,6 +94,7 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     registry.register(tools::RenameTool(state.clone()));
     registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state.clone())));
     registry.add_wrapper(Arc::new(outside::OutsideEdits::new(state.clone())));
+    registry.provide_change_checker(Arc::new(outside::OutsideChecker(state.clone())));
     registry.provide_locator(Arc::new(tools::Locator(state)));
 }
 

@@ -450,12 +450,7 @@ fn render(report: &WriteReport) -> String {
     } else {
         (
             format!(
-                "Changed outside agent-tools' write tools since the language server last saw {}: {}. ",
-                if report.outside.len() == 1 {
-                    "it"
-                } else {
-                    "them"
-                },
+                "Changed outside agent-tools' write tools: {}. ",
                 report
                     .outside
                     .iter()

@@ -15,9 +15,11 @@
 //! with; the model's next `lsp` call on it opens it), and a change that a call of our own write
 //! tools overwrote before any call looked.
 
+use crate::on_write::WriteReport;
 use crate::tools::State;
-use agent_tier::workspace::{forget_own_write, is_own_write};
-use agent_tier::{BoxFuture, CallContext, ToolOutput, Wrapper};
+use agent_tier::outside::{Before, ChangeChecker};
+use agent_tier::workspace::{confine, forget_own_write, is_own_write};
+use agent_tier::{BoxFuture, CallContext, RoomId, ToolOutput, Wrapper};
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -91,6 +93,49 @@ impl OutsideEdits {
     }
 }
 
+/// Check `changes` (absolute path → what it held before; `None`: it did not exist) like a write
+/// of ours, for `room`: the report, naming them as changed outside. The servers are left
+/// holding the new contents, and the next look does not count this sync as a change.
+async fn check(
+    state: &State,
+    changes: Vec<(PathBuf, Option<Vec<u8>>)>,
+    cx_witness: Option<Arc<dyn agent_tier::witness::IdentifierWitness>>,
+    room: &RoomId,
+) -> Option<WriteReport> {
+    let root = state.ws();
+    let mut files = Vec::new();
+    let mut previous = BTreeMap::new();
+    let mut paths = Vec::new();
+    for (path, had) in changes {
+        let Ok(rel) = path.strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().into_owned();
+        if let Some(had) = had {
+            previous.insert(rel.clone(), had);
+        }
+        files.push(rel);
+        paths.push(path);
+    }
+    if files.is_empty() {
+        return None;
+    }
+    // A call's witness (the registry's); the host's control socket has none to give, and the
+    // one the last call set stays.
+    if cx_witness.is_some() {
+        state.set_witness(cx_witness);
+    }
+    let mut report = state.after_write(&files, &previous, room).await;
+    // The check synced the changed files (their old text for the baseline, then the new): that
+    // is not a change for the next look.
+    for srv in state.sup.running() {
+        srv.settled(&paths);
+    }
+    report.outside = files;
+    tracing::info!(target: "agent_lsp", files = ?report.outside, new = report.new.len(), "changes made outside the write tools");
+    Some(report)
+}
+
 impl Wrapper for OutsideEdits {
     fn wraps(&self, _output: &ToolOutput) -> bool {
         true
@@ -109,26 +154,15 @@ impl Wrapper for OutsideEdits {
             if changes.is_empty() {
                 return output;
             }
-            let mut files = Vec::new();
-            let mut previous = BTreeMap::new();
-            for (path, had) in changes {
-                let Ok(rel) = path.strip_prefix(root) else {
-                    continue;
-                };
-                let rel = rel.to_string_lossy().into_owned();
-                previous.insert(rel.clone(), had.into_bytes());
-                files.push(rel);
-            }
-            self.state.set_witness(cx.registry().witness());
-            let mut report = self.state.after_write(&files, &previous, &cx.room()).await;
-            // The check synced the changed files (their old text for the baseline, then the
-            // new): that is not a change for the next look.
-            let paths: Vec<PathBuf> = files.iter().map(|f| root.join(f)).collect();
-            for srv in self.state.sup.running() {
-                srv.settled(&paths);
-            }
-            report.outside = files;
-            tracing::info!(target: "agent_lsp", files = ?report.outside, new = report.new.len(), "changes made outside the write tools");
+            let changes = changes
+                .into_iter()
+                .map(|(p, had)| (p, Some(had.into_bytes())))
+                .collect();
+            let Some(report) =
+                check(&self.state, changes, cx.registry().witness(), &cx.room()).await
+            else {
+                return output;
+            };
             let part = ToolOutput::report(&report);
             if part.text.is_empty() {
                 return output;
@@ -146,6 +180,48 @@ impl Wrapper for OutsideEdits {
                 }
             }
             output
+        })
+    }
+}
+
+/// The family's [`ChangeChecker`]: a change a client's own edit tool reports right after it
+/// wrote (Claude Code's `PostToolUse` hook, through the host's control socket).
+pub struct OutsideChecker(pub Arc<State>);
+
+impl ChangeChecker for OutsideChecker {
+    fn check<'a>(
+        &'a self,
+        file: &'a Path,
+        before: Before,
+        room: &'a RoomId,
+    ) -> BoxFuture<'a, String> {
+        Box::pin(async move {
+            let state = &self.0;
+            let Ok(path) = confine(state.ws(), "file", &file.to_string_lossy()) else {
+                return String::new();
+            };
+            let had = match before {
+                Before::Content(bytes) => Some(bytes),
+                Before::Absent => None,
+                Before::Unknown => {
+                    let mut seen = None;
+                    for srv in state.sup.running() {
+                        if let Some(t) = srv.last_seen(&path).await {
+                            seen = Some(t.into_bytes());
+                            break;
+                        }
+                    }
+                    // No earlier content known: nothing can be said about what is new.
+                    let Some(seen) = seen else {
+                        return String::new();
+                    };
+                    Some(seen)
+                }
+            };
+            match check(state, vec![(path, had)], None, room).await {
+                Some(report) => ToolOutput::report(&report).text.trim_start().to_string(),
+                None => String::new(),
+            }
         })
     }
 }

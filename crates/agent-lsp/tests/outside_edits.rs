@@ -7,8 +7,7 @@ mod common;
 use common::*;
 use serde_json::json;
 
-const OUTSIDE: &str =
-    "Changed outside agent-tools' write tools since the language server last saw it: `app.py`.";
+const OUTSIDE: &str = "Changed outside agent-tools' write tools: `app.py`.";
 const NEW: &str = "The language server reports these new problems";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

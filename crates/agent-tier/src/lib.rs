@@ -37,6 +37,7 @@ mod error;
 pub mod ignore_rules;
 pub mod lines;
 pub mod locate;
+pub mod outside;
 pub mod process;
 mod registry;
 mod resource;

@@ -43,6 +43,7 @@ struct Inner {
     tools: RwLock<BTreeMap<String, Arc<dyn ErasedTool>>>,
     wrappers: RwLock<Vec<Arc<dyn Wrapper>>>,
     locator: RwLock<Option<Arc<dyn crate::locate::SymbolLocator>>>,
+    change_checker: RwLock<Option<Arc<dyn crate::outside::ChangeChecker>>>,
     witness: RwLock<Option<Arc<dyn crate::witness::IdentifierWitness>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
@@ -97,6 +98,7 @@ impl Registry {
                 tools: RwLock::new(BTreeMap::new()),
                 wrappers: RwLock::new(Vec::new()),
                 locator: RwLock::new(None),
+                change_checker: RwLock::new(None),
                 witness: RwLock::new(None),
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
@@ -189,6 +191,22 @@ impl Registry {
     /// The run's symbol locator, when a family provided one.
     pub fn locator(&self) -> Option<Arc<dyn crate::locate::SymbolLocator>> {
         self.inner.locator.read().clone()
+    }
+
+    /// Provide the run's checker of outside changes while composing the run (the family that
+    /// checks writes does); a later one replaces the earlier.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
+    pub fn provide_change_checker(&self, checker: Arc<dyn crate::outside::ChangeChecker>) {
+        self.composing_or_panic("provide_change_checker", "a change checker");
+        *self.inner.change_checker.write() = Some(checker);
+    }
+
+    /// The run's checker of outside changes, when a family provided one.
+    pub fn change_checker(&self) -> Option<Arc<dyn crate::outside::ChangeChecker>> {
+        self.inner.change_checker.read().clone()
     }
 
     /// Provide the run's identifier witness while composing the run (the family that parses

@@ -85,8 +85,17 @@ pub enum Command {
     Tools(Common),
     Doctor(Common),
     Repl(Common),
+    /// `hook claude-code`: a client's hook, reporting its own edit to the running host.
+    Hook(HookClient),
     /// `--help` or `--version`: the text to print.
     Help(String),
+}
+
+/// The client whose hook input `hook` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookClient {
+    /// Claude Code's `PostToolUse` hook (after its `Edit`, `MultiEdit` or `Write`).
+    ClaudeCode,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -237,7 +246,20 @@ enum Sub {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Run as a client's hook: report the file its own edit tool just changed to the host that
+    /// client started, and print the new problems for the model (Claude Code: PostToolUse)
+    #[command(after_help = HOOK_EXAMPLES)]
+    Hook {
+        /// Whose hook input is on stdin
+        #[arg(value_enum)]
+        client: HookClient,
+    },
 }
+
+const HOOK_EXAMPLES: &str = "Examples:
+  In .claude/settings.json, after Claude Code's own Edit, MultiEdit or Write:
+    {\"hooks\": {\"PostToolUse\": [{\"matcher\": \"Edit|MultiEdit|Write\",
+      \"hooks\": [{\"type\": \"command\", \"command\": \"agent-tools hook claude-code\", \"timeout\": 120}]}]}}";
 
 #[derive(Args, Debug)]
 struct RootArg {
@@ -472,11 +494,12 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
             ..common(root, Surface::Full)
         }),
         Sub::Repl { run } => Command::Repl(run_common(run)),
+        Sub::Hook { client } => Command::Hook(client),
     };
     let c = match &mut cmd {
         Command::Serve(c) | Command::Tools(c) | Command::Doctor(c) | Command::Repl(c) => Some(c),
         Command::Call { common, .. } => Some(common),
-        Command::Help(_) => None,
+        Command::Help(_) | Command::Hook(_) => None,
     };
     if let Some(c) = c {
         finish(c)?;

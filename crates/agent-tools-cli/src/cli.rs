@@ -58,6 +58,7 @@ pub async fn run(cmd: Command) -> ExitCode {
             }
         }
         Command::Repl(common) => crate::repl::run(common).await,
+        Command::Hook(client) => crate::hook::run(client),
     }
 }
 

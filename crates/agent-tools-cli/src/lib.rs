@@ -34,6 +34,7 @@
 
 #[cfg(feature = "ask")]
 pub mod ask;
+pub mod control;
 mod error;
 pub mod host;
 pub mod http;

@@ -11,6 +11,7 @@
 mod alloc;
 mod args;
 mod cli;
+mod hook;
 mod out;
 mod repl;
 

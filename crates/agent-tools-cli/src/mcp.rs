@@ -57,6 +57,8 @@ pub const STATELESS_ROOM: &str = "mcp-stateless";
 #[derive(Clone, Default)]
 pub struct Sessions {
     next: Arc<AtomicU64>,
+    /// The id of the session opened last (over stdio: the one client's).
+    last: Arc<parking_lot::Mutex<Option<String>>>,
 }
 
 impl Sessions {
@@ -82,6 +84,7 @@ impl Sessions {
             log: ClientLog::open(peer.clone()),
         };
         tracing::debug!(session = %session.id, "session opened");
+        *self.last.lock() = Some(session.id.clone());
         Arc::new(session)
     }
 }
@@ -531,7 +534,20 @@ impl ServerHandler for Host {
 
 /// Serve `registry` over stdio until stdin closes.
 pub async fn serve(surface: Surface, registry: Registry) -> anyhow::Result<()> {
-    let host = Host::new(registry, surface, Sessions::default());
+    let sessions = Sessions::default();
+    // The control socket: a client's own edit tool reports its changes here (its hook). Its
+    // checks go to the one client's room.
+    let last = sessions.last.clone();
+    let room: Arc<dyn Fn() -> RoomId + Send + Sync> =
+        Arc::new(move || last.lock().as_deref().map_or_else(RoomId::run, RoomId::new));
+    let _control = match crate::control::listen(registry.clone(), room) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            tracing::warn!(error = %e, "no control socket: a client's hook cannot reach this host");
+            None
+        }
+    };
+    let host = Host::new(registry, surface, sessions);
     let transport = crate::stdio::Stdio::start();
     let running = match rmcp::serve_server(host, transport).await {
         Ok(r) => r,

@@ -465,50 +465,39 @@ fn report_of(cmd: &mut Command) -> Value {
     })
 }
 
-/// Issue 38: the README's Claude Code entry as it is (`--without files`): the model edits
-/// through Claude Code's own `Edit`, which our write wrapper never sees. The type error that edit
-/// writes reaches the model in the answer of our next tool call, as a new problem named as an
-/// outside change, and only once.
-#[test]
-fn claude_codes_own_edit_reaches_the_model_as_a_new_problem_once() {
+/// Claude Code headless with the README's stdio entry as it is (`--without files`; its command
+/// pointed at the binary under test), its own `Read`, `Edit` and `Write` allowed, playing `turns`
+/// in `ws`, with `settings` as its settings.json; the report.
+fn claude_with_readme_entry(ws: &Path, turns: Value, settings: Option<&Path>) -> Value {
     let bin_dir = agent_testkit::require("claude")
         .parent()
         .unwrap()
         .to_path_buf();
     let python = agent_testkit::require("python3");
-    let ws = workspace();
     let scratch = tempfile::tempdir().unwrap();
-    let app = ws.path().join("app.py").display().to_string();
-    let turns = json!([
-        {"tool": "lsp", "args": {"operation": "diagnostics", "path": "app.py"}},
-        {"tool": "Read", "args": {"file_path": app}},
-        {"tool": "Edit", "args": {"file_path": app, "old_string": "return \"hi \" + name", "new_string": "return 42"}},
-        {"tool": "ast_grep", "args": {"pattern": "greet($A)", "language": "python"}},
-        {"tool": "ast_grep", "args": {"pattern": "print($A)", "language": "python"}},
-        {"text": "Done."},
-    ]);
     let script = scratch.path().join("script.json");
     std::fs::write(&script, serde_json::to_string_pretty(&turns).unwrap()).unwrap();
     let (lang, snippet) = readme_snippet("claude-code", "stdio");
     assert!(snippet.contains("\"--without\", \"files\""), "{snippet}");
     let entry = scratch.path().join(format!("entry.{lang}"));
     std::fs::write(&entry, snippet).unwrap();
-    let server_cmd = shell_words::join([BIN, "serve", "--root", &ws.path().display().to_string()]);
-    let report = report_of(
-        Command::new(python)
-            .arg(agents_dir().join("run_agent.py"))
-            .args(["--client", "claude", "--script"])
-            .arg(&script)
-            .arg("--workdir")
-            .arg(ws.path())
-            .arg("--bin-dir")
-            .arg(&bin_dir)
-            .args(["--timeout", "420", "--entry-lang", &lang, "--entry"])
-            .arg(&entry)
-            .args(["--entry-args", "--allow-native", "Read,Edit"])
-            .args(["--transport", "stdio", "--server-cmd", &server_cmd]),
-    );
-    let who = format!("claude {} with the README's entry", report["version"]);
+    let server_cmd = shell_words::join([BIN, "serve", "--root", &ws.display().to_string()]);
+    let mut cmd = Command::new(python);
+    cmd.arg(agents_dir().join("run_agent.py"))
+        .args(["--client", "claude", "--script"])
+        .arg(&script)
+        .arg("--workdir")
+        .arg(ws)
+        .arg("--bin-dir")
+        .arg(&bin_dir)
+        .args(["--timeout", "420", "--entry-lang", &lang, "--entry"])
+        .arg(&entry)
+        .args(["--entry-args", "--allow-native", "Read,Edit,Write"])
+        .args(["--transport", "stdio", "--server-cmd", &server_cmd]);
+    if let Some(settings) = settings {
+        cmd.arg("--claude-settings").arg(settings);
+    }
+    let report = report_of(&mut cmd);
     let declared: Vec<&str> = report["tools_declared"]
         .as_array()
         .unwrap()
@@ -520,24 +509,53 @@ fn claude_codes_own_edit_reaches_the_model_as_a_new_problem_once() {
             && !declared
                 .iter()
                 .any(|d| d.starts_with("mcp__") && d.ends_with("__read")),
-        "{who}: --without files serves ast_grep and no read: {declared:?}"
+        "--without files serves ast_grep and no read: {declared:?}"
     );
+    report
+}
+
+/// What the model was sent as the result of turn `i`, quotes unescaped.
+fn result_text(report: &Value, i: usize) -> String {
+    report["results"][i]["model_saw_text"]
+        .as_str()
+        .unwrap_or("")
+        .replace("\\\"", "\"")
+        .replace("\\n", "\n")
+}
+
+const OUTSIDE: &str = "Changed outside agent-tools' write tools: `app.py`.";
+
+/// Issue 38: the README's Claude Code entry as it is (`--without files`): the model edits
+/// through Claude Code's own `Edit`, which our write wrapper never sees. The type error that edit
+/// writes to a file a language server has open reaches the model in the answer of our next tool
+/// call, as a new problem named as an outside change, and only once.
+#[test]
+fn claude_codes_own_edit_reaches_the_model_as_a_new_problem_once() {
+    let ws = workspace();
+    let app = ws.path().join("app.py").display().to_string();
+    let report = claude_with_readme_entry(
+        ws.path(),
+        json!([
+            {"tool": "lsp", "args": {"operation": "diagnostics", "path": "app.py"}},
+            {"tool": "Read", "args": {"file_path": app}},
+            {"tool": "Edit", "args": {"file_path": app, "old_string": "return \"hi \" + name", "new_string": "return 42"}},
+            {"tool": "ast_grep", "args": {"pattern": "greet($A)", "language": "python"}},
+            {"tool": "ast_grep", "args": {"pattern": "print($A)", "language": "python"}},
+            {"text": "Done."},
+        ]),
+        None,
+    );
+    let who = format!("claude {} with the README's entry", report["version"]);
     let results = report["results"].as_array().unwrap();
     assert_eq!(results.len(), 5, "{who}: {results:#?}");
-    let text = |i: usize| {
-        results[i]["model_saw_text"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
     assert!(
         std::fs::read_to_string(&app).unwrap().contains("return 42"),
         "{who}: Claude Code's Edit did not write: {}",
-        text(2)
+        result_text(&report, 2)
     );
-    let after = text(3).replace("\\\"", "\"").replace("\\n", "\n");
+    let after = result_text(&report, 3);
     for want in [
-        "Changed outside agent-tools' write tools since the language server last saw it: `app.py`.",
+        OUTSIDE,
         "new problems",
         "app.py:2",
         "is not assignable to return type",
@@ -548,9 +566,87 @@ fn claude_codes_own_edit_reaches_the_model_as_a_new_problem_once() {
         );
     }
     assert!(
-        !text(4).contains("Changed outside"),
+        !result_text(&report, 4).contains("Changed outside"),
         "{who}: reported twice:\n{}",
-        text(4)
+        result_text(&report, 4)
+    );
+}
+
+/// Issue 38: with the README's hook (`agent-tools hook claude-code` after Claude Code's own
+/// `Edit`/`Write`), the problems an edit introduced reach the model right after that edit's
+/// result — also in a file no language server had open — and not again with our next answer.
+/// A `Write` that creates a file with an error is reported too (every problem of a new file is
+/// new).
+#[test]
+fn the_readme_hook_hands_claude_codes_edit_problems_to_the_model_at_once() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let at = readme
+        .find("<!-- claude-code-hook -->")
+        .expect("the README's hook snippet");
+    let body = readme[at..]
+        .split_once("```json\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .map(|(b, _)| b)
+        .unwrap();
+    let hook_cmd = "uvx --from agent-tools-cli agent-tools";
+    assert!(body.contains(hook_cmd), "{body}");
+    let scratch = tempfile::tempdir().unwrap();
+    let settings = scratch.path().join("settings.json");
+    std::fs::write(&settings, body.replace(hook_cmd, BIN)).unwrap();
+    let ws = workspace();
+    let app = ws.path().join("app.py").display().to_string();
+    let fresh = ws.path().join("fresh.py").display().to_string();
+    let report = claude_with_readme_entry(
+        ws.path(),
+        json!([
+            {"tool": "Read", "args": {"file_path": app}},
+            {"tool": "Edit", "args": {"file_path": app, "old_string": "return \"hi \" + name", "new_string": "return 42"}},
+            {"tool": "Write", "args": {"file_path": fresh, "content": "count: int = \"three\"\n"}},
+            {"tool": "ast_grep", "args": {"pattern": "greet($A)", "language": "python"}},
+            {"text": "Done."},
+        ]),
+        Some(&settings),
+    );
+    let who = format!(
+        "claude {} with the README's entry and hook",
+        report["version"]
+    );
+    let system: Vec<String> = report["system_texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let after_edit = system
+        .iter()
+        .find(|t| t.contains("PostToolUse:Edit hook additional context"))
+        .unwrap_or_else(|| panic!("{who}: no hook context after the Edit: {system:#?}"));
+    for want in [
+        OUTSIDE,
+        "new problems",
+        "app.py:2",
+        "is not assignable to return type",
+    ] {
+        assert!(
+            after_edit.contains(want),
+            "{who}: the hook's context lacks `{want}`:\n{after_edit}"
+        );
+    }
+    let after_write = system
+        .iter()
+        .find(|t| t.contains("PostToolUse:Write hook additional context"))
+        .unwrap_or_else(|| panic!("{who}: no hook context after the Write: {system:#?}"));
+    assert!(
+        after_write.contains("fresh.py:1") && after_write.contains("is not assignable"),
+        "{who}: {after_write}"
+    );
+    let next = result_text(&report, 3);
+    assert!(
+        !next.contains("Changed outside"),
+        "{who}: reported again with the next answer:\n{next}"
     );
 }
 

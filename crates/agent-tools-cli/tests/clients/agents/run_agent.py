@@ -221,6 +221,10 @@ def client_setup(a: argparse.Namespace, home: Path, port: int, bin_dir: str | No
         else:
             # Claude Code expands ${VAR} in .mcp.json / --mcp-config values.
             server = {"type": "http", "url": a.url, "headers": {"Authorization": "Bearer ${%s}" % TOKEN_ENV}}
+        if a.claude_settings:
+            # The client's own settings (hooks): where CLAUDE_CONFIG_DIR points.
+            (home / ".claude").mkdir(exist_ok=True)
+            shutil.copy(a.claude_settings, home / ".claude" / "settings.json")
         cfg = home / "mcp.json"
         cfg.write_text(json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2))
         # Skip onboarding / first-run screens (-p skips them anyway; harmless).
@@ -526,7 +530,16 @@ def analyse(records: list[dict], script: list[dict], served: dict[str, str], ins
     lines = [ln.strip() for ln in (instructions or "").splitlines() if ln.strip()]
     strings = [s for r in main for s in all_strings(r["body"])]
     lines_seen = sum(1 for ln in lines if any(ln in s for s in strings))
+    # Texts the client added to the conversation as its own (system-role) messages: a hook's
+    # additional context, in the longest main request.
+    system_texts: list[str] = []
+    if main:
+        longest = max(main, key=lambda r: len(json.dumps(r["body"])))
+        for m in longest["body"].get("messages", []) or []:
+            if isinstance(m, dict) and m.get("role") == "system":
+                system_texts += [s for s in all_strings(m.get("content"))]
     return {
+        "system_texts": system_texts,
         "tools_declared": declared,
         "mcp_tools": mcp_tools,
         "instructions": instructions,
@@ -578,6 +591,7 @@ def main() -> None:
     ap.add_argument("--entry", help="a README client-config snippet: use its agent-tools entry (command or URL replaced)")
     ap.add_argument("--entry-lang", default="json", choices=["json", "toml"], help="the snippet's language")
     ap.add_argument("--entry-args", action="store_true", help="stdio: keep the entry's arguments after `serve`")
+    ap.add_argument("--claude-settings", help="claude: a settings.json (hooks) for the scratch config dir")
     ap.add_argument("--allow-native", default="", help="claude: built-in tools to allow too, comma-separated (Read,Edit)")
     ap.add_argument(
         "--client-arg", action="append", default=[],
