@@ -83,6 +83,13 @@ fn steps(client: &str) -> Vec<Step> {
             json!({"path": "README.md"}),
             &["1| hello from the readme"],
         ),
+        // An error reads as one: its text reaches the model (marked as an error where the client
+        // marks errors: Claude Code).
+        step(
+            "read",
+            json!({"path": "missing.txt"}),
+            &["`missing.txt` does not exist under the workspace root"],
+        ),
         step(
             "grep",
             json!({"pattern": "second"}),
@@ -405,6 +412,17 @@ fn run_client(client: &str, http: bool) {
             brief()
         );
     }
+    // Each tool's description reaches the model whole (the served one is in what the model
+    // was given).
+    let lengths = report["description_lengths"].as_object().unwrap();
+    assert!(!lengths.is_empty(), "{who}: no descriptions recorded");
+    for (tool, l) in lengths {
+        let (seen, served) = (l[0].as_u64().unwrap(), l[1].as_u64().unwrap());
+        assert!(
+            served > 0 && seen >= served,
+            "{who}: `{tool}`'s description was clipped: {seen} of {served} characters reached the model"
+        );
+    }
     // `ask_user` is offered exactly to a client that can elicit.
     let asks = declared.iter().any(|d| d.ends_with("ask_user"));
     assert_eq!(
@@ -438,6 +456,13 @@ fn run_client(client: &str, http: bool) {
                 "{who}: turn {i} ({} {}): the model was not sent `{plain}`; it was sent:\n{text}",
                 step.tool,
                 step.args
+            );
+        }
+        if step.expect.iter().any(|e| e.contains("does not exist")) && client == "claude" {
+            assert_eq!(
+                got["is_error_marked"], true,
+                "{who}: turn {i}: the error was not marked as one: {}",
+                got["raw"]
             );
         }
         if step.image {
