@@ -278,7 +278,7 @@ async fn run_one(
     };
     // The project's own checker binaries (`node_modules/.bin/tsc`) run only for a call that
     // declared it runs project code (its effects), or in a trusted project.
-    let Some((bin, _)) = resolve_command(&spec, root, ws, project_code || sup.cfg.trusted) else {
+    let Some((bin, _)) = resolve_command(&spec, root, ws, project_code || sup.trusted()) else {
         return Err(CheckerError::NotFound {
             checker: c.name,
             programs: c.programs.join(", "),

@@ -5,6 +5,9 @@ pub enum LspError {
     /// An argument is invalid: the message says which and what would be valid.
     #[error("{0}")]
     Arg(String),
+    /// The project is not trusted, nothing can contain its servers, and the person said no.
+    #[error("{0}")]
+    Untrusted(String),
     /// A path was refused, or a file could not be read or written.
     #[error("{0}")]
     Fs(#[from] agent_tier::workspace::FsError),

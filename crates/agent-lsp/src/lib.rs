@@ -68,6 +68,7 @@ mod roots;
 mod supervisor;
 mod text;
 mod tools;
+mod trust;
 
 pub use config::{ConfigFile, LspConfig, ServerPatch, ServerSpec};
 pub use error::LspError;

@@ -190,6 +190,9 @@ pub struct Supervisor {
     evictions: AtomicU64,
     /// How untrusted servers are contained, worked out at the first start.
     containment: std::sync::OnceLock<Result<Containment, Uncontained>>,
+    /// The person trusted the project for this run (asked because nothing could contain its
+    /// servers: [`crate::trust`]).
+    granted: std::sync::atomic::AtomicBool,
 }
 
 impl Supervisor {
@@ -201,7 +204,7 @@ impl Supervisor {
     /// How this run's servers are contained: `None` for a trusted project, else the
     /// containment or why there can be none.
     pub fn containment(&self) -> Option<&Result<Containment, Uncontained>> {
-        if self.cfg.trusted {
+        if self.trusted() {
             return None;
         }
         Some(self.containment.get_or_init(|| {
@@ -222,7 +225,20 @@ impl Supervisor {
             slots: Mutex::new(HashMap::new()),
             evictions: AtomicU64::new(0),
             containment: std::sync::OnceLock::new(),
+            granted: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether the project is trusted: by the user's own config, `--trust`, or the person's
+    /// answer in this run.
+    pub fn trusted(&self) -> bool {
+        self.cfg.trusted || self.granted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The person trusted the project for the rest of this run.
+    pub fn grant_trust(&self) {
+        self.granted
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The servers that could serve `path`, in order of preference, with what each lacks.
@@ -238,8 +254,8 @@ impl Supervisor {
                 let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
                 let root = root_for(&self.root, path, &markers);
                 let base = root.as_deref().unwrap_or(&self.root);
-                let binary = resolve_command(spec, base, &self.root, self.cfg.trusted);
-                let ignored = if self.cfg.trusted {
+                let binary = resolve_command(spec, base, &self.root, self.trusted());
+                let ignored = if self.trusted() {
                     None
                 } else {
                     project_binary(spec, base, &self.root)
@@ -303,7 +319,7 @@ impl Supervisor {
         }
         for c in &cands {
             if let (Some(root), Some((bin, args))) = (&c.root, &c.binary) {
-                let spec = host_only(c.spec.clone(), bin, self.cfg.trusted);
+                let spec = host_only(c.spec.clone(), bin, self.trusted());
                 return self
                     .get_or_start(spec, root.clone(), bin.clone(), args.clone(), &file)
                     .await;

@@ -28,6 +28,8 @@ type Ledger = HashSet<(String, String, String)>;
 /// and, per room, the diagnostics ledger (what each conversation has been shown).
 pub struct State {
     pub sup: Supervisor,
+    /// The run's one question whether to trust the project ([`crate::trust`]).
+    pub(crate) trust: crate::trust::TrustQuestion,
     ledger: Arc<Rooms<Mutex<Ledger>>>,
     /// The run's identifier witness, taken from the first call's registry.
     witness: std::sync::OnceLock<Option<Arc<dyn agent_tier::witness::IdentifierWitness>>>,
@@ -37,6 +39,7 @@ impl State {
     pub fn new(registry: &agent_tier::Registry, sup: Supervisor) -> Self {
         State {
             sup,
+            trust: Default::default(),
             ledger: Rooms::attach(registry),
             witness: std::sync::OnceLock::new(),
         }
@@ -313,6 +316,11 @@ all. Locations are `path:line:col: <line text>`."
         let room = cx.room();
         let bound = st.sup.cfg.ready_timeout;
         async move {
+            // `status` reports; every other operation needs a server, which an untrusted
+            // project that nothing contains gets only with the person's yes.
+            if args.operation != Operation::Status {
+                st.settle_trust(&cx).await?;
+            }
             crate::deadline::within(bound, st.run(args, project_code, &room))
                 .await
                 .map_err(BoxError::from)
@@ -350,6 +358,7 @@ the server's references then check the result, and a rename they contradict is r
         st.set_witness(cx.registry().witness());
         let bound = st.sup.cfg.ready_timeout;
         async move {
+            st.settle_trust(&cx).await?;
             crate::deadline::within(bound, st.rename(args))
                 .await
                 .map_err(BoxError::from)

@@ -33,8 +33,13 @@ pub struct Confinement {
 }
 
 /// The Landlock ABI version the running kernel offers, or `None` where it has none (not built
-/// in, or not enabled).
+/// in, or not enabled), or the person turned it off (`AGENT_TOOLS_LANDLOCK=off`: what a machine
+/// without Landlock does, for trying that path; it never lets anything run uncontained that
+/// would not be asked about first).
 pub fn landlock_abi() -> Option<i32> {
+    if std::env::var("AGENT_TOOLS_LANDLOCK").is_ok_and(|v| v == "off") {
+        return None;
+    }
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     #[allow(unsafe_code)]
     // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the VERSION flag only

@@ -9,6 +9,7 @@ impl State {
     pub(super) async fn status(&self, file: Option<&str>) -> StatusReport {
         let ws = self.ws();
         let cfg = &self.sup.cfg;
+        let trusted = self.sup.trusted();
         let servers = self.sup.status().await;
         let mut detected = Vec::new();
         let mut file_error = None;
@@ -20,9 +21,7 @@ impl State {
             match confine(ws, "file", f) {
                 Ok(path) => {
                     for c in self.sup.candidates(&path) {
-                        if !cfg.trusted
-                            && let Some(r) = &c.root
-                        {
+                        if !trusted && let Some(r) = &c.root {
                             ignored_bins.extend(untrusted_note(&c.spec.id, r, ws));
                         }
                         if let Some(p) = &c.ignored {
@@ -58,15 +57,11 @@ impl State {
                     unreadable = counted.unreadable;
                 }
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
-                let binary = resolve_command(spec, base, ws, cfg.trusted);
-                if !cfg.trusted
-                    && let Some(r) = roots.first()
-                {
+                let binary = resolve_command(spec, base, ws, trusted);
+                if !trusted && let Some(r) = roots.first() {
                     ignored_bins.extend(untrusted_note(&spec.id, r, ws));
                 }
-                if !cfg.trusted
-                    && let Some(p) = project_binary(spec, base, ws)
-                {
+                if !trusted && let Some(p) = project_binary(spec, base, ws) {
                     ignored_bins.push(format!(
                         "{} for {}",
                         agent_tier::workspace::display_path(ws, &p),
@@ -117,7 +112,7 @@ impl State {
         StatusReport {
             cap: self.sup.cap(),
             detected,
-            trusted: cfg.trusted,
+            trusted,
             contained,
             how_to_trust: (!ignored.is_empty()).then(|| cfg.how_to_trust()),
             ignored,
