@@ -178,5 +178,9 @@ pub(crate) fn host_only(spec: Arc<ServerSpec>, bin: &Path, trusted: bool) -> Arc
         }
         _ => spec.init_options["tsserver"] = serde_json::json!({"path": tsserver}),
     }
+    // Automatic type acquisition runs npm to download typings for the project's packages: a
+    // program and the network, which an untrusted project's server does not get (under
+    // Landlock the attempt took tsserver down).
+    spec.init_options["disableAutomaticTypingAcquisition"] = serde_json::json!(true);
     Arc::new(spec)
 }

@@ -1,0 +1,264 @@
+//! Issue 40, the servers' own toolchain doors: a project file a language server reads to find a
+//! program it then runs. For each server, the file it tries, the hostile project that uses it,
+//! and a watch on every process of the machine while the call runs (a program that runs inside
+//! the wall cannot write anywhere the test could look, but its command line is seen by the
+//! host): trusted (the control: the door is real and the watch sees it), untrusted under
+//! bubblewrap and under Landlock (the server still answers; the program never runs).
+//!
+//! - typescript-language-server runs the project's `node_modules/typescript/lib/tsserver.js` when
+//!   trusted; untrusted, the host's own tsserver (`host_only`). A `tsconfig.json` plugin is not
+//!   loaded even when trusted (tsserver's `allowLocalPluginLoads` is off).
+//! - clangd never runs a compiler a `compile_commands.json` names (no `--query-driver`), trusted
+//!   or not: the guard is that it stays so.
+//! - The rust-analyzer doors are `untrusted_repo.rs`; pyright, basedpyright, pylsp and ty run no
+//!   interpreter a project names (`venvPath`/`venv`, `[tool.ty.environment] python`, a `.venv`),
+//!   measured trusted (docs/decisions.md); gopls follows a `toolchain` line only with
+//!   `GOTOOLCHAIN=auto`, which an untrusted root never gets (and go 1.19 here cannot read one).
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
+
+/// How the call is made.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    Trusted,
+    Bubblewrap,
+    Landlock,
+}
+
+/// Whether a process whose command line contains `needle` ran while `f` ran (every /proc entry,
+/// every 10 ms).
+fn watched<T>(needle: &str, f: impl FnOnce() -> T) -> (T, bool) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let seen = Arc::new(AtomicBool::new(false));
+    let me = std::process::id().to_string();
+    let watcher = {
+        let (stop, seen, needle) = (stop.clone(), seen.clone(), needle.to_string());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                for e in std::fs::read_dir("/proc").unwrap().flatten() {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
+                        continue;
+                    }
+                    if let Ok(cmd) = std::fs::read(e.path().join("cmdline"))
+                        && String::from_utf8_lossy(&cmd).contains(&needle)
+                    {
+                        seen.store(true, Ordering::SeqCst);
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    let out = f();
+    stop.store(true, Ordering::SeqCst);
+    watcher.join().unwrap();
+    (out, seen.load(Ordering::SeqCst))
+}
+
+/// `agent-tools call lsp ARGS` on `root` in `mode`: (ok, text).
+fn call(root: &Path, config: &Path, mode: Mode, args: &str) -> (bool, String) {
+    std::fs::create_dir_all(config.join("agent-tools")).unwrap();
+    let body = match mode {
+        Mode::Landlock => r#"{"untrusted_sandbox": "landlock"}"#,
+        _ => "{}",
+    };
+    std::fs::write(config.join("agent-tools/lsp.json"), body).unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["call", "lsp", args, "--root"])
+        .arg(root)
+        .env("XDG_CONFIG_HOME", config)
+        .env_remove("AGENT_TOOLS_TRUST")
+        .env_remove("RUSTUP_TOOLCHAIN");
+    if matches!(mode, Mode::Trusted) {
+        cmd.arg("--trust");
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+fn status(root: &Path, config: &Path, mode: Mode) -> String {
+    call(root, config, mode, r#"{"operation": "status"}"#).1
+}
+
+fn host_typescript() -> PathBuf {
+    let bin = agent_testkit::require("typescript-language-server");
+    let modules = bin.parent().unwrap().parent().unwrap().to_path_buf();
+    let ts = modules.join("typescript/lib/tsserver.js");
+    assert!(ts.is_file(), "no host typescript at {}", ts.display());
+    modules.join("typescript")
+}
+
+#[test]
+fn typescript_runs_the_projects_tsserver_only_when_trusted() {
+    agent_testkit::require("bwrap");
+    let host_ts = host_typescript();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ts").canonicalize().unwrap_or_else(|_| {
+        std::fs::create_dir_all(dir.path().join("ts")).unwrap();
+        dir.path().join("ts").canonicalize().unwrap()
+    });
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name": "ts", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("tsconfig.json"),
+        r#"{"compilerOptions": {"strict": true}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app.ts"),
+        "export function greet(name: string): string {\n  return \"hi \" + name;\n}\ngreet(\"x\");\n",
+    )
+    .unwrap();
+    // The project's own typescript: a tsserver.js that is the host's, reached through the
+    // project (so a trusted run works and shows it ran by its path).
+    let lib = root.join("node_modules/typescript/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(
+        root.join("node_modules/typescript/package.json"),
+        r#"{"name": "typescript", "version": "5.9.9", "main": "lib/typescript.js"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        lib.join("tsserver.js"),
+        format!(
+            "require({:?});\n",
+            host_ts.join("lib/tsserver.js").display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::copy(host_ts.join("lib/typescript.js"), lib.join("typescript.js")).unwrap();
+    let config = dir.path().join("config");
+    let project_tsserver = lib.join("tsserver.js").display().to_string();
+    let hover = r#"{"operation": "hover", "path": "app.ts", "symbol": "greet", "line": 4}"#;
+    for mode in [Mode::Trusted, Mode::Bubblewrap, Mode::Landlock] {
+        let ((ok, text), ran) = watched(&project_tsserver, || call(&root, &config, mode, hover));
+        assert!(
+            ok && text.contains("greet(name: string): string"),
+            "{mode:?}: {text}"
+        );
+        match mode {
+            Mode::Trusted => assert!(ran, "the control: a trusted project's tsserver runs"),
+            _ => {
+                assert!(!ran, "{mode:?}: the project's tsserver ran");
+                let s = status(&root, &config, mode);
+                let want = match mode {
+                    Mode::Landlock => "run contained: Landlock ABI",
+                    _ => "run contained: bubblewrap",
+                };
+                assert!(s.contains(want), "{mode:?}: {s}");
+            }
+        }
+    }
+}
+
+/// A `tsconfig.json` plugin is not loaded, trusted or not (tsserver's `allowLocalPluginLoads`
+/// is off). Under Landlock a tsconfig naming a plugin sometimes makes tsserver exit (about one
+/// start in five, measured; the next call restarts it): not a door, a crash, noted in
+/// docs/decisions.md, so that mode is left out here.
+#[test]
+fn typescript_loads_no_plugin_a_tsconfig_names() {
+    agent_testkit::require("bwrap");
+    agent_testkit::require("typescript-language-server");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ts")).unwrap();
+    let root = dir.path().join("ts").canonicalize().unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name": "ts", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("tsconfig.json"),
+        r#"{"compilerOptions": {"strict": true, "plugins": [{"name": "door-plugin"}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app.ts"),
+        "export function greet(name: string): string {\n  return \"hi \" + name;\n}\ngreet(\"x\");\n",
+    )
+    .unwrap();
+    let plugin = root.join("node_modules/door-plugin");
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::write(
+        plugin.join("package.json"),
+        r#"{"name": "door-plugin", "main": "index.js"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        plugin.join("index.js"),
+        "process.title = 'door-plugin-loaded';\nsetTimeout(() => {}, 3000);\nmodule.exports = () => ({ create: (info) => info.languageService });\n",
+    )
+    .unwrap();
+    let config = dir.path().join("config");
+    let hover = r#"{"operation": "hover", "path": "app.ts", "symbol": "greet", "line": 4}"#;
+    for mode in [Mode::Trusted, Mode::Bubblewrap] {
+        let ((ok, text), loaded) =
+            watched("door-plugin-loaded", || call(&root, &config, mode, hover));
+        assert!(
+            ok && text.contains("greet(name: string): string"),
+            "{mode:?}: {text}"
+        );
+        assert!(!loaded, "{mode:?}: the tsconfig's plugin was loaded");
+    }
+}
+
+#[test]
+fn clangd_runs_no_compiler_a_compile_commands_json_names() {
+    agent_testkit::require("bwrap");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("c")).unwrap();
+    let root = dir.path().join("c").canonicalize().unwrap();
+    std::fs::write(
+        root.join("a.c"),
+        "int add(int a, int b) { return a + b; }\nint main(void) { return add(1, 2); }\n",
+    )
+    .unwrap();
+    // The project's "compiler": if anything runs it, it is seen by its path for a second.
+    let cc = root.join("door-cc");
+    std::fs::write(&cc, "#!/bin/sh\nsleep 1\nexec cc \"$@\"\n").unwrap();
+    std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        root.join("compile_commands.json"),
+        serde_json::json!([{
+            "directory": root.display().to_string(),
+            "command": format!("{} -c a.c -o a.o", cc.display()),
+            "file": "a.c",
+        }])
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".clangd"),
+        format!("CompileFlags:\n  Compiler: {}\n", cc.display()),
+    )
+    .unwrap();
+    let config = dir.path().join("config");
+    let hover = r#"{"operation": "hover", "path": "a.c", "symbol": "add", "line": 2}"#;
+    for mode in [Mode::Trusted, Mode::Bubblewrap, Mode::Landlock] {
+        let ((ok, text), ran) = watched(&cc.display().to_string(), || {
+            call(&root, &config, mode, hover)
+        });
+        assert!(ok && text.contains("add"), "{mode:?}: {text}");
+        assert!(!ran, "{mode:?}: clangd ran the project's compiler");
+    }
+}
