@@ -262,3 +262,153 @@ fn clangd_runs_no_compiler_a_compile_commands_json_names() {
         assert!(!ran, "{mode:?}: clangd ran the project's compiler");
     }
 }
+
+/// pyright, basedpyright, pylsp and ty run no interpreter a project names — `venvPath`/`venv`
+/// in `pyrightconfig.json` and `[tool.pyright]`, `[tool.ty.environment] python`, a `.venv` at
+/// the root — even when the project is trusted (measured: they read the environment's folders,
+/// or run the host's `python` from `$PATH`): not a door, and this keeps it so.
+#[test]
+fn python_servers_run_no_interpreter_a_project_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("py")).unwrap();
+    let root = dir.path().join("py").canonicalize().unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[project]\nname = \"d\"\n\n[tool.pyright]\nvenvPath = \".\"\nvenv = \".venv\"\n\n[tool.ty.environment]\npython = \".venv\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("pyrightconfig.json"),
+        r#"{"venvPath": ".", "venv": ".venv"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app.py"),
+        "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\ngreet(\"x\")\n",
+    )
+    .unwrap();
+    let bin = root.join(".venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(root.join(".venv/lib/python3.12/site-packages")).unwrap();
+    std::fs::write(
+        root.join(".venv/pyvenv.cfg"),
+        "home = /usr/bin\nversion = 3.12\n",
+    )
+    .unwrap();
+    let python = bin.join("python");
+    std::fs::write(&python, "#!/bin/sh\nsleep 1\nexec python3 \"$@\"\n").unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink("python", bin.join("python3")).unwrap();
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(config.join("agent-tools")).unwrap();
+    let hover = r#"{"operation": "hover", "path": "app.py", "symbol": "greet", "line": 5}"#;
+    for server in ["pyright", "basedpyright", "pylsp", "ty"] {
+        std::fs::write(
+            config.join("agent-tools/lsp.json"),
+            serde_json::json!({"languages": {"python": [server]}}).to_string(),
+        )
+        .unwrap();
+        let ((ok, text), ran) = watched(&python.display().to_string(), || {
+            let out = Command::new(BIN)
+                .args(["call", "lsp", hover, "--trust", "--root"])
+                .arg(&root)
+                .env("XDG_CONFIG_HOME", &config)
+                .output()
+                .unwrap();
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        });
+        assert!(
+            ok && text.contains(&format!("({server})")) && text.contains("greet"),
+            "{server}: {text}"
+        );
+        assert!(!ran, "{server} ran the project's interpreter");
+    }
+}
+
+/// The environment of the first process (not this one) whose program (its command line's first
+/// word) ends with `needle`, read while `f` runs.
+fn environ_of<T>(needle: &str, f: impl FnOnce() -> T) -> (T, Option<String>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let found = Arc::new(slot::Slot::default());
+    let me = std::process::id().to_string();
+    let watcher = {
+        let (stop, found, needle) = (stop.clone(), found.clone(), needle.to_string());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) && found.get().is_none() {
+                for e in std::fs::read_dir("/proc").unwrap().flatten() {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
+                        continue;
+                    }
+                    let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                    let program = cmd.split(|b| *b == 0).next().unwrap_or_default();
+                    if String::from_utf8_lossy(program).ends_with(&needle)
+                        && let Ok(env) = std::fs::read(e.path().join("environ"))
+                        && !env.is_empty()
+                    {
+                        found.set(String::from_utf8_lossy(&env).replace('\0', "\n"));
+                        break;
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    let out = f();
+    stop.store(true, Ordering::SeqCst);
+    watcher.join().unwrap();
+    (out, found.get())
+}
+
+/// A one-value slot shared with the watcher thread.
+mod slot {
+    #[derive(Default)]
+    pub struct Slot(std::sync::Mutex<Option<String>>);
+
+    impl Slot {
+        pub fn set(&self, v: String) {
+            *self.0.lock().unwrap() = Some(v);
+        }
+
+        pub fn get(&self) -> Option<String> {
+            self.0.lock().unwrap().clone()
+        }
+    }
+}
+
+/// gopls follows a `go.mod`/`go.work` `toolchain` line (fetching and running another Go) only
+/// with `GOTOOLCHAIN=auto`; an untrusted root's gopls runs with `GOTOOLCHAIN=local`, seen in
+/// its own environment from outside, under bubblewrap and under Landlock, and still answers.
+/// (This machine's go 1.19 cannot read a `toolchain` line at all, so the line itself is not in
+/// the project.)
+#[test]
+fn gopls_of_an_untrusted_project_never_switches_toolchains() {
+    agent_testkit::require("gopls");
+    agent_testkit::require("bwrap");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("go")).unwrap();
+    let root = dir.path().join("go").canonicalize().unwrap();
+    std::fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.19\n").unwrap();
+    std::fs::write(
+        root.join("main.go"),
+        "package main\n\nfunc greet(name string) string {\n\treturn \"hi \" + name\n}\n\nfunc main() {\n\t_ = greet(\"x\")\n}\n",
+    )
+    .unwrap();
+    let config = dir.path().join("config");
+    let hover = r#"{"operation": "hover", "path": "main.go", "symbol": "greet", "line": 8}"#;
+    for mode in [Mode::Bubblewrap, Mode::Landlock] {
+        let ((ok, text), env) = environ_of("gopls", || call(&root, &config, mode, hover));
+        assert!(
+            ok && text.contains("func greet(name string) string"),
+            "{mode:?}: {text}"
+        );
+        let env = env.unwrap_or_else(|| panic!("{mode:?}: gopls was not seen running"));
+        assert!(
+            env.lines().any(|l| l == "GOTOOLCHAIN=local"),
+            "{mode:?}: gopls's environment:\n{env}"
+        );
+    }
+}
