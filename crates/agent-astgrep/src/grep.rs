@@ -31,6 +31,10 @@ pub struct AstGrepArgs {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_results: Option<usize>,
+    /// Instead of searching, show the syntax tree the pattern parsed to and, when `path` is one
+    /// file, that file's: for a pattern that finds nothing.
+    #[serde(default)]
+    pub tree: bool,
 }
 
 pub(crate) struct AstGrepTool(pub(crate) Arc<Shared>);
@@ -64,9 +68,26 @@ impl Tool for AstGrepTool {
 
     async fn call(&self, args: AstGrepArgs, _cx: CallContext) -> Result<ToolOutput, BoxError> {
         let shared = self.0.clone();
+        if args.tree {
+            let report = blocking(&self.0.config, move |_| tree(&shared, args)).await?;
+            return Ok(ToolOutput::report(&report));
+        }
         let report = blocking(&self.0.config, move |b| grep(&shared, args, b)).await?;
         Ok(ToolOutput::report(&report))
     }
+}
+
+/// The trees of `tree: true`: of the pattern in the (first) language that accepts it, and of
+/// `path` when it is one file.
+fn tree(shared: &Shared, args: AstGrepArgs) -> Result<crate::tree::TreeReport, AstGrepError> {
+    let (scopes, _) = scopes::compiled_scopes(
+        &shared.root,
+        args.path.as_deref(),
+        args.language.as_deref(),
+        &args.pattern,
+    )?;
+    let (scope, compiled) = scopes.first().ok_or(AstGrepError::EmptyPattern)?;
+    crate::tree::tree(scope, compiled, &args.pattern)
 }
 
 /// Search every scope the call names (one language, or each language present that accepts the

@@ -93,9 +93,9 @@ mod stats;
 #[cfg(test)]
 mod testing;
 mod tokens;
+mod tree;
 mod witness;
 
-#[doc(hidden)]
 pub use bench::patterns as bench_patterns;
 #[doc(hidden)]
 pub use bench::{bare_parse, bare_parse_files};
@@ -109,6 +109,8 @@ pub use resolve::report::ResolveReport;
 pub use resolve::{ResolveAction, ResolveArgs};
 pub use shown::Match;
 pub use stats::{SkippedFile, Stats};
+#[doc(hidden)]
+pub use tree::MAX_NODES as TREE_MAX_NODES;
 /// The allocation functions tree-sitter's C code calls, for [`set_tree_allocator`].
 pub use tree_sitter::Allocator as TreeAllocator;
 

@@ -101,14 +101,48 @@ pub(crate) enum Attempt {
     TooDeep(usize),
 }
 
+/// A snippet set in a context's scaffolding: the source to parse and where the snippet lies in
+/// it.
+pub(crate) struct Scaffolded {
+    pub(crate) src: String,
+    /// The snippet as indented for the context.
+    pub(crate) body: String,
+    pub(crate) start: usize,
+    /// The snippet's first token, after the indentation the context added to its first line.
+    pub(crate) first: usize,
+    pub(crate) end: usize,
+    /// The end with the context's terminator (`;`) after the snippet.
+    pub(crate) end_term: usize,
+}
+
+impl Scaffolded {
+    pub(crate) fn new(body: &str, ctx: &Context) -> Scaffolded {
+        let body = indent_body(body, ctx.indent);
+        let src = format!("{}{}{}{}", ctx.prefix, body, ctx.terminator, ctx.suffix);
+        let start = ctx.prefix.len();
+        let end = start + body.len();
+        let end_term = end + ctx.terminator.len();
+        let first = start + body.len() - body.trim_start_matches(' ').len();
+        Scaffolded {
+            src,
+            body,
+            start,
+            first,
+            end,
+            end_term,
+        }
+    }
+}
+
 pub(crate) fn try_context(lang: Lang, body: &str, ctx: &Context) -> Attempt {
-    let body = indent_body(body, ctx.indent);
-    let src = format!("{}{}{}{}", ctx.prefix, body, ctx.terminator, ctx.suffix);
-    let start = ctx.prefix.len();
-    let end = start + body.len();
-    let end_term = end + ctx.terminator.len();
-    // The snippet's first token, after the indentation the context added to its first line.
-    let first = start + body.len() - body.trim_start_matches(' ').len();
+    let Scaffolded {
+        src,
+        body,
+        start,
+        first,
+        end,
+        end_term,
+    } = Scaffolded::new(body, ctx);
     let root = match AstGrep::<StrDoc<Lang>>::try_new(&src, lang) {
         Ok(r) => r,
         Err(e) => return Attempt::Rejected(format!("the parser failed: {e}")),

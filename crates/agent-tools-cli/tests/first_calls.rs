@@ -183,6 +183,12 @@ fn everyday_first_calls_through_serve() {
             json!({"op": "status"}),
             Expect::Ok(&["no debug session"]),
         ),
+        row(
+            "ast_grep's syntax tree of a pattern that finds nothing",
+            "ast_grep",
+            json!({"pattern": "fn f()", "path": "src/lib.rs", "tree": true}),
+            Expect::Ok(&["parsed in context", "function_item"]),
+        ),
     ];
     run_rows(&mut c, rows, &answer);
     let app = std::fs::read_to_string(r.join("src/app.py")).unwrap();
