@@ -90,7 +90,6 @@ impl AskApprover {
             Origin::Model => "the model".to_string(),
             Origin::Bridge { via } => format!("a `{via}` cell's tool() bridge"),
             Origin::Worker { worker_id } => format!("worker `{worker_id}`"),
-            Origin::Tool { via } => format!("the `{via}` tool"),
         };
         let args = render_arguments(&request.arguments);
         Card {

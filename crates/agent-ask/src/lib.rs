@@ -21,6 +21,7 @@ mod approver;
 mod card;
 mod elicit;
 mod error;
+mod person;
 mod port;
 mod report;
 mod terminal;
@@ -90,6 +91,11 @@ pub fn attach(registry: &Registry, config: AskConfig) {
     else {
         return;
     };
+    registry.provide_person_asker(Arc::new(person::PortAsker {
+        port: port.clone(),
+        space: space.clone(),
+        timeout: config.timeout,
+    }));
     registry.register(tool::AskUser {
         port,
         space,

@@ -319,7 +319,7 @@ all. Locations are `path:line:col: <line text>`."
             // `status` reports; every other operation needs a server, which an untrusted
             // project that nothing contains gets only with the person's yes.
             if args.operation != Operation::Status {
-                st.settle_trust(&cx).await?;
+                crate::trust::settle(&st.sup, &st.trust, &cx).await?;
             }
             crate::deadline::within(bound, st.run(args, project_code, &room))
                 .await
@@ -358,7 +358,7 @@ the server's references then check the result, and a rename they contradict is r
         st.set_witness(cx.registry().witness());
         let bound = st.sup.cfg.ready_timeout;
         async move {
-            st.settle_trust(&cx).await?;
+            crate::trust::settle(&st.sup, &st.trust, &cx).await?;
             crate::deadline::within(bound, st.rename(args))
                 .await
                 .map_err(BoxError::from)

@@ -1,18 +1,19 @@
 //! Trust asked of the person when nothing can contain an untrusted project's servers (no
 //! bubblewrap that works, no Landlock): the first call that needs a server asks, through the
-//! run's `ask_user` (the terminal card or MCP elicitation, to the caller's own client), whether to
-//! trust the folder — for this run, always (added to `trusted_projects` in the user's own config
-//! file, whose path the question shows), or not. A "no" (or a declined question) is remembered
-//! for the run: no later call asks again. Without anyone to ask (no `ask_user` in the run, a
-//! client that cannot elicit) the call fails with the error that names the file and the line to
+//! run's [`agent_tier::person::PersonAsker`] (the terminal card or MCP elicitation, to the
+//! caller's own client), whether to trust the folder — for this run, always (added to
+//! `trusted_projects` in the user's own config file, whose path the question shows), or not. A "no" (or a declined question) is remembered
+//! for the run: no later call asks again. Without anyone to ask (no asker in the run, a client
+//! that cannot elicit) the call fails with the error that names the file and the line to
 //! put in it, as before.
 //!
 //! Never: trusts on a guess (a skipped or unanswerable question is not a yes), or writes a
 //! config file inside the workspace (such a file is the project's, and trusts nothing).
 
 use crate::error::LspError;
-use crate::tools::State;
-use agent_tier::{CallContext, Origin};
+use crate::supervisor::Supervisor;
+use agent_tier::CallContext;
+use agent_tier::person::{Question, Reply};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -35,94 +36,92 @@ pub(crate) struct TrustQuestion {
     decided: tokio::sync::Mutex<Option<Decision>>,
 }
 
-impl State {
-    /// Before a call that needs a server: when the project is untrusted and nothing can contain
-    /// its servers, ask the person (once per run). `Ok` when the call may go on (trusted, or
-    /// contained, or asking is not possible: then the start fails with its own error).
-    pub(crate) async fn settle_trust(&self, cx: &CallContext) -> Result<(), LspError> {
-        let why = match self.sup.containment() {
-            Some(Err(crate::contain::Uncontained(why))) => why.clone(),
-            _ => return Ok(()),
+/// Before a call that needs a server: when the project is untrusted and nothing can contain its
+/// servers, ask the person (once per run). `Ok` when the call may go on (trusted, contained, or
+/// nobody to ask: then the start fails with its own error, which names the file).
+pub(crate) async fn settle(
+    sup: &Supervisor,
+    asked: &TrustQuestion,
+    cx: &CallContext,
+) -> Result<(), LspError> {
+    let why = match sup.containment() {
+        Some(Err(crate::contain::Uncontained(why))) => why.clone(),
+        _ => return Ok(()),
+    };
+    let Some(asker) = cx.registry().person_asker() else {
+        return Ok(());
+    };
+    let mut decided = asked.decided.lock().await;
+    if let Some(d) = decided.as_ref() {
+        return match d {
+            Decision::Trusted => Ok(()),
+            Decision::Refused(reason) => Err(refused(sup, reason)),
         };
-        if !cx.registry().contains("ask_user") {
-            return Ok(());
-        }
-        let mut decided = self.trust.decided.lock().await;
-        if let Some(d) = decided.as_ref() {
-            return match d {
-                Decision::Trusted => Ok(()),
-                Decision::Refused(reason) => Err(self.refused(reason)),
-            };
-        }
-        let root = self.ws().display().to_string();
-        let file = self.sup.cfg.user_file.clone();
-        let shown_file = file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_else(|| "~/.config/agent-tools/lsp.json".to_string());
-        let question = json!({
-            "question": format!("Trust the folder {root}?"),
-            "context": format!(
-                "Its language servers cannot be contained on this machine ({}). Trusting it lets the repository's own configuration run programs as you when a server starts (a build script, an interpreter or compiler it names). Not trusting it: no language server runs for it in this run.",
-                reason_of(&why)
+    }
+    let root = sup.root.display().to_string();
+    let file = sup.cfg.user_file.clone();
+    let shown_file = file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_else(|| "~/.config/agent-tools/lsp.json".to_string());
+    let question = Question {
+        question: format!("Trust the folder {root}?"),
+        context: Some(format!(
+            "Its language servers cannot be contained on this machine ({}). Trusting it lets the repository's own configuration run programs as you when a server starts (a build script, an interpreter or compiler it names). Not trusting it: no language server runs for it in this run.",
+            reason_of(&why)
+        )),
+        options: vec![
+            (THIS_RUN.to_string(), "until this host ends".to_string()),
+            (
+                ALWAYS.to_string(),
+                format!("also adds it to `trusted_projects` in {shown_file}"),
             ),
-            "options": [
-                {"label": THIS_RUN, "description": "until this host ends"},
-                {"label": ALWAYS, "description": format!("also adds it to `trusted_projects` in {shown_file}")},
-                {"label": NO, "description": "no language server starts for it in this run"},
-            ],
-        });
-        let out = cx
-            .nested_call(
-                Origin::Tool {
-                    via: "lsp".to_string(),
-                },
-                "ask_user",
-                question,
-            )
-            .await;
-        let structured = out.structured.clone().unwrap_or(Value::Null);
-        let outcome = structured["outcome"].as_str().unwrap_or("");
-        let chosen: Vec<&str> = structured["selected"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let decision = match outcome {
-            "answered" if chosen.contains(&THIS_RUN) => Decision::Trusted,
-            "answered" if chosen.contains(&ALWAYS) => match file {
-                Some(f) if !f.starts_with(self.ws()) => match add_trusted(&f, self.ws()) {
-                    Ok(()) => Decision::Trusted,
-                    Err(e) => {
+            (
+                NO.to_string(),
+                "no language server starts for it in this run".to_string(),
+            ),
+        ],
+    };
+    let decision = match asker.ask(cx, question).await {
+        Reply::Chose(label) if label == THIS_RUN => Decision::Trusted,
+        Reply::Chose(label) if label == ALWAYS => {
+            match file.filter(|f| !f.starts_with(&sup.root)) {
+                Some(f) => {
+                    if let Err(e) = add_trusted(&f, &sup.root) {
                         // Trusted for this run all the same: the person said yes.
                         tracing::warn!(target: "agent_lsp", file = %f.display(), error = %e, "could not record the trusted project");
-                        Decision::Trusted
                     }
-                },
-                _ => Decision::Trusted,
-            },
-            "answered" => Decision::Refused(format!("the person chose `{NO}`")),
-            "declined" => Decision::Refused("the person declined the question".to_string()),
-            // Skipped, timed out, nobody to ask: not a yes, and not remembered; this call fails
-            // with the start's own error.
-            _ => return Ok(()),
-        };
-        tracing::info!(target: "agent_lsp", root = %root, decision = ?decision, "trust asked of the person");
-        if decision == Decision::Trusted {
-            self.sup.grant_trust();
+                }
+                None => {
+                    tracing::warn!(target: "agent_lsp", "no user config file outside the workspace to record the trusted project in");
+                }
+            }
+            Decision::Trusted
         }
-        *decided = Some(decision.clone());
-        match decision {
-            Decision::Trusted => Ok(()),
-            Decision::Refused(reason) => Err(self.refused(&reason)),
+        Reply::Chose(_) => Decision::Refused(format!("the person chose `{NO}`")),
+        Reply::Declined => Decision::Refused("the person declined the question".to_string()),
+        // Skipped, timed out, nobody to ask: not a yes, and not remembered.
+        Reply::Unanswered(why) => {
+            tracing::info!(target: "agent_lsp", root = %root, why = %why, "trust was asked, and not answered");
+            return Ok(());
         }
+    };
+    tracing::info!(target: "agent_lsp", root = %root, decision = ?decision, "trust asked of the person");
+    if decision == Decision::Trusted {
+        sup.grant_trust();
     }
+    *decided = Some(decision.clone());
+    match decision {
+        Decision::Trusted => Ok(()),
+        Decision::Refused(reason) => Err(refused(sup, &reason)),
+    }
+}
 
-    fn refused(&self, reason: &str) -> LspError {
-        LspError::Untrusted(format!(
-            "the project is not trusted ({reason}, asked once in this run) and its language servers cannot be contained here: no language server runs for it. {}",
-            self.sup.cfg.how_to_trust()
-        ))
-    }
+fn refused(sup: &Supervisor, reason: &str) -> LspError {
+    LspError::Untrusted(format!(
+        "the project is not trusted ({reason}, asked once in this run) and its language servers cannot be contained here: no language server runs for it. {}",
+        sup.cfg.how_to_trust()
+    ))
 }
 
 /// The part of the uncontained reason that says why (what is missing).

@@ -38,6 +38,7 @@ pub mod ignore_rules;
 pub mod lines;
 pub mod locate;
 pub mod outside;
+pub mod person;
 pub mod process;
 mod registry;
 mod resource;

@@ -44,6 +44,7 @@ struct Inner {
     wrappers: RwLock<Vec<Arc<dyn Wrapper>>>,
     locator: RwLock<Option<Arc<dyn crate::locate::SymbolLocator>>>,
     change_checker: RwLock<Option<Arc<dyn crate::outside::ChangeChecker>>>,
+    person_asker: RwLock<Option<Arc<dyn crate::person::PersonAsker>>>,
     witness: RwLock<Option<Arc<dyn crate::witness::IdentifierWitness>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
@@ -99,6 +100,7 @@ impl Registry {
                 wrappers: RwLock::new(Vec::new()),
                 locator: RwLock::new(None),
                 change_checker: RwLock::new(None),
+                person_asker: RwLock::new(None),
                 witness: RwLock::new(None),
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
@@ -207,6 +209,22 @@ impl Registry {
     /// The run's checker of outside changes, when a family provided one.
     pub fn change_checker(&self) -> Option<Arc<dyn crate::outside::ChangeChecker>> {
         self.inner.change_checker.read().clone()
+    }
+
+    /// Provide the run's asker of people while composing the run (the family that reaches
+    /// them does); a later one replaces the earlier.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
+    pub fn provide_person_asker(&self, asker: Arc<dyn crate::person::PersonAsker>) {
+        self.composing_or_panic("provide_person_asker", "a person asker");
+        *self.inner.person_asker.write() = Some(asker);
+    }
+
+    /// The run's asker of people, when a family provided one.
+    pub fn person_asker(&self) -> Option<Arc<dyn crate::person::PersonAsker>> {
+        self.inner.person_asker.read().clone()
     }
 
     /// Provide the run's identifier witness while composing the run (the family that parses

@@ -41,12 +41,6 @@ pub enum Origin {
         /// The worker's id.
         worker_id: String,
     },
-    /// Another tool called it for its own need (the `lsp` tool asking the person whether to
-    /// trust a folder); `via` names that tool.
-    Tool {
-        /// The tool whose call needed it.
-        via: String,
-    },
 }
 
 /// The context a tool call runs in.
