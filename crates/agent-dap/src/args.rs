@@ -33,6 +33,7 @@ pub enum Op {
     Evaluate,
     Output,
     Terminate,
+    Restart,
 }
 
 impl Op {
@@ -56,6 +57,7 @@ impl Op {
             Op::Evaluate => "evaluate",
             Op::Output => "output",
             Op::Terminate => "terminate",
+            Op::Restart => "restart",
         }
     }
 }
@@ -189,6 +191,9 @@ pub struct DebugArgs {
     /// output: 0 = start
     #[serde(default)]
     pub cursor: Option<u64>,
+    /// show values that look like secrets (masked by default)
+    #[serde(default)]
+    pub reveal: bool,
 }
 
 /// A list of strings, or one string standing for a list of one (`"main.helper"`).
@@ -337,6 +342,9 @@ pub enum DebugCommand {
     },
     /// End the session.
     Terminate,
+    /// The conversation's last launch again, its breakpoints kept (the running session ends
+    /// first).
+    Restart,
 }
 
 /// What `launch` starts.
@@ -523,6 +531,7 @@ impl DebugCommand {
             },
             Op::Output => DebugCommand::Output { cursor: a.cursor },
             Op::Terminate => DebugCommand::Terminate,
+            Op::Restart => DebugCommand::Restart,
         })
     }
 }

@@ -49,6 +49,7 @@ mod args;
 mod breakpoints;
 mod error;
 mod limits;
+mod mask;
 mod ops;
 mod protocol;
 mod report;

@@ -31,6 +31,8 @@ pub(crate) struct Supervisor {
     pub next_id: AtomicU64,
     /// Where delve builds a package's binary for the current session, outside the workspace.
     pub scratch: Mutex<Option<Scratch>>,
+    /// The conversation's last `launch`, for `restart`.
+    pub last_launch: Mutex<Option<crate::args::DebugCommand>>,
 }
 
 impl Drop for Supervisor {
@@ -56,6 +58,7 @@ impl Supervisor {
             locator: OnceLock::new(),
             next_id: AtomicU64::new(1),
             scratch: Mutex::new(None),
+            last_launch: Mutex::new(None),
         }
     }
 

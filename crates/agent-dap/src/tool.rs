@@ -72,7 +72,8 @@ impl Tool for DebugTool {
              frames); scopes; variables ({MAX_CHILDREN} children, \
              values cut at {MAX_VALUE} chars); evaluate (default: top frame). Ids last until \
              the program moves. output: new stdout/stderr. terminate ends adapter and \
-             debuggee.",
+             debuggee; restart runs the last launch again. Values that look like secrets are \
+             masked (`reveal`: true shows them).",
             spoken(cfg.ttl),
             spoken(cfg.run_wait),
         )
@@ -93,7 +94,11 @@ impl Tool for DebugTool {
     async fn call(&self, args: DebugArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let sup = self.supervisor(&cx.room());
         sup.locator.get_or_init(|| cx.registry().locator());
+        let reveal = args.reveal;
+        if let Some(env) = &args.env {
+            crate::mask::remember_env(env);
+        }
         let command = DebugCommand::parse(args)?;
-        Ok(ops::run(&sup, command).await?)
+        Ok(crate::mask::scoped(reveal, ops::run(&sup, command)).await?)
     }
 }

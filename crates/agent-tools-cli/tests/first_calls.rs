@@ -184,6 +184,12 @@ fn everyday_first_calls_through_serve() {
             Expect::Ok(&["no debug session"]),
         ),
         row(
+            "debug with reveal (secrets shown)",
+            "debug",
+            json!({"op": "status", "reveal": true}),
+            Expect::Ok(&["no debug session"]),
+        ),
+        row(
             "ast_grep's syntax tree of a pattern that finds nothing",
             "ast_grep",
             json!({"pattern": "fn f()", "path": "src/lib.rs", "tree": true}),

@@ -151,7 +151,17 @@ fn typescript_runs_the_projects_tsserver_only_when_trusted() {
     let project_tsserver = lib.join("tsserver.js").display().to_string();
     let hover = r#"{"operation": "hover", "path": "app.ts", "symbol": "greet", "line": 4}"#;
     for mode in [Mode::Trusted, Mode::Bubblewrap, Mode::Landlock] {
-        let ((ok, text), ran) = watched(&project_tsserver, || call(&root, &config, mode, hover));
+        let ((ok, text), ran) = watched(&project_tsserver, || {
+            let first = call(&root, &config, mode, hover);
+            // Under Landlock, tsserver of a project with its own `node_modules` sometimes exits
+            // at its start (docs/decisions.md: about one start in five, not understood); the
+            // answer says the next call restarts it, and so it does.
+            if matches!(mode, Mode::Landlock) && first.1.contains("the next call restarts it") {
+                call(&root, &config, mode, hover)
+            } else {
+                first
+            }
+        });
         assert!(
             ok && text.contains("greet(name: string): string"),
             "{mode:?}: {text}"

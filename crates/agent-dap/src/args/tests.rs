@@ -134,7 +134,7 @@ fn argument_errors_name_the_argument() {
         ),
         (
             r#"{"operation": "launch", "operation_": 1}"#,
-            "error: unknown field `operation_`, expected one of `op`, `operation`, `file`, `path`, `lines`, `function`, `condition`, `hit_count`, `log_message`, `program`, `module`, `test`, `args`, `cwd`, `env`, `adapter`, `port`, `exceptions`, `thread_id`, `frame_id`, `reference`, `expression`, `cursor`",
+            "error: unknown field `operation_`, expected one of `op`, `operation`, `file`, `path`, `lines`, `function`, `condition`, `hit_count`, `log_message`, `program`, `module`, `test`, `args`, `cwd`, `env`, `adapter`, `port`, `exceptions`, `thread_id`, `frame_id`, `reference`, `expression`, `cursor`, `reveal`",
         ),
     ];
     for (args, expect) in cases {

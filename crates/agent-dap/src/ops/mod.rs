@@ -32,6 +32,23 @@ use motion::Moving;
 
 /// Run one command against the conversation's supervisor; its result rendered from its report.
 pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolOutput, DapError> {
+    let command = match command {
+        DebugCommand::Launch { .. } => {
+            *sup.last_launch.lock() = Some(command.clone());
+            command
+        }
+        DebugCommand::Restart => {
+            let Some(last) = sup.last_launch.lock().clone() else {
+                return Err(DapError::NoSession {
+                    ended: " and none was launched in this conversation to restart".into(),
+                });
+            };
+            // The running session ends first; its breakpoints are the supervisor's and stay.
+            let _ = terminate::run(sup).await;
+            last
+        }
+        other => other,
+    };
     Ok(match command {
         DebugCommand::Adapters => ToolOutput::report(&adapters::run(sup)),
         DebugCommand::Status => ToolOutput::report(&status::run(sup).await),
@@ -87,5 +104,12 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
             Some(t) => ToolOutput::report(&t),
             None => ToolOutput::text("no debug session is running; nothing to terminate"),
         },
+        // Replaced by the last launch above.
+        DebugCommand::Restart => unreachable_restart(),
     })
+}
+
+/// `Restart` never reaches the dispatch: [`run`] replaced it by the last launch.
+fn unreachable_restart() -> ToolOutput {
+    ToolOutput::error("restart: internal error: the last launch was not substituted")
 }

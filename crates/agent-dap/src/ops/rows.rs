@@ -104,17 +104,23 @@ pub(super) fn frame_row(sup: &Supervisor, index: usize, f: &StackFrame) -> Frame
     }
 }
 
-/// One variable (or an evaluation's result), its value cut at `max` characters, remembering its
-/// reference.
+/// One variable (or an evaluation's result), its value cut at `max` characters (or masked when
+/// it looks like a secret: [`crate::mask`]), remembering its reference.
 pub(super) fn variable_row(s: &Session, v: &Variable, max: usize) -> VariableRow {
     let r = v.variables_reference;
     if r > 0 {
         s.known().refs.insert(r);
     }
+    let (value, masked) = crate::mask::shown(&v.name, &v.value);
     VariableRow {
         name: v.name.clone(),
         ty: v.ty.clone().filter(|t| !t.is_empty()),
-        value: clip_chars(&v.value, max).into_owned(),
+        value: if masked {
+            value
+        } else {
+            clip_chars(&value, max).into_owned()
+        },
+        masked,
         reference: r,
     }
 }

@@ -116,6 +116,9 @@ pub(crate) struct VariableRow {
     #[serde(rename = "type")]
     pub ty: Option<String>,
     pub value: String,
+    /// The value looked like a secret and is not shown (`reveal: true` shows it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub masked: bool,
     pub reference: i64,
 }
 

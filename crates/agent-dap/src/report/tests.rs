@@ -45,6 +45,7 @@ fn a_stop_reads_as_one_answer() {
                 name: "n".into(),
                 ty: Some("int".into()),
                 value: "3".into(),
+                masked: false,
                 reference: 0,
             }],
             not_shown: 1,
