@@ -83,6 +83,10 @@ pub enum Operation {
     TypeDefinition,
     Implementation,
     References,
+    IncomingCalls,
+    OutgoingCalls,
+    Supertypes,
+    Subtypes,
     Hover,
     Symbols,
     CodeActions,
@@ -98,6 +102,10 @@ impl Operation {
             Operation::TypeDefinition => "type_definition",
             Operation::Implementation => "implementation",
             Operation::References => "references",
+            Operation::IncomingCalls => "incoming_calls",
+            Operation::OutgoingCalls => "outgoing_calls",
+            Operation::Supertypes => "supertypes",
+            Operation::Subtypes => "subtypes",
             Operation::Hover => "hover",
             Operation::Symbols => "symbols",
             Operation::CodeActions => "code_actions",
@@ -217,6 +225,10 @@ impl State {
                 let (at, by) = self.place(nav.op(), p).await?;
                 self.navigate(nav, &at).await.map(|o| explained(o, by))
             }
+            Command::Hierarchy(walk, p) => {
+                let (at, by) = self.place(walk.op(), p).await?;
+                self.hierarchy(walk, &at).await.map(|o| explained(o, by))
+            }
             Command::Hover(p) => {
                 let (at, by) = self.place(Operation::Hover, p).await?;
                 self.hover(&at).await.map(|o| explained(o, by))
@@ -292,8 +304,8 @@ impl Tool for LspTool {
 
     fn description(&self) -> String {
         "Ask the language server what code means: declarations, uses, types, errors. At a position (`line` + `symbol`, or `symbol` alone when that name is \
-declared once): definition, type_definition, implementation, references (max 50), hover \
-(signature, docs), code_actions (lists fixes; cannot apply them). symbols: `query` searches the \
+declared once): definition, type_definition, implementation, references (max 50), \
+incoming_calls/outgoing_calls (callers, callees), supertypes/subtypes, hover (signature, docs), code_actions (lists fixes; cannot apply them). symbols: `query` searches the \
 workspace (100), `path` lists its own (200), as `kind name — path:line:col`. diagnostics of \
 `path`; `\"*\"` runs every root's project checker: slow, runs project code, exec tier only. \
 status: which servers run, what is missing. reload: restarts the servers of `path`'s root, or \

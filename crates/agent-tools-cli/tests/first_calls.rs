@@ -366,6 +366,27 @@ fn names_without_lines() {
             Expect::Ok(&["resolved `Greeter.greet` to lib.py:2"]),
         ),
         row(
+            "callers by name alone, as a model asks for them",
+            "lsp",
+            json!({"operation": "incoming_calls", "symbol": "make_greeter"}),
+            Expect::Ok(&[
+                "main.py:5:12: return make_greeter().greet() — in function main",
+                "witness: `make_greeter` occurs",
+            ]),
+        ),
+        row(
+            "callees of a function",
+            "lsp",
+            json!({"operation": "outgoing_calls", "symbol": "main"}),
+            Expect::Ok(&["function make_greeter — lib.py:11:5", "(called at line 5)"]),
+        ),
+        row(
+            "a type hierarchy the server lacks names it and the way on",
+            "lsp",
+            json!({"operation": "subtypes", "symbol": "Greeter"}),
+            Expect::Fix(&["pyright does not offer `subtypes`", "languages"]),
+        ),
+        row(
             "an ambiguous name names the candidates and the next call",
             "lsp",
             json!({"operation": "references", "symbol": "greet"}),

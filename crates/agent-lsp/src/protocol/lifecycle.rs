@@ -89,6 +89,8 @@ pub fn client_capabilities() -> Value {
                 "isPreferredSupport": true
             },
             "rename": {"prepareSupport": true},
+            "callHierarchy": {},
+            "typeHierarchy": {},
             "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
             "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false}
         },
@@ -122,6 +124,8 @@ pub struct ServerCapabilities {
     pub rename_provider: Option<Capability<RenameOptions>>,
     pub diagnostic_provider: Option<Capability>,
     pub execute_command_provider: Option<ExecuteCommandOptions>,
+    pub call_hierarchy_provider: Option<Capability>,
+    pub type_hierarchy_provider: Option<Capability>,
 }
 
 impl ServerCapabilities {

@@ -18,7 +18,8 @@
 //! fields and then checked (`serde(try_from)`), so what is missing is named.
 //!
 //! By area: [`lifecycle`] (initialize, capabilities, shutdown), [`documents`] (document sync),
-//! [`navigation`] (definition and its kin, references, hover, symbols), [`edit`] (rename and
+//! [`navigation`] (definition and its kin, references, hover, symbols), [`hierarchy`]
+//! (call and type hierarchies), [`edit`] (rename and
 //! the workspace edit), [`diagnostics`] (published and pulled diagnostics, code actions,
 //! typescript-language-server's tsserver passthrough), [`server`] (what the server sends the
 //! client: progress, status, its own requests).
@@ -31,6 +32,7 @@ use serde_json::Value;
 pub mod diagnostics;
 pub mod documents;
 pub mod edit;
+pub mod hierarchy;
 pub mod lifecycle;
 pub mod navigation;
 pub mod server;
@@ -38,6 +40,7 @@ pub mod server;
 pub use diagnostics::*;
 pub use documents::*;
 pub use edit::*;
+pub use hierarchy::*;
 pub use lifecycle::*;
 pub use navigation::*;
 pub use server::*;

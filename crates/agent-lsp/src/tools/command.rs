@@ -50,6 +50,31 @@ impl Nav {
     }
 }
 
+/// One step of a call or type hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Walk {
+    IncomingCalls,
+    OutgoingCalls,
+    Supertypes,
+    Subtypes,
+}
+
+impl Walk {
+    pub fn op(self) -> Operation {
+        match self {
+            Walk::IncomingCalls => Operation::IncomingCalls,
+            Walk::OutgoingCalls => Operation::OutgoingCalls,
+            Walk::Supertypes => Operation::Supertypes,
+            Walk::Subtypes => Operation::Subtypes,
+        }
+    }
+
+    /// A call hierarchy's step (else a type hierarchy's).
+    pub fn calls(self) -> bool {
+        matches!(self, Walk::IncomingCalls | Walk::OutgoingCalls)
+    }
+}
+
 /// What `diagnostics` checks.
 #[derive(Debug, Clone)]
 pub(super) enum Checked {
@@ -66,6 +91,7 @@ pub(super) enum Command {
     Navigate(Nav, Place),
     Hover(Place),
     CodeActions(Place),
+    Hierarchy(Walk, Place),
     Symbols {
         file: Option<String>,
         query: Option<String>,
@@ -137,6 +163,10 @@ impl Command {
             Operation::Implementation => Command::Navigate(Nav::Implementation, at(a)?),
             Operation::References => Command::Navigate(Nav::References, at(a)?),
             Operation::Hover => Command::Hover(at(a)?),
+            Operation::IncomingCalls => Command::Hierarchy(Walk::IncomingCalls, at(a)?),
+            Operation::OutgoingCalls => Command::Hierarchy(Walk::OutgoingCalls, at(a)?),
+            Operation::Supertypes => Command::Hierarchy(Walk::Supertypes, at(a)?),
+            Operation::Subtypes => Command::Hierarchy(Walk::Subtypes, at(a)?),
             Operation::CodeActions => Command::CodeActions(at(a)?),
             Operation::Symbols => Command::Symbols {
                 file: a.path,

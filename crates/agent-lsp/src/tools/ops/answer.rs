@@ -1,5 +1,5 @@
 //! What a positional answer is — its [`Head`] (the target and who answered), what the operation
-//! found (a [`Body`]: [`Places`], [`HoverBody`], [`Actions`]) and how a name given alone was
+//! found (a [`Body`]: [`Places`], [`HoverBody`], [`Actions`], [`Hierarchy`]) and how a name given alone was
 //! resolved — and the text a model reads, rendered from it.
 
 use super::super::witnessed::{WitnessReport, identifier_of};
@@ -40,6 +40,11 @@ pub struct Head {
 pub trait Body: Serialize + JsonSchema {
     /// The lines the answer's text starts with (the notes of the [`Head`] follow).
     fn lines(&self, head: &Head) -> Vec<String>;
+
+    /// Its lines already say why the answer is partial (the loading note is then left out).
+    fn explains_partial(&self) -> bool {
+        false
+    }
 }
 
 /// A positional answer (`definition`, `type_definition`, `implementation`, `references`,
@@ -65,7 +70,7 @@ impl<B: Body> Report for Answer<B> {
         if !self.head.escaped.is_empty() {
             text.push(escaped_note(&self.head.escaped));
         }
-        if self.head.partial {
+        if self.head.partial && !self.body.explains_partial() {
             text.push(PARTIAL.to_string());
         }
         text.join("\n")
@@ -210,6 +215,115 @@ impl Body for Actions {
                 self.other_actions
             ));
         }
+        text
+    }
+}
+
+/// What `incoming_calls`, `outgoing_calls`, `supertypes` and `subtypes` found.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Hierarchy {
+    /// What the server took the symbol to be (`kind name — path:line:col`).
+    pub items: Vec<String>,
+    /// The first 50 found: each call into the symbol (at the call, with the caller's name), each
+    /// function it calls, or each type.
+    pub steps: Vec<Step>,
+    /// How many the server gave in all.
+    pub total: usize,
+    /// incoming_calls: calls of the symbol (by the witness and the server's own definitions)
+    /// that the server's answer left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<Loc>,
+    /// incoming_calls: uses of the symbol that are not calls (imports, passed as a value).
+    pub other_uses: usize,
+    /// How the identifier witness checked the callers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<WitnessReport>,
+    /// Why the witness did not check them.
+    #[serde(skip)]
+    pub witness_note: Option<String>,
+}
+
+/// One step of a hierarchy.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Step {
+    /// The caller, the callee, or the type.
+    pub name: String,
+    /// Its kind in words.
+    pub kind: String,
+    /// incoming_calls: the call; otherwise where its name is.
+    #[serde(flatten)]
+    pub loc: Loc,
+    /// outgoing_calls: the lines of the symbol that make this call (1-based).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub called_at: Vec<u32>,
+}
+
+impl Body for Hierarchy {
+    fn explains_partial(&self) -> bool {
+        !self.left_out.is_empty()
+    }
+
+    fn lines(&self, head: &Head) -> Vec<String> {
+        let what = head.operation.replace('_', " ");
+        let mut text = Vec::new();
+        if self.items.is_empty() {
+            text.push(format!(
+                "{} found no {} at {} to take {what} of ({})",
+                head.server,
+                if head.operation.ends_with("types") {
+                    "type"
+                } else {
+                    "function"
+                },
+                head.at,
+                head.server
+            ));
+            return text;
+        }
+        let of = self.items.join("; ");
+        if self.steps.is_empty() {
+            text.push(format!("no {what} of {of} ({})", head.server));
+        } else {
+            text.push(format!("{what} of {of} ({}):", head.server));
+        }
+        for s in &self.steps {
+            text.push(match head.operation {
+                "incoming_calls" => format!("{} — in {} {}", s.loc.render(), s.kind, s.name),
+                "outgoing_calls" => {
+                    let lines: Vec<String> = s.called_at.iter().map(u32::to_string).collect();
+                    format!(
+                        "{} {} — {} (called at line {})",
+                        s.kind,
+                        s.name,
+                        s.loc.render(),
+                        lines.join(", ")
+                    )
+                }
+                _ => format!("{} {} — {}", s.kind, s.name, s.loc.render()),
+            });
+        }
+        if self.total > self.steps.len() {
+            text.push(format!("(showing {} of {})", self.steps.len(), self.total));
+        }
+        if !self.left_out.is_empty() {
+            text.push(format!(
+                "partial: {} left out {} call(s) the witness found (their definition is this function):",
+                head.server,
+                self.left_out.len()
+            ));
+            text.extend(self.left_out.iter().map(Loc::render));
+        }
+        if let Some(w) = &self.witness {
+            let mut line = w.summary(identifier_of(&head.symbol).unwrap_or_default());
+            if self.other_uses > 0 {
+                line.push_str(&format!(
+                    "; {} other use(s) of this function that are not calls (imports, passed as a value)",
+                    self.other_uses
+                ));
+            }
+            text.push(line);
+        }
+        text.extend(self.witness_note.iter().cloned());
         text
     }
 }

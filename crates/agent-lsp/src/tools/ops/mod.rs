@@ -6,10 +6,13 @@ use super::*;
 
 mod answer;
 mod code_actions;
+mod hierarchy;
 mod hover;
 mod nav;
 
-pub(in crate::tools) use answer::{Action, Actions, Answer, Body, Head, HoverBody, Places};
+pub(in crate::tools) use answer::{
+    Action, Actions, Answer, Body, Head, Hierarchy, HoverBody, Places, Step,
+};
 
 /// A positional call's target, resolved on the file and synced to its server.
 pub(super) struct Located {
