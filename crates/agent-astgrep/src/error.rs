@@ -203,6 +203,12 @@ pub enum AstGrepError {
         known: String,
     },
 
+    /// `dry_run` with `discard`, which writes nothing anyway.
+    #[error(
+        "`dry_run` checks an `accept` (the problems it would bring); `discard` writes nothing anyway — leave out `dry_run`, or use `accept`"
+    )]
+    DryDiscard,
+
     /// The edit was already accepted or discarded.
     #[error("`edit_id` `{id}` was already {how}; stage a new change with ast_edit")]
     AlreadyResolved {

@@ -34,6 +34,11 @@ pub struct ResolveArgs {
     /// `accept` or `discard`. Alias: `action`.
     #[serde(alias = "action")]
     pub operation: ResolveAction,
+    // accept: report the problems it would bring; write nothing, keep it staged.
+    // (no doc comment: it would be the schema's description, which the instructions give once)
+    #[allow(missing_docs)]
+    #[serde(default)]
+    pub dry_run: Option<bool>,
 }
 
 pub(crate) struct ResolveTool(pub(crate) Arc<Shared>);
@@ -83,6 +88,9 @@ fn pending_ids(edits: &Edits) -> String {
 /// Write or drop the staged edit `args` names; an accepted edit's result records the files it
 /// changed and what they held before.
 fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutput, AstGrepError> {
+    if args.dry_run.unwrap_or(false) && matches!(args.operation, ResolveAction::Discard) {
+        return Err(AstGrepError::DryDiscard);
+    }
     let given = args.edit_id.trim().to_string();
     let room_edits = shared.edits.of(room);
     let mut edits = room_edits.lock();
@@ -122,6 +130,12 @@ fn resolve(shared: &Shared, room: &RoomId, args: ResolveArgs) -> Result<ToolOutp
             edits.slots.insert(n, Slot::Discarded);
             Ok(ToolOutput::report(&report))
         }
+        // Checked as if written; the edit stays staged.
+        ResolveAction::Accept if args.dry_run.unwrap_or(false) => Ok(ToolOutput::dry_run(
+            "resolve",
+            &shared.root,
+            &staged.changes,
+        )),
         ResolveAction::Accept => match apply_all(&shared.root, &staged.changes) {
             Ok(_) => {
                 let written: Vec<_> = staged.changes.iter().map(|c| c.path.clone()).collect();

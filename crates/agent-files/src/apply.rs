@@ -20,6 +20,8 @@ pub(crate) struct ApplyPatchArgs {
     /// Unified diff or `*** Begin Patch` envelope.
     #[serde(alias = "input", alias = "diff")]
     patch: String,
+    // Report the problems it would bring; write nothing (the instructions say so once).
+    dry_run: Option<bool>,
 }
 
 impl Tool for ApplyPatchTool {
@@ -38,7 +40,8 @@ impl Tool for ApplyPatchTool {
     }
     async fn call(&self, args: ApplyPatchArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = cx.run().root.clone();
-        crate::off_thread(move || apply_patch(&root, &args.patch)).await
+        let dry = args.dry_run.unwrap_or(false);
+        crate::off_thread(move || apply_patch(&root, &args.patch, dry)).await
     }
 }
 
@@ -226,7 +229,7 @@ impl Plan<'_> {
     }
 }
 
-fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
+fn apply_patch(root: &Path, text: &str, dry_run: bool) -> Result<ToolOutput, BoxError> {
     let (sections, notes) = sections(text)?;
     // A refusal says which hunks were recounted too: the miscount may be why it does not apply.
     let noted = |e: BoxError| -> BoxError {
@@ -252,6 +255,14 @@ fn apply_patch(root: &Path, text: &str) -> Result<ToolOutput, BoxError> {
         .collect();
     if changes.is_empty() {
         return Err(noted("`patch` changes nothing; no file was written".into()));
+    }
+    if dry_run {
+        let mut out = ToolOutput::dry_run("apply_patch", root, &changes);
+        for n in notes.iter().chain(&plan.notes) {
+            out.text.push('\n');
+            out.text.push_str(n);
+        }
+        return Ok(out);
     }
     workspace::apply_all(root, &changes)?;
     let paths: Vec<&Path> = changes.iter().map(|c| c.path.as_path()).collect();

@@ -102,6 +102,8 @@ pub(crate) struct WriteArgs {
     path: String,
     /// The whole new content.
     content: String,
+    // Report the problems it would bring; write nothing (the instructions say so once).
+    dry_run: Option<bool>,
 }
 
 impl Tool for WriteTool {
@@ -143,6 +145,9 @@ impl Tool for WriteTool {
                 expected,
                 new: Some(args.content.clone().into_bytes()),
             }];
+            if args.dry_run.unwrap_or(false) {
+                return Ok(ToolOutput::dry_run("write", root, &change));
+            }
             workspace::apply_all(root, &change)?;
             let written = Written {
                 changed_files: changed_files(root, &[&path]),
@@ -168,6 +173,8 @@ pub(crate) struct EditArgs {
     /// Replacement text.
     new_string: String,
     replace_all: Option<bool>,
+    // Report the problems it would bring; write nothing (the instructions say so once).
+    dry_run: Option<bool>,
 }
 
 impl Tool for EditTool {
@@ -240,6 +247,9 @@ impl Tool for EditTool {
             expected: Some(bytes),
             new: Some(new_text.into_bytes()),
         }];
+        if args.dry_run.unwrap_or(false) {
+            return Ok(ToolOutput::dry_run("edit", root, &change));
+        }
         workspace::apply_all(root, &change)?;
         let edited = Edited {
             changed_files: changed_files(root, &[&path]),

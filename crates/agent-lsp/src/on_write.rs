@@ -69,10 +69,35 @@ pub struct WriteReport {
     /// What the check covered: the written files and which other files.
     #[serde(rename = "diagnostics_scope", skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// A dry run: nothing was written; the problems are those the change would bring.
+    #[serde(skip)]
+    pub dry_run: bool,
     /// The files were changed outside our write tools (a client's own edit tool, a cell, a
     /// person), found at a later call: these, relative to the root. Empty for a write.
     #[serde(rename = "changed_outside", skip_serializing_if = "Vec::is_empty")]
     pub outside: Vec<String>,
+}
+
+/// What a report is about: files a call wrote (read from disk), or a dry run's content, which
+/// the servers are shown and then put back from disk.
+#[derive(Clone, Copy)]
+pub enum Change<'a> {
+    Written,
+    DryRun(&'a BTreeMap<String, Option<Vec<u8>>>),
+}
+
+impl Change<'_> {
+    /// The content of the changed file `f` (at `path`) after the change; `None`: deleted or
+    /// unreadable.
+    fn content(&self, ws: &Path, f: &str, path: &Path) -> Option<String> {
+        match self {
+            Change::Written => crate::text::read_text(ws, path).ok(),
+            Change::DryRun(p) => p
+                .get(f)?
+                .as_ref()
+                .and_then(|b| String::from_utf8(b.clone()).ok()),
+        }
+    }
 }
 
 type Key = (String, String, String);
@@ -90,10 +115,14 @@ impl State {
         &self,
         files: &[String],
         previous: &BTreeMap<String, Vec<u8>>,
+        change: Change<'_>,
         room: &RoomId,
     ) -> WriteReport {
         let deadline = Instant::now() + self.sup.cfg.write_timeout;
-        let mut report = WriteReport::default();
+        let mut report = WriteReport {
+            dry_run: matches!(change, Change::DryRun(_)),
+            ..Default::default()
+        };
         // What every running server had published before it heard of this change.
         let before_all: Published = self
             .sup
@@ -110,14 +139,14 @@ impl State {
             .iter()
             .filter_map(|f| {
                 let path = confine(self.ws(), "changed_files", f).ok()?;
-                let text = crate::text::read_text(self.ws(), &path).ok()?;
+                let text = change.content(self.ws(), f, &path)?;
                 let old = previous
                     .get(f)
                     .map(|b| String::from_utf8_lossy(b).into_owned());
                 (old.as_deref() != Some(text.as_str())).then_some((path, old, text))
             })
             .collect();
-        if let Some(w) = self.witness() {
+        if let (Some(w), Change::Written) = (self.witness(), change) {
             w.changed(&changed.iter().map(|c| c.0.clone()).collect::<Vec<_>>());
         }
         let scope = self.write_scope(&changed).await;
@@ -152,7 +181,7 @@ impl State {
             let Ok(path) = confine(self.ws(), "changed_files", f) else {
                 continue;
             };
-            let Ok(text) = crate::text::read_text(self.ws(), &path) else {
+            let Some(text) = change.content(self.ws(), f, &path) else {
                 for s in self.sup.running() {
                     s.close(&path).await;
                 }
@@ -187,7 +216,15 @@ impl State {
                         srv.spec.id
                     )
                 } else {
-                    format!("{} on `{f}`: fresh for the written content", srv.spec.id)
+                    format!(
+                        "{} on `{f}`: fresh for the {} content",
+                        srv.spec.id,
+                        if report.dry_run {
+                            "proposed"
+                        } else {
+                            "written"
+                        }
+                    )
                 });
                 match baseline {
                     Some(old) => report
@@ -259,11 +296,23 @@ impl State {
             .collect();
         report.elsewhere = self.elsewhere(files, &before_all);
         report.elsewhere.retain(|d| !others.contains(&d.loc.path));
-        report.related = self.unseen(room, std::mem::take(&mut report.related));
-        report.related_unchecked = self.unseen(room, std::mem::take(&mut report.related_unchecked));
-        report.new = self.unseen(room, std::mem::take(&mut report.new));
-        report.elsewhere = self.unseen(room, std::mem::take(&mut report.elsewhere));
-        report.unchecked = self.unseen(room, std::mem::take(&mut report.unchecked));
+        // What this conversation was shown is not shown again; a dry run records nothing, so
+        // the write after it reports the same problems.
+        let record = !report.dry_run;
+        self.unseen_all(
+            room,
+            &mut [
+                &mut report.related,
+                &mut report.related_unchecked,
+                &mut report.new,
+                &mut report.elsewhere,
+                &mut report.unchecked,
+            ],
+            record,
+        );
+        if let Change::DryRun(_) = change {
+            self.put_back(files).await;
+        }
         let mut budget = IN_ALL;
         report.new = cap(
             std::mem::take(&mut report.new),
@@ -291,6 +340,26 @@ impl State {
             &mut report.left_out,
         );
         report
+    }
+
+    /// After a dry run: every server's copy of the files it showed them is put back to what
+    /// the disk holds (closed where the disk has no such file).
+    async fn put_back(&self, files: &[String]) {
+        for f in files {
+            let Ok(path) = confine(self.ws(), "changed_files", f) else {
+                continue;
+            };
+            let disk = crate::text::read_text(self.ws(), &path).ok();
+            for srv in self.sup.running() {
+                match &disk {
+                    Some(text) if srv.is_open(&path).await => {
+                        let _ = srv.sync(&path, text, false).await;
+                    }
+                    Some(_) => {}
+                    None => srv.close(&path).await,
+                }
+            }
+        }
     }
 
     /// Errors and warnings published, since `before`, for files the call did not change.
@@ -404,7 +473,8 @@ pub struct WriteDiagnostics(pub Arc<State>);
 
 impl Wrapper for WriteDiagnostics {
     fn wraps(&self, output: &ToolOutput) -> bool {
-        !output.is_error && !output.changed_files.is_empty()
+        let changes = !output.changed_files.is_empty() || !output.proposed.is_empty();
+        !output.is_error && changes
     }
 
     fn after<'a>(
@@ -414,10 +484,18 @@ impl Wrapper for WriteDiagnostics {
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             self.0.set_witness(cx.registry().witness());
-            let report = self
-                .0
-                .after_write(&output.changed_files, &output.previous, &cx.room())
-                .await;
+            let report = if output.proposed.is_empty() {
+                let files = &output.changed_files;
+                self.0
+                    .after_write(files, &output.previous, Change::Written, &cx.room())
+                    .await
+            } else {
+                let files: Vec<String> = output.proposed.keys().cloned().collect();
+                let change = Change::DryRun(&output.proposed);
+                self.0
+                    .after_write(&files, &output.previous, change, &cx.room())
+                    .await
+            };
             let part = ToolOutput::report(&report);
             if part.text.is_empty() {
                 return output;
@@ -445,7 +523,9 @@ fn render(report: &WriteReport) -> String {
     let lines = |ds: &[Diag]| ds.iter().map(Diag::render).collect::<Vec<_>>().join("\n");
     // A write reports on itself; an outside change is named first, since the answer it rides
     // on is another tool's.
-    let (lead, change) = if report.outside.is_empty() {
+    let (lead, change) = if report.dry_run {
+        ("Not written (dry run). ".to_string(), "the change")
+    } else if report.outside.is_empty() {
         ("The write succeeded. ".to_string(), "the write")
     } else {
         (

@@ -125,7 +125,9 @@ async fn check(
     if cx_witness.is_some() {
         state.set_witness(cx_witness);
     }
-    let mut report = state.after_write(&files, &previous, room).await;
+    let mut report = state
+        .after_write(&files, &previous, crate::on_write::Change::Written, room)
+        .await;
     // The check synced the changed files (their old text for the baseline, then the new): that
     // is not a change for the next look.
     for srv in state.sup.running() {

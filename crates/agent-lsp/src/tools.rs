@@ -61,13 +61,25 @@ impl State {
     }
 
     /// Record diagnostics as reported to `room`; returns those not reported to it before.
-    pub(crate) fn unseen(&self, room: &RoomId, diags: Vec<Diag>) -> Vec<Diag> {
+    pub(crate) fn unseen(&self, room: &RoomId, mut diags: Vec<Diag>) -> Vec<Diag> {
+        self.unseen_all(room, &mut [&mut diags], true);
+        diags
+    }
+
+    /// Keep in each list the diagnostics not reported to `room` before (nor earlier in the
+    /// lists); `record`: they now are (a dry run records nothing, so the write after it reports
+    /// the same).
+    pub(crate) fn unseen_all(&self, room: &RoomId, lists: &mut [&mut Vec<Diag>], record: bool) {
         let ledger = self.ledger.get_or_init(room, Mutex::default);
         let mut ledger = ledger.lock();
-        diags
-            .into_iter()
-            .filter(|d| ledger.insert(d.key()))
-            .collect()
+        let mut scratch = (!record).then(|| ledger.clone());
+        let seen = match scratch.as_mut() {
+            Some(s) => s,
+            None => &mut *ledger,
+        };
+        for list in lists.iter_mut() {
+            list.retain(|d| seen.insert(d.key()));
+        }
     }
 }
 
@@ -162,6 +174,11 @@ pub struct RenameArgs {
     pub occurrence: Option<u32>,
     /// The new name.
     pub new_name: String,
+    // Report the problems it would bring; write nothing (the instructions say so once).
+    // (no doc comment: it would be the schema's description, which the instructions give once)
+    #[allow(missing_docs)]
+    #[serde(default)]
+    pub dry_run: Option<bool>,
 }
 
 struct Target {

@@ -58,7 +58,7 @@ pub use registry::{
 pub use resource::ResourceKey;
 pub use rooms::{RoomEnd, RoomId, Rooms};
 pub use tier::{Surface, Tier, UnknownSurface};
-pub use tool::{BoxError, Effects, Hints, Image, Report, Tool, ToolInfo, ToolOutput};
+pub use tool::{BoxError, DryRun, Effects, Hints, Image, Report, Tool, ToolInfo, ToolOutput};
 
 /// Re-exported so that family crates derive schemas with the same `schemars` the registry uses.
 pub use schemars;

@@ -51,6 +51,11 @@ pub struct ToolOutput {
     /// already there.
     #[serde(skip)]
     pub previous: std::collections::BTreeMap<String, Vec<u8>>,
+    /// A dry run's change, not written: each file it would change (keyed like
+    /// `changed_files`) and its new content (`None`: it would be deleted). What each held is in
+    /// `previous`. Wrappers check the change as if it were written, and write nothing.
+    #[serde(skip)]
+    pub proposed: std::collections::BTreeMap<String, Option<Vec<u8>>>,
 }
 
 /// A tool's result as a value of its own type. The text a model reads and the structured content
@@ -146,10 +151,78 @@ impl ToolOutput {
         self
     }
 
+    /// A dry run of an all-or-nothing change: nothing is written; the result says which files
+    /// the change would write or delete, and carries their new content for wrappers
+    /// ([`ToolOutput::proposed`]).
+    pub fn dry_run(
+        tool: &str,
+        root: &std::path::Path,
+        changes: &[crate::workspace::FileChange],
+    ) -> Self {
+        let mut would = DryRun {
+            dry_run: true,
+            would_write: Vec::new(),
+            would_delete: Vec::new(),
+            tool: tool.to_string(),
+        };
+        let mut proposed = std::collections::BTreeMap::new();
+        let mut previous = std::collections::BTreeMap::new();
+        for c in changes {
+            let file = crate::workspace::display_path(root, &c.path);
+            match &c.new {
+                Some(_) => would.would_write.push(file.clone()),
+                None => would.would_delete.push(file.clone()),
+            }
+            if let Some(b) = &c.expected {
+                previous.insert(file.clone(), b.clone());
+            }
+            proposed.insert(file, c.new.clone());
+        }
+        ToolOutput {
+            proposed,
+            previous,
+            ..ToolOutput::report(&would)
+        }
+    }
+
     /// Attach an image.
     pub fn with_image(mut self, image: Image) -> Self {
         self.images.push(image);
         self
+    }
+}
+
+/// The result of a write tool's dry run: what it would change; nothing was written.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DryRun {
+    /// Always true: nothing was written.
+    pub dry_run: bool,
+    /// The files the change would write, relative to the root.
+    pub would_write: Vec<String>,
+    /// The files it would delete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub would_delete: Vec<String>,
+    /// The tool.
+    #[serde(skip)]
+    pub tool: String,
+}
+
+impl Report for DryRun {
+    fn text(&self) -> String {
+        let mut s = format!(
+            "dry run: nothing was written. `{}` would write {}",
+            self.tool,
+            if self.would_write.is_empty() {
+                "no file".to_string()
+            } else {
+                self.would_write.join(", ")
+            }
+        );
+        if !self.would_delete.is_empty() {
+            s.push_str(&format!(" and delete {}", self.would_delete.join(", ")));
+        }
+        s.push_str("; call it again without `dry_run` to write.");
+        s
     }
 }
 

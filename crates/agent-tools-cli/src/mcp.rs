@@ -191,7 +191,7 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
     }
     if have.contains("lsp") && have.contains("write") {
         lines.push(
-            "Diagnostics after a write are information (the change was made), each reported once."
+            "Diagnostics after a write are information (the change was made), each reported once; `dry_run: true` on a write tool reports them and writes nothing."
                 .into(),
         );
     }

@@ -399,6 +399,21 @@ fn names_without_lines() {
             Expect::Fix(&["lib.py:2", "lib.py:7"]),
         ),
         row(
+            "a rename checked before it is written",
+            "lsp_rename",
+            json!({"symbol": "make_greeter", "new_name": "new_greeter", "dry_run": true}),
+            Expect::Ok(&["dry run: nothing was written", "would write", "main.py"]),
+        ),
+        row(
+            "an edit checked before it is written",
+            "edit",
+            json!({"path": "main.py", "old_string": "make_greeter()", "new_string": "make_greeter(1)", "dry_run": true}),
+            Expect::Ok(&[
+                "dry run: nothing was written",
+                "Expected 0 positional arguments",
+            ]),
+        ),
+        row(
             "a rename by name alone",
             "lsp_rename",
             json!({"symbol": "make_greeter", "new_name": "new_greeter"}),

@@ -225,6 +225,18 @@ impl State {
                 t.symbol
             )));
         }
+        if a.dry_run.unwrap_or(false) {
+            // Checked as far as a plan can be before it is written: the witness above; the
+            // server's references check needs the renamed files, so it is not run.
+            let mut out = ToolOutput::dry_run("lsp_rename", self.ws(), &plan.changes);
+            out.text.push_str(&format!(
+                "\nIt would rename {} site(s) of `{}` to `{}`.",
+                plan.sites.len(),
+                t.symbol,
+                a.new_name
+            ));
+            return Ok(out);
+        }
         let applied = apply_all(self.ws(), &plan.changes)?;
         if let Some(w) = self.witness() {
             let touched: Vec<PathBuf> = plan.changes.iter().map(|c| c.path.clone()).collect();
