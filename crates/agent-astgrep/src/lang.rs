@@ -99,6 +99,9 @@ pub struct LangSpec {
     pub extensions: &'static [&'static str],
     /// The tree-sitter grammar, statically linked.
     pub grammar: fn() -> TSLanguage,
+    /// The grammar's tags queries (its `queries/tags.scm`, TypeScript's after JavaScript's, as
+    /// tree-sitter combines them): where its definitions and their names are. Empty: none.
+    pub tags: &'static [&'static str],
     /// How metavariables are spelled while the grammar parses a pattern.
     pub metavars: Metavars,
     /// Whether anonymous keyword tokens always appear in the source as written (no

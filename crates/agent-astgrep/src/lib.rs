@@ -74,6 +74,7 @@
 
 mod bench;
 mod cache;
+mod definitions;
 mod edit;
 mod engine;
 mod error;
@@ -197,6 +198,7 @@ pub fn attach(registry: &Registry, config: AstGrepConfig) {
     registry.register(grep::AstGrepTool(shared.clone()));
     registry.register(edit::AstEditTool(shared.clone()));
     registry.register(resolve::ResolveTool(shared));
+    registry.provide_definitions(Arc::new(definitions::Finder));
     registry.provide_witness(Arc::new(
         witness::Witness::new(registry.run().root.clone(), index).forgetting_in(memo),
     ));

@@ -24,6 +24,7 @@ mod grep;
 mod hunks;
 mod patch;
 mod read;
+mod symbol_edit;
 mod tools;
 mod walk;
 

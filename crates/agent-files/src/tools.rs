@@ -70,12 +70,17 @@ pub(crate) struct Edited {
     /// `replace_all` was set.
     #[serde(skip)]
     all: bool,
+    /// The definition an edit by `symbol` changed: what was done, to what, where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbol: Option<String>,
 }
 
 impl Report for Edited {
     fn text(&self) -> String {
         let shown = self.changed_files.join(", ");
-        if self.all {
+        if let Some(done) = &self.symbol {
+            format!("edited {shown}: {done}")
+        } else if self.all {
             format!("edited {shown} ({} replacement(s))", self.replacements)
         } else {
             format!("edited {shown}")
@@ -169,10 +174,14 @@ pub(crate) struct EditArgs {
     #[serde(alias = "file", alias = "file_path")]
     path: String,
     /// Exact text, unique unless `replace_all`.
-    old_string: String,
+    old_string: Option<String>,
     /// Replacement text.
     new_string: String,
     replace_all: Option<bool>,
+    /// Instead of `old_string`: a definition by name path (`Class.method`), replaced whole.
+    symbol: Option<String>,
+    /// With `symbol`: put `new_string` before or after it.
+    insert: Option<crate::symbol_edit::Insert>,
     // Report the problems it would bring; write nothing (the instructions say so once).
     dry_run: Option<bool>,
 }
@@ -186,7 +195,7 @@ impl Tool for EditTool {
         Tier::Write
     }
     fn description(&self) -> String {
-        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all`."
+        "Replace one exact text that occurs once in a file, or every occurrence with `replace_all`; or a whole definition by `symbol` (no server needed), re-indented."
             .into()
     }
     fn resource_key(&self) -> ResourceKey {
@@ -194,6 +203,7 @@ impl Tool for EditTool {
     }
     async fn call(&self, args: EditArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let root = cx.run().root.clone();
+        let finder = cx.registry().definitions();
         crate::off_thread(move || {
         let root = &root;
         let path = workspace::confine_existing(root, "path", &args.path)?;
@@ -201,11 +211,24 @@ impl Tool for EditTool {
             .ok_or_else(|| io_err("cannot read", &path, std::io::ErrorKind::NotFound.into()))?;
         let text = String::from_utf8(bytes.clone())
             .map_err(|_| format!("`path` = `{}` is not UTF-8 text", clip_path(&args.path)))?;
-        if args.old_string.is_empty() {
+        let old_string = match (&args.old_string, &args.symbol) {
+            (Some(_), Some(_)) => {
+                return Err("give `old_string` (exact text) or `symbol` (a definition by name), not both; nothing was written".into());
+            }
+            (None, Some(symbol)) => return by_symbol(root, &path, &args, &text, bytes, symbol, finder.as_deref()),
+            (None, None) => {
+                return Err("`old_string` is required: the exact text to replace (or `symbol`: a definition by name path, `Class.method`)".into());
+            }
+            (Some(o), None) => o.clone(),
+        };
+        if args.insert.is_some() {
+            return Err("`insert` places `new_string` before or after a `symbol`; give `symbol` instead of `old_string`, or leave out `insert`".into());
+        }
+        if old_string.is_empty() {
             return Err("`old_string` is empty; give the exact text to replace".into());
         }
         let all = args.replace_all.unwrap_or(false);
-        let count = text.matches(&args.old_string).count();
+        let count = text.matches(&old_string).count();
         match count {
             0 => {
                 return Err(format!(
@@ -228,7 +251,7 @@ impl Tool for EditTool {
         // that would grow the file past what the file tools change is refused before any of it
         // is built (a 4 MiB file of `a` with every `a` made 1 KiB would need 4 GiB).
         let new_len = (text.len() as u128)
-            .saturating_sub(count as u128 * args.old_string.len() as u128)
+            .saturating_sub(count as u128 * old_string.len() as u128)
             .saturating_add(count as u128 * args.new_string.len() as u128);
         if new_len > EDIT_CAP as u128 {
             return Err(format!(
@@ -238,9 +261,9 @@ impl Tool for EditTool {
             .into());
         }
         let new_text = if all {
-            text.replace(&args.old_string, &args.new_string)
+            text.replace(&old_string, &args.new_string)
         } else {
-            text.replacen(&args.old_string, &args.new_string, 1)
+            text.replacen(&old_string, &args.new_string, 1)
         };
         let change = [FileChange {
             path: path.clone(),
@@ -255,8 +278,72 @@ impl Tool for EditTool {
             changed_files: changed_files(root, &[&path]),
             replacements: count,
             all,
+            symbol: None,
         };
         Ok(ToolOutput::report(&edited).with_file_changes(root, &change))
         }).await
     }
+}
+
+/// `edit` by `symbol`: the definition it names, changed through [`crate::symbol_edit`].
+fn by_symbol(
+    root: &Path,
+    path: &Path,
+    args: &EditArgs,
+    text: &str,
+    bytes: Vec<u8>,
+    symbol: &str,
+    finder: Option<&dyn agent_tier::definitions::DefinitionFinder>,
+) -> Result<ToolOutput, BoxError> {
+    use crate::symbol_edit::{Insert, apply};
+    if args.replace_all.is_some() {
+        return Err("`replace_all` is for `old_string`; a `symbol` names one definition — leave out `replace_all`".into());
+    }
+    let finder = finder.ok_or(
+        "an edit by `symbol` needs the structural-search family (its grammars find definitions), which this run does not have; give `old_string` instead",
+    )?;
+    let shown = workspace::display_path(root, path);
+    let (new_text, def) = apply(
+        finder,
+        path,
+        &shown,
+        text,
+        symbol,
+        args.insert,
+        &args.new_string,
+    )?;
+    if new_text.len() as u64 > EDIT_CAP {
+        return Err(format!(
+            "the edit would make {} {} bytes, more than the {EDIT_CAP} bytes the file tools write; nothing was written",
+            clip_path(&shown),
+            new_text.len()
+        )
+        .into());
+    }
+    let change = [FileChange {
+        path: path.to_path_buf(),
+        expected: Some(bytes),
+        new: Some(new_text.into_bytes()),
+    }];
+    if args.dry_run.unwrap_or(false) {
+        return Ok(ToolOutput::dry_run("edit", root, &change));
+    }
+    workspace::apply_all(root, &change)?;
+    let done = match args.insert {
+        None => "replaced",
+        Some(Insert::Before) => "inserted before",
+        Some(Insert::After) => "inserted after",
+    };
+    let edited = Edited {
+        changed_files: changed_files(root, &[path]),
+        replacements: 1,
+        all: false,
+        symbol: Some(format!(
+            "{done} {} {} (line {})",
+            def.kind,
+            def.name_path(),
+            def.line
+        )),
+    };
+    Ok(ToolOutput::report(&edited).with_file_changes(root, &change))
 }

@@ -31,6 +31,7 @@
 //! It never starts a process (`agent-proc` is the only code that does), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
 //! on a family crate.
 
+pub mod definitions;
 pub mod display;
 pub mod doctor;
 mod error;

@@ -46,6 +46,7 @@ struct Inner {
     change_checker: RwLock<Option<Arc<dyn crate::outside::ChangeChecker>>>,
     person_asker: RwLock<Option<Arc<dyn crate::person::PersonAsker>>>,
     witness: RwLock<Option<Arc<dyn crate::witness::IdentifierWitness>>>,
+    definitions: RwLock<Option<Arc<dyn crate::definitions::DefinitionFinder>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     policy: RwLock<ApprovalPolicy>,
     locks: Mutex<HashMap<Held, Arc<tokio::sync::Mutex<()>>>>,
@@ -102,6 +103,7 @@ impl Registry {
                 change_checker: RwLock::new(None),
                 person_asker: RwLock::new(None),
                 witness: RwLock::new(None),
+                definitions: RwLock::new(None),
                 approver: RwLock::new(None),
                 policy: RwLock::new(ApprovalPolicy::none()),
                 locks: Mutex::new(HashMap::new()),
@@ -241,6 +243,22 @@ impl Registry {
     /// The run's identifier witness, when a family provided one.
     pub fn witness(&self) -> Option<Arc<dyn crate::witness::IdentifierWitness>> {
         self.inner.witness.read().clone()
+    }
+
+    /// Provide the run's definition finder while composing the run (the family that parses
+    /// code does); a later one replaces the earlier.
+    ///
+    /// # Panics
+    ///
+    /// After the registry is sealed, like [`Registry::register`].
+    pub fn provide_definitions(&self, finder: Arc<dyn crate::definitions::DefinitionFinder>) {
+        self.composing_or_panic("provide_definitions", "a definition finder");
+        *self.inner.definitions.write() = Some(finder);
+    }
+
+    /// The run's definition finder, when a family provided one.
+    pub fn definitions(&self) -> Option<Arc<dyn crate::definitions::DefinitionFinder>> {
+        self.inner.definitions.read().clone()
     }
 
     /// End composition: from now on tools and wrappers are fixed. The first call or listing

@@ -414,6 +414,18 @@ fn names_without_lines() {
             ]),
         ),
         row(
+            "a method replaced by its name path, re-indented",
+            "edit",
+            json!({"path": "lib.py", "symbol": "Other.greet", "new_string": "def greet(self) -> str:\n    return \"other!\""}),
+            Expect::Ok(&["replaced method Other.greet (line 7)"]),
+        ),
+        row(
+            "an ambiguous symbol edit names the candidates",
+            "edit",
+            json!({"path": "lib.py", "symbol": "greet", "new_string": "x"}),
+            Expect::Fix(&["lib.py:2 method Greeter.greet", "lib.py:7 method Other.greet"]),
+        ),
+        row(
             "a rename by name alone",
             "lsp_rename",
             json!({"symbol": "make_greeter", "new_name": "new_greeter"}),
