@@ -178,7 +178,7 @@ pub(crate) struct EditArgs {
     /// Replacement text.
     new_string: String,
     replace_all: Option<bool>,
-    /// Instead of `old_string`: a definition by name path (`Class.method`), replaced whole.
+    /// A definition's name path (`Class.method`) instead of `old_string`.
     symbol: Option<String>,
     /// With `symbol`: put `new_string` before or after it.
     insert: Option<crate::symbol_edit::Insert>,

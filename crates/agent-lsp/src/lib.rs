@@ -58,6 +58,7 @@ pub mod contain;
 mod deadline;
 mod discover;
 mod error;
+mod imports;
 mod on_write;
 mod on_write_scope;
 mod outside;

@@ -167,13 +167,18 @@ pub struct RenameArgs {
     pub line: Option<u32>,
     /// Substring of `line` naming the symbol; without `line`, a name (`Class.method`) declared
     /// once in `path` or the workspace.
-    pub symbol: String,
+    #[serde(default)]
+    pub symbol: Option<String>,
     /// Which occurrence of `symbol` on the line (default 1).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub occurrence: Option<u32>,
     /// The new name.
-    pub new_name: String,
+    #[serde(default)]
+    pub new_name: Option<String>,
+    /// Move the file `path` here (no `symbol`).
+    #[serde(default)]
+    pub new_path: Option<String>,
     // Report the problems it would bring; write nothing (the instructions say so once).
     // (no doc comment: it would be the schema's description, which the instructions give once)
     #[allow(missing_docs)]
@@ -202,6 +207,7 @@ mod by_name;
 mod command;
 mod file_diagnostics;
 mod locate;
+mod move_file;
 mod ops;
 mod rename_check;
 mod rename_tool;
@@ -374,7 +380,8 @@ impl Tool for RenameTool {
     fn description(&self) -> String {
         "Rename a symbol everywhere (to rewrite a code pattern: ast_edit). `symbol` alone (no `line`) must name one declaration; anything ambiguous is refused \
 with the candidates. All files change or none do; \
-the server's references then check the result, and a rename they contradict is rolled back."
+the server's references then check the result, and a rename they contradict is rolled back. \
+`new_path` moves a file, fixing its imports."
             .to_string()
     }
 

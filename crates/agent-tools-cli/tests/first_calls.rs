@@ -423,7 +423,16 @@ fn names_without_lines() {
             "an ambiguous symbol edit names the candidates",
             "edit",
             json!({"path": "lib.py", "symbol": "greet", "new_string": "x"}),
-            Expect::Fix(&["lib.py:2 method Greeter.greet", "lib.py:7 method Other.greet"]),
+            Expect::Fix(&[
+                "lib.py:2 method Greeter.greet",
+                "lib.py:7 method Other.greet",
+            ]),
+        ),
+        row(
+            "a file move a server cannot plan names the way on",
+            "lsp_rename",
+            json!({"path": "lib.py", "new_path": "pkg/lib.py"}),
+            Expect::Fix(&["does not offer `workspace/willRenameFiles`", "apply_patch"]),
         ),
         row(
             "a rename by name alone",

@@ -1,6 +1,9 @@
 //! Renaming: `prepareRename`, `rename` and the `WorkspaceEdit` it answers with.
 
-use super::{Position, Range, TextDocumentIdentifier, TextDocumentPositionParams, ordered_map};
+use super::{
+    Offered, Position, Range, ServerCapabilities, TextDocumentIdentifier,
+    TextDocumentPositionParams, ordered_map,
+};
 use agent_rpc::Request;
 use serde::{Deserialize, Serialize};
 
@@ -179,4 +182,35 @@ impl FileOperation {
         };
         options.is_some_and(|o| o.overwrite == Some(true))
     }
+}
+
+/// `workspace/willRenameFiles`: the edits a move of files needs (imports of the moved file),
+/// asked before the move is made.
+pub enum WillRenameFiles {}
+
+impl Request for WillRenameFiles {
+    const METHOD: &'static str = "workspace/willRenameFiles";
+    type Params = RenameFilesParams;
+    type Result = Option<WorkspaceEdit>;
+}
+
+impl Offered for WillRenameFiles {
+    fn offered(caps: &ServerCapabilities) -> Option<bool> {
+        let ops = caps.workspace.as_ref()?.file_operations.as_ref()?;
+        ops.will_rename.as_ref().map(|_| true)
+    }
+}
+
+/// The files moved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RenameFilesParams {
+    pub files: Vec<FileRename>,
+}
+
+/// One file moved, by URI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileRename {
+    pub old_uri: String,
+    pub new_uri: String,
 }

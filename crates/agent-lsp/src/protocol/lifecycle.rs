@@ -68,6 +68,7 @@ pub fn client_capabilities() -> Value {
                 "failureHandling": "abort"
             },
             "symbol": {"symbolKind": {"valueSet": kinds}},
+            "fileOperations": {"willRename": true},
         },
         "textDocument": {
             "synchronization": {"didSave": true, "dynamicRegistration": false},
@@ -125,6 +126,7 @@ pub struct ServerCapabilities {
     pub diagnostic_provider: Option<Capability>,
     pub execute_command_provider: Option<ExecuteCommandOptions>,
     pub call_hierarchy_provider: Option<Capability>,
+    pub workspace: Option<WorkspaceCapabilities>,
     pub type_hierarchy_provider: Option<Capability>,
 }
 
@@ -195,6 +197,20 @@ pub struct TextDocumentSyncOptions {
 #[serde(rename_all = "camelCase")]
 pub struct SaveOptions {
     pub include_text: Option<bool>,
+}
+
+/// The workspace part of the server's capabilities, as far as it is read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceCapabilities {
+    pub file_operations: Option<FileOperationsCapabilities>,
+}
+
+/// Which file operations the server wants to hear of (their filters are not read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileOperationsCapabilities {
+    pub will_rename: Option<IgnoredAny>,
 }
 
 /// `renameProvider`'s options.

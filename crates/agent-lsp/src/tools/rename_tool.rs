@@ -29,8 +29,42 @@ impl State {
         Ok(edit.unwrap_or_default())
     }
 
+    /// `lsp_rename`: a symbol renamed, or with `new_path` the file `path` moved.
     pub async fn rename(&self, a: RenameArgs) -> Result<ToolOutput, LspError> {
-        if a.new_name.trim().is_empty() {
+        let dry_run = a.dry_run.unwrap_or(false);
+        match (&a.new_path, a.symbol.clone(), a.new_name.clone()) {
+            (Some(to), None, None) => {
+                let from = a.path.as_deref().ok_or_else(|| {
+                    arg_err("`path` is required with `new_path`: the file to move")
+                })?;
+                if a.line.is_some() || a.occurrence.is_some() {
+                    return Err(arg_err(
+                        "a move takes `path` and `new_path` only; leave out `line` and `occurrence`",
+                    ));
+                }
+                self.move_file(from, to, dry_run).await
+            }
+            (Some(_), _, _) => Err(arg_err(
+                "`new_path` moves the file `path` and takes no `symbol` or `new_name`; to rename a symbol, leave out `new_path`",
+            )),
+            (None, None, _) => Err(arg_err(
+                "`symbol` is required: the name to rename (or `path` and `new_path`, to move a file)",
+            )),
+            (None, Some(_), None) => Err(arg_err("`new_name` is required: the new identifier")),
+            (None, Some(symbol), Some(new_name)) => {
+                self.rename_symbol(a, symbol, new_name, dry_run).await
+            }
+        }
+    }
+
+    async fn rename_symbol(
+        &self,
+        a: RenameArgs,
+        symbol: String,
+        new_name: String,
+        dry_run: bool,
+    ) -> Result<ToolOutput, LspError> {
+        if new_name.trim().is_empty() {
             return Err(arg_err("`new_name` is empty; give the new identifier"));
         }
         // A name alone is resolved to its one declaration; a write never acts on a guess.
@@ -39,7 +73,7 @@ impl State {
                 At {
                     file: file.clone(),
                     line,
-                    symbol: a.symbol.clone(),
+                    symbol: symbol.clone(),
                     occurrence: a.occurrence,
                     exact: false,
                 },
@@ -58,9 +92,9 @@ impl State {
             (None, file) => {
                 let named = Named {
                     file: file.clone(),
-                    symbol: a.symbol.trim().to_string(),
+                    symbol: symbol.trim().to_string(),
                 };
-                let new_name = quoted(&a.new_name);
+                let new_name = quoted(&new_name);
                 let next = |path: &str, line: u32, symbol: &str| {
                     format!(
                         "{{{}, \"new_name\": {new_name}}}",
@@ -72,7 +106,7 @@ impl State {
             }
         };
         let new_path = confine(self.ws(), "path", &at.file)?;
-        check_identifier(&a.new_name, &new_path)?;
+        check_identifier(&new_name, &new_path)?;
         let t = self.target("lsp_rename", &at, true)?;
         let (srv, _ready) = self.open(&t).await?;
         // The server plans from what it holds: every document it has open is brought up to the
@@ -97,7 +131,7 @@ impl State {
         let params = RenameParams {
             text_document: pos.text_document,
             position: pos.position,
-            new_name: a.new_name.clone(),
+            new_name: new_name.clone(),
         };
         let mut edit = self.rename_request(&srv, &params).await?;
         // A file the edit changes that the server read from disk by itself may be stale: open
@@ -225,7 +259,7 @@ impl State {
                 t.symbol
             )));
         }
-        if a.dry_run.unwrap_or(false) {
+        if dry_run {
             // Checked as far as a plan can be before it is written: the witness above; the
             // server's references check needs the renamed files, so it is not run.
             let mut out = ToolOutput::dry_run("lsp_rename", self.ws(), &plan.changes);
@@ -233,7 +267,7 @@ impl State {
                 "\nIt would rename {} site(s) of `{}` to `{}`.",
                 plan.sites.len(),
                 t.symbol,
-                a.new_name
+                new_name
             ));
             return Ok(out);
         }
@@ -260,19 +294,17 @@ impl State {
             .get(&t.path)
             .cloned()
             .unwrap_or_else(|| t.text.clone().into_bytes());
-        let check = self
-            .check_rename(&srv, &t, &a.new_name, &plan, &before)
-            .await;
+        let check = self.check_rename(&srv, &t, &new_name, &plan, &before).await;
         let verified = match &check {
             Check::Failed(why) => {
                 return Err(arg_err(match self.roll_back(&plan, &applied).await {
                     Ok(()) => format!(
                         "rename `{}` to `{}` rolled back, every file is as it was: {why}. Check the `line` and `symbol`, or rename by hand with `edit`",
-                        t.symbol, a.new_name
+                        t.symbol, new_name
                     ),
                     Err(e) => format!(
                         "rename `{}` to `{}` failed its check ({why}) and could NOT be rolled back: {e}; the files listed there hold the renamed text",
-                        t.symbol, a.new_name
+                        t.symbol, new_name
                     ),
                 }));
             }
@@ -294,7 +326,7 @@ impl State {
                 }
                 format!(
                     "verified: {}'s references of `{}` reach all {covered} renamed occurrence(s) in code{skipped}",
-                    srv.spec.id, a.new_name
+                    srv.spec.id, new_name
                 )
             }
             Check::NotVerified(why) => format!("not verified: {why}"),
@@ -346,7 +378,7 @@ impl State {
             witness: witness.as_ref().ok().map(|w| w.report(self.ws())),
             resolved: by.map(|by| by.how),
             symbol: t.symbol.clone(),
-            new_name: a.new_name.clone(),
+            new_name: new_name.clone(),
         };
         Ok(ToolOutput::report(&report).with_file_changes(self.ws(), &plan.changes))
     }
