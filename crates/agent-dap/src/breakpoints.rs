@@ -20,6 +20,94 @@ use std::sync::Arc;
 pub(crate) struct FileBreakpoints {
     pub lines: Vec<u32>,
     pub options: BreakpointOptions,
+    /// Each line's text (trimmed) when it was set, in the order of `lines`: what the
+    /// breakpoint follows when lines are added or removed above it ([`FileBreakpoints::reanchor`]).
+    pub anchors: Vec<Option<String>>,
+}
+
+/// Most bytes of a file read to anchor its breakpoints.
+const ANCHOR_READ: u64 = 16 * 1024 * 1024;
+
+/// The trimmed text of each of `lines` (1-based) in the file at `path`.
+pub(crate) fn anchors_of(root: &Path, path: &Path, lines: &[u32]) -> Vec<Option<String>> {
+    let text = agent_tier::workspace::read_regular(root, path, ANCHOR_READ)
+        .ok()
+        .map(|r| String::from_utf8_lossy(&r.bytes).into_owned());
+    let all: Vec<&str> = text
+        .as_deref()
+        .map(|t| t.lines().collect())
+        .unwrap_or_default();
+    lines
+        .iter()
+        .map(|l| {
+            (*l as usize)
+                .checked_sub(1)
+                .and_then(|i| all.get(i))
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+        })
+        .collect()
+}
+
+impl FileBreakpoints {
+    /// Follow each breakpoint's line text to where it is now in `path` (edits above it move
+    /// it): a line whose text changed is moved to the one line that has the text now; with no
+    /// such line, or several, it stays, and the note says why. Returns one note per breakpoint
+    /// that moved or could not follow.
+    pub(crate) fn reanchor(&mut self, root: &Path, path: &Path) -> Vec<String> {
+        let shown = display_path(root, path);
+        let text = agent_tier::workspace::read_regular(root, path, ANCHOR_READ)
+            .ok()
+            .map(|r| String::from_utf8_lossy(&r.bytes).into_owned())
+            .unwrap_or_default();
+        let all: Vec<&str> = text.lines().map(str::trim).collect();
+        let mut notes = Vec::new();
+        let mut pairs: Vec<(u32, Option<String>)> = Vec::new();
+        for (i, line) in self.lines.iter().enumerate() {
+            let anchor = self.anchors.get(i).cloned().flatten();
+            let Some(want) = anchor.as_deref() else {
+                pairs.push((*line, anchor));
+                continue;
+            };
+            if (*line as usize).checked_sub(1).and_then(|i| all.get(i)) == Some(&want) {
+                pairs.push((*line, anchor));
+                continue;
+            }
+            let found: Vec<u32> = all
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t == want)
+                .map(|(n, _)| n as u32 + 1)
+                .collect();
+            let quoted = agent_tier::display::clip_chars(want, 60);
+            match found.as_slice() {
+                [to] => {
+                    notes.push(format!(
+                        "{shown}:{line} re-anchored to line {to}: its line `{quoted}` moved"
+                    ));
+                    pairs.push((*to, anchor));
+                }
+                [] => {
+                    notes.push(format!(
+                        "{shown}:{line}: its line `{quoted}` is no longer in the file; the breakpoint stays at line {line}"
+                    ));
+                    pairs.push((*line, anchor));
+                }
+                many => {
+                    let at: Vec<String> = many.iter().take(5).map(u32::to_string).collect();
+                    notes.push(format!(
+                        "{shown}:{line}: its line `{quoted}` is now on several lines ({}); the breakpoint stays at line {line} — set it again on the one you mean",
+                        at.join(", ")
+                    ));
+                    pairs.push((*line, anchor));
+                }
+            }
+        }
+        pairs.sort_by_key(|(l, _)| *l);
+        pairs.dedup_by_key(|(l, _)| *l);
+        (self.lines, self.anchors) = pairs.into_iter().unzip();
+        notes
+    }
 }
 
 /// The function breakpoints, as the model set them.

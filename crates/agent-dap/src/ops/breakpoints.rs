@@ -5,7 +5,7 @@ use super::rows::{breakpoint_rows, function_rows};
 use crate::DapError;
 use crate::args::BreakpointOptions;
 use crate::breakpoints::{
-    FileBreakpoints, FunctionBreakpoints, Placed, place, placed_in, placed_results,
+    FileBreakpoints, FunctionBreakpoints, Placed, anchors_of, place, placed_in, placed_results,
     set_breakpoints_args, set_function_breakpoints_args,
 };
 use crate::protocol::{SetBreakpoints, SetFunctionBreakpoints};
@@ -25,6 +25,7 @@ pub(super) async fn run(
     let path = confine_existing(&sup.root, "path", file)?;
     lines.sort_unstable();
     lines.dedup();
+    let anchors = anchors_of(&sup.root, &path, &lines);
     {
         let mut map = sup.breakpoints.lock();
         if lines.is_empty() {
@@ -35,6 +36,7 @@ pub(super) async fn run(
                 FileBreakpoints {
                     lines: lines.clone(),
                     options: options.clone(),
+                    anchors: anchors.clone(),
                 },
             );
         }
@@ -54,6 +56,7 @@ pub(super) async fn run(
     let own = FileBreakpoints {
         lines: lines.clone(),
         options: options.clone(),
+        anchors,
     };
     let placed = sup.placed.lock().clone();
     let function_options = sup.functions.lock().options.clone();

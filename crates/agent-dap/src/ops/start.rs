@@ -78,6 +78,13 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<Started, Da
     );
     *sup.session.lock().await = Some(session.clone());
     let gen_before = session.state().stop_gen;
+    // Line breakpoints follow their line's text to where edits since they were set moved it.
+    let reanchored: Vec<String> = {
+        let mut map = sup.breakpoints.lock();
+        map.iter_mut()
+            .flat_map(|(path, bps)| bps.reanchor(&sup.root, path))
+            .collect()
+    };
     let asked = sup.breakpoints.lock().clone();
     let functions = sup.functions.lock().clone();
     let wanted = Wanted {
@@ -156,6 +163,7 @@ pub(super) async fn start(sup: &Supervisor, st: Start<'_>) -> Result<Started, Da
         adapter_pid: session.adapter_pgid(),
         debuggee_pid: session.state().debuggee_pid,
         breakpoints,
+        reanchored,
         placed_by_definitions: (configured.functions.is_some() && configured.placement.is_some())
             .then(|| adapter.name()),
         function_breakpoints,

@@ -24,6 +24,9 @@ pub(crate) struct Started {
     pub debuggee_pid: Option<u32>,
     /// The line breakpoints, file by file.
     pub breakpoints: Vec<BreakpointRow>,
+    /// Line breakpoints that followed their line's text since they were set, or could not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reanchored: Vec<String>,
     /// The function breakpoints, one per name, when any were asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub function_breakpoints: Option<Vec<FunctionBreakpointRow>>,
@@ -93,6 +96,9 @@ impl Report for Started {
         text.push_str(&lines(
             self.breakpoints.iter().map(BreakpointRow::line_text),
         ));
+        for note in &self.reanchored {
+            let _ = write!(text, "\n{note}");
+        }
         if let Some(rows) = &self.function_breakpoints {
             if let Some(adapter) = self.placed_by_definitions {
                 let _ = write!(
