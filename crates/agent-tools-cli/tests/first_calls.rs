@@ -190,6 +190,12 @@ fn everyday_first_calls_through_serve() {
             Expect::Ok(&["no debug session"]),
         ),
         row(
+            "debug restart before any launch names the way",
+            "debug",
+            json!({"op": "restart"}),
+            Expect::Fix(&["`launch`"]),
+        ),
+        row(
             "ast_grep's syntax tree of a pattern that finds nothing",
             "ast_grep",
             json!({"pattern": "fn f()", "path": "src/lib.rs", "tree": true}),
@@ -379,6 +385,18 @@ fn names_without_lines() {
             "lsp",
             json!({"operation": "outgoing_calls", "symbol": "main"}),
             Expect::Ok(&["function make_greeter — lib.py:11:5", "(called at line 5)"]),
+        ),
+        row(
+            "text inserted after a definition, by name",
+            "edit",
+            json!({"path": "lib.py", "symbol": "make_greeter", "insert": "after", "new_string": "def other_greeter() -> Greeter:\n    return Greeter()"}),
+            Expect::Ok(&["inserted after function make_greeter"]),
+        ),
+        row(
+            "supertypes the server lacks names it",
+            "lsp",
+            json!({"operation": "supertypes", "symbol": "Greeter"}),
+            Expect::Fix(&["pyright does not offer `supertypes`"]),
         ),
         row(
             "a type hierarchy the server lacks names it and the way on",

@@ -94,6 +94,10 @@ async fn breakpoints_follow_their_lines_and_functions_across_edits() {
         .await;
     std::fs::write(f.root().join("app.py"), format!("# a\n# b\n{app}")).unwrap();
     let by_name = f.ok(json!({"op": "restart"})).await;
-    assert!(by_name.text.contains("at work (app.py:3)"), "{}", by_name.text);
+    assert!(
+        by_name.text.contains("at work (app.py:3)"),
+        "{}",
+        by_name.text
+    );
     f.finish().await;
 }
