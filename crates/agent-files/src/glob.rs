@@ -97,7 +97,8 @@ fn glob(root: &Path, args: GlobArgs) -> Result<ToolOutput, BoxError> {
     // name is shown only if it is reached below the root's descriptor through no symlink.
     let below = workspace::Beneath::open(&root)?;
     let skipped = match walk::start(&base, &pattern) {
-        Some(from) => walk::files(&root, &from, &base, Some(&pattern), |abs, meta| {
+        Some(from) => walk::files(&root, &from, &base, Some(&pattern), true, |abs, meta| {
+            let Some(meta) = meta else { return true };
             if !below.reaches(abs) {
                 return true;
             }

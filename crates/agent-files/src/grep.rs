@@ -24,7 +24,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Matching lines shown when `limit` is not given.
 const DEFAULT_LIMIT: u32 = 100;
@@ -124,12 +124,7 @@ fn grep(root: &Path, args: GrepArgs) -> Result<ToolOutput, BoxError> {
         root: &root,
         below: workspace::Beneath::open(&root)?,
         matcher,
-        searcher: SearcherBuilder::new()
-            .line_terminator(LineTerminator::crlf())
-            .binary_detection(BinaryDetection::none())
-            .bom_sniffing(false)
-            .line_number(false)
-            .build(),
+        searcher: searcher(),
         context: context as usize,
         limit: limit as usize,
         text: String::new(),
@@ -150,9 +145,11 @@ fn grep(root: &Path, args: GrepArgs) -> Result<ToolOutput, BoxError> {
             None => Some(target.clone()),
         };
         match from {
-            Some(from) => walk::files(&root, &from, &target, glob.as_ref(), |abs, _| {
-                search.file(abs);
-                true
+            Some(from) => search.all(|visit| {
+                walk::files(&root, &from, &target, glob.as_ref(), false, |abs, _| {
+                    visit(abs);
+                    true
+                })
             }),
             None => Skipped::default(),
         }
@@ -273,15 +270,6 @@ impl Sink for Hits<'_> {
 }
 
 impl Search<'_> {
-    /// Search the regular file at `abs` (a FIFO or device put there since the walk is refused
-    /// by the open, which never blocks).
-    fn file(&mut self, abs: &Path) {
-        match self.below.open_regular(abs) {
-            Ok((file, size)) => self.open_file(abs, file, size),
-            Err(e) => self.unreadable(abs, &e),
-        }
-    }
-
     fn unreadable(&mut self, abs: &Path, e: &std::io::Error) {
         self.unreadable += 1;
         if self.first_error.is_none() {
@@ -297,40 +285,75 @@ impl Search<'_> {
     }
 
     fn open_file(&mut self, abs: &Path, file: std::fs::File, size: u64) {
-        let mut bytes = Vec::new();
-        let mut reader = file.take(SCAN_CAP);
-        if let Err(e) = (&mut reader).take(SNIFF).read_to_end(&mut bytes) {
-            return self.unreadable(abs, &e);
+        match load(file, size) {
+            Loaded::Unreadable(e) => self.unreadable(abs, &e),
+            Loaded::Binary => self.binary += 1,
+            Loaded::Text { bytes, cut } => {
+                let found = match hits(&mut self.searcher, &self.matcher, &bytes) {
+                    Ok(found) => found,
+                    Err(e) => return self.unreadable(abs, &e),
+                };
+                self.tally(&Scanned::Searched {
+                    cut,
+                    hits: found.len(),
+                });
+                self.show(abs, &bytes, &found);
+            }
         }
-        if is_binary(&bytes) {
-            self.binary += 1;
-            return;
+    }
+
+    /// Every file of a walk, in its order: counted while the walk goes on, by a thread per core
+    /// taking the next file (each read once, through a bounded buffer), then the first files
+    /// with matches read again to show their lines, until the limit. `walk` calls its argument
+    /// with each file and returns what it skipped.
+    fn all(&mut self, walk: impl FnOnce(&mut dyn FnMut(&Path)) -> Skipped) -> Skipped {
+        let (scanned, skipped) = scan_parallel(&self.below, &self.matcher, walk);
+        for (abs, s) in scanned {
+            self.tally(&s);
+            if let Scanned::Unreadable(e) = &s {
+                self.unreadable(&abs, e);
+            }
+            let Scanned::Searched { hits: 1.., .. } = s else {
+                continue;
+            };
+            if self.full() {
+                continue;
+            }
+            // Shown as it is now (a file changed since it was counted shows its new lines).
+            if let Ok((file, size)) = self.below.open_regular(&abs)
+                && let Loaded::Text { bytes, .. } = load(file, size)
+                && let Ok(found) = hits(&mut self.searcher, &self.matcher, &bytes)
+            {
+                self.show(&abs, &bytes, &found);
+            }
         }
-        if let Err(e) = reader.read_to_end(&mut bytes) {
-            return self.unreadable(abs, &e);
+        skipped
+    }
+
+    /// Count one file's outcome.
+    fn tally(&mut self, s: &Scanned) {
+        match s {
+            Scanned::Unreadable(_) => {}
+            Scanned::Binary => self.binary += 1,
+            Scanned::Searched { cut, hits } => {
+                self.searched += 1;
+                self.cut += usize::from(*cut);
+                if *hits > 0 {
+                    self.files += 1;
+                    self.total += hits;
+                }
+            }
         }
-        if size > SCAN_CAP || bytes.len() as u64 >= SCAN_CAP {
-            self.cut += 1;
-        }
-        self.searched += 1;
-        let mut hits = Hits {
-            matcher: &self.matcher,
-            found: Vec::new(),
-        };
-        if let Err(e) = self.searcher.search_slice(&self.matcher, &bytes, &mut hits) {
-            return self.unreadable(abs, &e);
-        }
-        let found = hits.found;
-        if found.is_empty() {
-            return;
-        }
-        self.files += 1;
-        self.total += found.len();
-        if self.full() {
+    }
+
+    /// The lines of `found` in `bytes` (the file at `abs`), with their context, up to the
+    /// limit.
+    fn show(&mut self, abs: &Path, bytes: &[u8], found: &[Hit]) {
+        if found.is_empty() || self.full() {
             return;
         }
         let rel = escape(&self.rel(abs)).into_owned();
-        let mut cursor = lines::Cursor::new(&bytes);
+        let mut cursor = lines::Cursor::new(bytes);
         let mut last_printed = 0usize;
         for (i, hit) in found.iter().enumerate() {
             if self.full() {
@@ -341,7 +364,7 @@ impl Search<'_> {
             let mut before = Vec::new();
             let mut start = hit.span.start;
             while before.len() < self.context && n - before.len() > last_printed + 1 {
-                let Some(prev) = prev_line(&bytes, start) else {
+                let Some(prev) = prev_line(bytes, start) else {
                     break;
                 };
                 start = prev.start;
@@ -365,7 +388,7 @@ impl Search<'_> {
             let next_hit = found.get(i + 1).map(|h| h.span.start);
             let mut end = hit.span.end;
             for k in 1..=self.context {
-                let Some(next) = next_line(&bytes, end) else {
+                let Some(next) = next_line(bytes, end) else {
                     break;
                 };
                 if next_hit.is_some_and(|h| next.start >= h) {
@@ -429,6 +452,167 @@ impl Search<'_> {
             pattern: pattern.to_string(),
             notes,
         }
+    }
+}
+
+/// A file read for searching.
+enum Loaded {
+    Unreadable(std::io::Error),
+    Binary,
+    /// Its first [`SCAN_CAP`] bytes, and whether it is longer.
+    Text {
+        bytes: Vec<u8>,
+        cut: bool,
+    },
+}
+
+/// Read an opened file as a search reads it: binary when its first [`SNIFF`] bytes hold a NUL,
+/// else up to [`SCAN_CAP`] bytes.
+fn load(file: std::fs::File, size: u64) -> Loaded {
+    let mut bytes = Vec::with_capacity(size.min(SCAN_CAP) as usize);
+    let mut reader = file.take(SCAN_CAP);
+    if let Err(e) = (&mut reader).take(SNIFF).read_to_end(&mut bytes) {
+        return Loaded::Unreadable(e);
+    }
+    if is_binary(&bytes) {
+        return Loaded::Binary;
+    }
+    if let Err(e) = reader.read_to_end(&mut bytes) {
+        return Loaded::Unreadable(e);
+    }
+    let cut = size > SCAN_CAP || bytes.len() as u64 >= SCAN_CAP;
+    Loaded::Text { bytes, cut }
+}
+
+/// The matching lines of `bytes`, by the shared line definition.
+fn hits(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    bytes: &[u8],
+) -> Result<Vec<Hit>, std::io::Error> {
+    let mut hits = Hits {
+        matcher,
+        found: Vec::new(),
+    };
+    searcher.search_slice(matcher, bytes, &mut hits)?;
+    Ok(hits.found)
+}
+
+/// What counting one file found.
+enum Scanned {
+    Unreadable(std::io::Error),
+    Binary,
+    Searched { cut: bool, hits: usize },
+}
+
+/// A searcher as every file is searched.
+fn searcher() -> Searcher {
+    SearcherBuilder::new()
+        .line_terminator(LineTerminator::crlf())
+        .binary_detection(BinaryDetection::none())
+        .bom_sniffing(false)
+        .line_number(false)
+        .build()
+}
+
+/// Count the matching lines of every file `walk` names, a thread per core taking the next one
+/// while the walk goes on; the files with their outcomes in the walk's order, and what the walk
+/// skipped.
+fn scan_parallel(
+    below: &workspace::Beneath,
+    matcher: &RegexMatcher,
+    walk: impl FnOnce(&mut dyn FnMut(&Path)) -> Skipped,
+) -> (Vec<(PathBuf, Scanned)>, Skipped) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, PathBuf)>(4096);
+    let rx = std::sync::Mutex::new(rx);
+    let work = || {
+        let mut searcher = searcher();
+        let mut out = Vec::new();
+        loop {
+            let next = rx.lock().map(|r| r.recv());
+            let Ok(Ok((i, abs))) = next else {
+                return out;
+            };
+            let s = count(&mut searcher, below, matcher, &abs);
+            out.push((i, abs, s));
+        }
+    };
+    let (mut all, skipped) = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+        let mut n = 0usize;
+        let skipped = walk(&mut |abs: &Path| {
+            let _ = tx.send((n, abs.to_path_buf()));
+            n += 1;
+        });
+        drop(tx);
+        let mut all = Vec::with_capacity(n);
+        for h in handles {
+            match h.join() {
+                Ok(v) => all.extend(v),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        (all, skipped)
+    });
+    all.sort_by_key(|(i, _, _)| *i);
+    let files = all.into_iter().map(|(_, p, s)| (p, s)).collect();
+    (files, skipped)
+}
+
+/// Count the matching lines of the file at `abs`, streaming it through the searcher's own
+/// bounded buffer: binary when its first [`SNIFF`] bytes hold a NUL, else its first
+/// [`SCAN_CAP`] bytes.
+fn count(
+    searcher: &mut Searcher,
+    below: &workspace::Beneath,
+    matcher: &RegexMatcher,
+    abs: &Path,
+) -> Scanned {
+    let (file, size) = match below.open_regular(abs) {
+        Ok(f) => f,
+        Err(e) => return Scanned::Unreadable(e),
+    };
+    let mut head = Vec::with_capacity(SNIFF as usize);
+    let mut reader = file.take(SCAN_CAP);
+    if let Err(e) = (&mut reader).take(SNIFF).read_to_end(&mut head) {
+        return Scanned::Unreadable(e);
+    }
+    if is_binary(&head) {
+        return Scanned::Binary;
+    }
+    let mut counted = Counted { matcher, lines: 0 };
+    if let Err(e) = searcher.search_reader(
+        matcher,
+        std::io::Cursor::new(head).chain(reader),
+        &mut counted,
+    ) {
+        return Scanned::Unreadable(e);
+    }
+    Scanned::Searched {
+        cut: size > SCAN_CAP,
+        hits: counted.lines,
+    }
+}
+
+/// The sink that counts the lines of each matching region, by the shared line definition.
+struct Counted<'m> {
+    matcher: &'m RegexMatcher,
+    lines: usize,
+}
+
+impl Sink for Counted<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let bytes = m.bytes();
+        for span in lines::line_spans(bytes) {
+            if let Ok(Some(_)) = self.matcher.find(&bytes[span]) {
+                self.lines += 1;
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -147,7 +147,8 @@ pub(crate) fn files(
     from: &Path,
     base: &Path,
     pattern: Option<&Pattern>,
-    mut visit: impl FnMut(&Path, &std::fs::Metadata) -> bool,
+    with_meta: bool,
+    mut visit: impl FnMut(&Path, Option<&std::fs::Metadata>) -> bool,
 ) -> Skipped {
     let mut skipped = Skipped::default();
     let hidden = pattern.is_some_and(|p| p.hidden);
@@ -183,11 +184,17 @@ pub(crate) fn files(
             skipped.special += 1;
             continue;
         }
-        let Ok(meta) = entry.metadata() else {
-            skipped.unreadable += 1;
-            continue;
+        // A stat per file only when the caller reads it (a search does not).
+        let meta = if with_meta {
+            let Ok(meta) = entry.metadata() else {
+                skipped.unreadable += 1;
+                continue;
+            };
+            Some(meta)
+        } else {
+            None
         };
-        if !visit(entry.path(), &meta) {
+        if !visit(entry.path(), meta.as_ref()) {
             break;
         }
     }
