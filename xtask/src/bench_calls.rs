@@ -88,13 +88,13 @@ fn corpora() -> Vec<&'static Corpus> {
 }
 
 /// One process's wall time and peak RSS (KiB, as GNU time's `%M` reports it) and its stdout.
-struct Timed {
-    wall: Duration,
-    rss_kib: u64,
-    stdout: Vec<u8>,
+pub(crate) struct Timed {
+    pub wall: Duration,
+    pub rss_kib: u64,
+    pub stdout: Vec<u8>,
 }
 
-fn timed(cmd: &[&str], cwd: &Path) -> Result<Timed> {
+pub(crate) fn timed(cmd: &[&str], cwd: &Path) -> Result<Timed> {
     let rss_file = std::env::temp_dir().join(format!("bench-calls-rss-{}", std::process::id()));
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
@@ -203,7 +203,7 @@ fn link(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
+pub(crate) fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
 }

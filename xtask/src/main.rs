@@ -14,6 +14,7 @@ mod bench_calls;
 mod bench_hostile;
 mod bench_http;
 mod bench_kernel;
+mod bench_scale;
 mod bench_servers;
 mod dist;
 mod stdio_host;
@@ -31,6 +32,7 @@ const APT_PACKAGES: &[&str] = &[
     "runc",
     "debootstrap",
     "kubernetes-client",
+    "ripgrep",
 ];
 /// (binary that proves the package is there, package)
 const APT_PROBES: &[(&str, &str)] = &[
@@ -44,6 +46,7 @@ const APT_PROBES: &[(&str, &str)] = &[
     ("runc", "runc"),
     ("debootstrap", "debootstrap"),
     ("kubectl", "kubernetes-client"),
+    ("rg", "ripgrep"),
 ];
 /// The crates published on their own; every other member is `publish = false` (`lint` checks).
 const PUBLISHED: &[&str] = &[
@@ -112,7 +115,7 @@ fn main() -> Result<()> {
         Some("bench") => bench(&root, args.get(1).map(String::as_str).unwrap_or("all")),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup | test [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|calls|astgrep|lsp|dap|kernel|all]>"
+                "usage: cargo xtask <setup | test [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|calls|astgrep|lsp|dap|kernel|all|scale]>"
             );
             std::process::exit(2)
         }
@@ -717,6 +720,15 @@ fn bench(root: &Path, which: &str) -> Result<()> {
             None => host_binary(root, true)?,
         };
         bench_calls::run(root, &bin)?;
+    }
+    // Not in `all`: it unpacks a 1.2 GB tree on first use.
+    if which == "scale" {
+        println!("== bench scale: grep and ast_grep at three sizes of the Linux tree ==");
+        let bin = match std::env::var_os("AGENT_TOOLS_BENCH_BIN") {
+            Some(b) => PathBuf::from(b),
+            None => host_binary(root, true)?,
+        };
+        bench_scale::run(root, &bin)?;
     }
     for family in ["astgrep", "lsp", "dap", "kernel"] {
         if all || which == family {

@@ -13,7 +13,7 @@ use crate::protocol::{
     Initialize, InitializeArguments, NoArguments, SetBreakpoints, SetExceptionBreakpoints,
     SetExceptionBreakpointsArguments, SetFunctionBreakpoints,
 };
-use crate::state::{Known, OutputBuf, Shared, State, human};
+use crate::state::{Known, OutputBuf, Shared, State};
 use crate::transport::Client;
 use agent_proc::{Child, Tail};
 use agent_rpc::Request;
@@ -118,7 +118,7 @@ impl Session {
         let mut rx = session.shared.state.subscribe();
         let watcher = tokio::spawn(async move {
             let why = tokio::select! {
-                _ = tokio::time::sleep(ttl) => format!("its time to live of {} expired", human(ttl)),
+                _ = tokio::time::sleep(ttl) => format!("its time to live of {} expired", agent_tier::display::duration(ttl)),
                 r = rx.wait_for(|s| s.terminated || s.closed.is_some()) => match r {
                     Ok(s) if s.closed.is_some() && !s.terminated => "the debug adapter exited unexpectedly".to_string(),
                     _ => "the debuggee terminated".to_string(),

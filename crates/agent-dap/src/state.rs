@@ -7,7 +7,6 @@ use crate::transport::Sink;
 use agent_rpc::{Malformed, Notification};
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 use tokio::sync::watch;
 
 /// Output kept per session; older output is dropped (and counted).
@@ -59,10 +58,7 @@ impl OutputBuf {
     pub fn push(&mut self, s: &str) {
         self.text.push_str(s);
         if self.text.len() > OUTPUT_KEEP {
-            let mut cut = self.text.len() - OUTPUT_KEEP;
-            while !self.text.is_char_boundary(cut) {
-                cut += 1;
-            }
+            let cut = self.text.ceil_char_boundary(self.text.len() - OUTPUT_KEEP);
             self.text.drain(..cut);
             self.dropped += cut;
         }
@@ -75,15 +71,10 @@ impl OutputBuf {
 
     /// Up to `max` bytes from `cursor`: (text, where it really started, the next cursor).
     pub fn read(&self, cursor: usize, max: usize) -> (String, usize, usize) {
-        let start = cursor.clamp(self.dropped, self.end()) - self.dropped;
-        let mut start = start;
-        while !self.text.is_char_boundary(start) {
-            start += 1;
-        }
-        let mut stop = (start + max).min(self.text.len());
-        while !self.text.is_char_boundary(stop) {
-            stop -= 1;
-        }
+        let start = self
+            .text
+            .ceil_char_boundary(cursor.clamp(self.dropped, self.end()) - self.dropped);
+        let stop = self.text.floor_char_boundary(start + max).max(start);
         (
             self.text[start..stop].to_string(),
             start + self.dropped,
@@ -238,18 +229,6 @@ impl State {
             Run::Stopped { thread_id, .. } => *thread_id,
             _ => None,
         }
-    }
-}
-
-/// `1800 s` → `30m`, `2 s` → `2s`.
-pub(crate) fn human(d: Duration) -> String {
-    let s = d.as_secs();
-    if s >= 60 && s.is_multiple_of(60) {
-        format!("{}m", s / 60)
-    } else if s >= 1 {
-        format!("{s}s")
-    } else {
-        format!("{}ms", d.as_millis())
     }
 }
 

@@ -382,3 +382,46 @@ async fn a_gitignore_outside_a_repository_hides_nothing_and_what_ignore_files_hi
         out.text
     );
 }
+
+/// Issue 44: the parallel count is ripgrep's count. On Django's sdist (no repository, so no
+/// `.gitignore` applies for either), three patterns, over the whole tree and one folder: the
+/// number of matching lines and of files with a match equal `rg -c`'s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_counts_equal_ripgreps_on_a_real_tree() {
+    let rg = agent_testkit::require("rg");
+    let django = agent_testkit::django();
+    let r = registry(&django);
+    for (pattern, literal, path) in [
+        ("def ", true, "."),
+        ("self\\.[a-z_]+\\(", false, "."),
+        ("import", true, "django/db"),
+    ] {
+        let mut cmd = std::process::Command::new(&rg);
+        cmd.arg("-c").current_dir(&django);
+        if literal {
+            cmd.arg("--fixed-strings");
+        }
+        let out = cmd.args(["--", pattern, path]).output().unwrap();
+        let per_file: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.rsplit(':').next()?.parse().ok())
+            .collect();
+        let found = call(
+            &r,
+            "grep",
+            json!({"pattern": pattern, "literal": literal, "path": path, "limit": 1}),
+        )
+        .await;
+        assert!(!found.is_error, "{}", found.text);
+        let s = found.structured.unwrap();
+        assert_eq!(
+            (s["matches"].as_u64().unwrap(), s["files"].as_u64().unwrap()),
+            (per_file.iter().sum::<u64>(), per_file.len() as u64),
+            "`{pattern}` in {path}"
+        );
+        assert!(
+            per_file.len() > 10,
+            "`{pattern}`: a pattern that finds little proves little"
+        );
+    }
+}

@@ -183,10 +183,7 @@ pub(crate) fn decode(body: &[u8]) -> Decoded {
         if text.len() <= QUOTED {
             text.into_owned()
         } else {
-            let mut end = QUOTED;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
+            let end = text.floor_char_boundary(QUOTED);
             format!("{} […]", &text[..end])
         }
     };

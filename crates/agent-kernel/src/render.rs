@@ -88,13 +88,6 @@ pub(crate) struct Collector {
     pub(crate) grace: Duration,
 }
 
-fn floor_char(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 impl Collector {
     pub(crate) fn new(language: &'static str, cap: usize) -> Self {
         Collector {
@@ -170,7 +163,7 @@ impl Collector {
         let head_cap = self.cap * 3 / 4;
         let mut text = text;
         if self.head_used < head_cap {
-            let take = floor_char(text, (head_cap - self.head_used).min(text.len()));
+            let take = text.floor_char_boundary(head_cap - self.head_used);
             let (keep, rest) = text.split_at(take);
             self.head_used += keep.len();
             match self.items.last_mut() {
@@ -192,7 +185,7 @@ impl Collector {
         self.tail.push_str(text);
         let tail_cap = self.cap / 4;
         if self.tail.len() > tail_cap * 2 {
-            let drop = floor_char(&self.tail, self.tail.len() - tail_cap);
+            let drop = self.tail.floor_char_boundary(self.tail.len() - tail_cap);
             self.cut += drop;
             self.tail.drain(..drop);
         }
@@ -201,7 +194,7 @@ impl Collector {
     fn finish_tail(&mut self) {
         let tail_cap = self.cap / 4;
         if self.tail.len() > tail_cap {
-            let drop = floor_char(&self.tail, self.tail.len() - tail_cap);
+            let drop = self.tail.floor_char_boundary(self.tail.len() - tail_cap);
             self.cut += drop;
             self.tail.drain(..drop);
         }

@@ -126,14 +126,8 @@ pub fn clip_middle_bytes(text: &str, cap: usize) -> (Cow<'_, str>, usize) {
         return (Cow::Borrowed(text), 0);
     }
     let room = cap.saturating_sub(80).max(16);
-    let mut head = (room * 3 / 4).min(text.len());
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - room / 4;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
+    let head = text.floor_char_boundary(room * 3 / 4);
+    let tail = text.ceil_char_boundary(text.len() - room / 4);
     let cut = tail - head;
     (
         Cow::Owned(format!(

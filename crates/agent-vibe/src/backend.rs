@@ -353,7 +353,8 @@ async fn run_command(
             }
         })
     });
-    let _reader_abort = reader.as_ref().map(|r| AbortOnDrop(r.abort_handle()));
+    // Aborted if this run ends early (an error, or its future dropped).
+    let reader = reader.map(tokio_util::task::AbortOnDropHandle::new);
     if let Some(mut stdin) = child.take_stdin() {
         let brief = job.brief.clone();
         // A worker that never reads its stdin must not stall the run: write in the background.
@@ -366,13 +367,8 @@ async fn run_command(
     // Let the reader drain what the worker wrote (bounded: a leftover grandchild may hold the
     // pipe open), then kill the group, which closes it.
     if let Some(r) = reader {
-        let abort = r.abort_handle();
-        if tokio::time::timeout(Duration::from_secs(5), r)
-            .await
-            .is_err()
-        {
-            abort.abort();
-        }
+        // Past the bound the handle is dropped with the timeout, which aborts the reader.
+        let _ = tokio::time::timeout(Duration::from_secs(5), r).await;
     }
     child.kill();
     let (stdout, dropped) = {
@@ -399,12 +395,4 @@ async fn run_command(
         stderr: last_lines(&stderr.text()),
         stdout: last_lines(&stdout),
     })
-}
-
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }

@@ -2,7 +2,7 @@
 
 use super::inspect::location;
 use crate::report::{Live, NoSession, SessionStatus, Status};
-use crate::state::{Run, human};
+use crate::state::Run;
 use crate::supervisor::Supervisor;
 use std::time::Duration;
 
@@ -27,8 +27,8 @@ pub(super) async fn run(sup: &Supervisor) -> Status {
             _ => None,
         };
         Some(Live {
-            age: human(Duration::from_secs(s.started.elapsed().as_secs())),
-            ttl: human(s.ttl),
+            age: agent_tier::display::duration(Duration::from_secs(s.started.elapsed().as_secs())),
+            ttl: agent_tier::display::duration(s.ttl),
             command: s.command.clone(),
             stopped_at,
         })

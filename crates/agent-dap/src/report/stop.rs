@@ -5,7 +5,6 @@
 
 use super::rows::{FrameRow, VariableRow, lines};
 use crate::limits::{EXIT_TAIL, STOP_CONTEXT};
-use crate::state::human;
 use agent_tier::Report;
 use agent_tier::display::clip_tail_chars;
 use schemars::JsonSchema;
@@ -42,7 +41,7 @@ impl Report for Moved {
             Moved::Exited(e) => e.text(),
             Moved::Running(r) => format!(
                 "still running after {}; call `status` to see where it stops, or `pause`",
-                human(r.waited)
+                agent_tier::display::duration(r.waited)
             ),
             Moved::AdapterGone(g) => format!(
                 "the debug adapter exited unexpectedly; the session is over{}",

@@ -41,10 +41,7 @@ impl CellProgress {
         }
         self.tail.push_str(text);
         if self.tail.len() > TAIL {
-            let mut start = self.tail.len() - TAIL;
-            while !self.tail.is_char_boundary(start) {
-                start += 1;
-            }
+            let start = self.tail.ceil_char_boundary(self.tail.len() - TAIL);
             self.tail.drain(..start);
             self.cut = true;
         }

@@ -83,10 +83,7 @@ impl ProgressListener {
 
 fn truncate(mut s: String) -> String {
     if s.len() > PROGRESS_MAX {
-        let mut end = PROGRESS_MAX - '…'.len_utf8();
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = s.floor_char_boundary(PROGRESS_MAX - '…'.len_utf8());
         s.truncate(end);
         s.push('…');
     }

@@ -1,0 +1,201 @@
+//! `cargo xtask bench scale` (issue 44): cost as the tree grows. One real C tree (Debian's Linux
+//! 6.1 source, `linux-source-6.1`, unpacked under `.tools/corpora` on first use) at three
+//! sizes — `drivers/net`, `drivers`, the whole tree — searched process per call, as a harness
+//! without a long-lived host runs the tools: `grep` against ripgrep (`rg -c`, the same
+//! pattern; the counts must be identical; median of 3 after a warm-up) and `ast_grep` against
+//! the ast-grep CLI (one run each: a whole-tree search takes minutes), with each process's peak
+//! RSS. Prints the ratio at every size; docs/benchmarks.md records a run.
+
+use crate::bench_calls::{median, timed};
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The three sizes of the tree, smallest first.
+const SIZES: &[&str] = &["drivers/net", "drivers", "."];
+
+/// grep's patterns: (name, pattern, literal).
+const GREPS: &[(&str, &str, bool)] = &[
+    ("literal `kfree(`", "kfree(", true),
+    (
+        "regex `memcpy\\([^,]+, [^,]+, sizeof`",
+        "memcpy\\([^,]+, [^,]+, sizeof",
+        false,
+    ),
+];
+
+/// ast_grep's patterns, the issue's.
+const PATTERNS: &[&str] = &[
+    "kfree($X)",
+    "if ($A == NULL) return $B;",
+    "memcpy($A, $B, sizeof($C))",
+];
+
+/// The unpacked tree: `.tools/corpora/linux-source-6.1`, from `/usr/src`'s tarball when the
+/// package is installed, else from the package fetched with `apt-get download`.
+fn kernel_tree(root: &Path) -> Result<PathBuf> {
+    let corpora = root.join(".tools/corpora");
+    let tree = corpora.join("linux-source-6.1");
+    if tree.join("MAINTAINERS").is_file() {
+        return Ok(tree);
+    }
+    std::fs::create_dir_all(&corpora)?;
+    let installed = PathBuf::from("/usr/src/linux-source-6.1.tar.xz");
+    let tarball = if installed.is_file() {
+        installed
+    } else {
+        let tmp = corpora.join(".linux-source-download");
+        std::fs::create_dir_all(&tmp)?;
+        println!("fetching linux-source-6.1 (apt-get download, about 140 MB)");
+        crate::run(
+            Command::new("apt-get")
+                .args(["download", "linux-source-6.1"])
+                .current_dir(&tmp),
+        )?;
+        let deb = std::fs::read_dir(&tmp)?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "deb"))
+            .context("apt-get download left no .deb")?;
+        crate::run(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&tmp))?;
+        tmp.join("usr/src/linux-source-6.1.tar.xz")
+    };
+    println!("unpacking {}", tarball.display());
+    crate::run(
+        Command::new("tar")
+            .arg("-xf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&corpora),
+    )?;
+    let _ = std::fs::remove_dir_all(corpora.join(".linux-source-download"));
+    Ok(tree)
+}
+
+fn structured(stdout: &[u8]) -> Result<Value> {
+    let v: Value = serde_json::from_slice(stdout).context("`call --json` printed no JSON")?;
+    Ok(v["structuredContent"].clone())
+}
+
+/// Median wall time, largest peak RSS (MiB) and the last run's stdout of `cmd`: `runs` runs
+/// after a warm-up, or one run without when `runs` is 1 (the tree's pages are warm from the
+/// searches before).
+fn measure(cmd: &[&str], cwd: &Path, runs: usize) -> Result<(Duration, f64, Vec<u8>)> {
+    if runs > 1 {
+        timed(cmd, cwd)?;
+    }
+    let (mut walls, mut rss, mut out) = (Vec::new(), 0u64, Vec::new());
+    for _ in 0..runs {
+        let t = timed(cmd, cwd)?;
+        walls.push(t.wall);
+        rss = rss.max(t.rss_kib);
+        out = t.stdout;
+    }
+    Ok((median(walls), rss as f64 / 1024.0, out))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+pub fn run(root: &Path, bin: &Path) -> Result<()> {
+    let tree = kernel_tree(root)?;
+    let rg = crate::on_path("rg").context("ripgrep (`rg`) is the peer: apt-get install ripgrep")?;
+    let sg = root.join(".tools/node/node_modules/.bin/ast-grep");
+    if !sg.is_file() {
+        bail!("the peer `ast-grep` is not installed (cargo xtask setup)");
+    }
+    let (bin_s, rg_s, sg_s) = (
+        bin.display().to_string(),
+        rg.display().to_string(),
+        sg.display().to_string(),
+    );
+    let root_s = tree.display().to_string();
+    println!(
+        "tree: {root_s} (Linux 6.1); process per call; grep: median of 3 after a warm-up, ast_grep: one run each"
+    );
+    println!("| size | tool | pattern | ours | peer | ratio | counts | RSS ours / peer |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for size in SIZES {
+        for (name, pattern, literal) in GREPS {
+            let args = json!({"pattern": pattern, "literal": literal, "path": size, "limit": 5});
+            let args_s = args.to_string();
+            let ours = measure(
+                &[&bin_s, "call", "grep", &args_s, "--json", "--root", &root_s],
+                &tree,
+                3,
+            )?;
+            let mut peer_cmd = vec![rg_s.as_str(), "-c"];
+            if *literal {
+                peer_cmd.push("--fixed-strings");
+            }
+            peer_cmd.extend(["--", pattern, size]);
+            let peer = measure(&peer_cmd, &tree, 3)?;
+            let our_count = structured(&ours.2)?["matches"].as_u64().unwrap_or(0);
+            let peer_count: u64 = String::from_utf8_lossy(&peer.2)
+                .lines()
+                .filter_map(|l| l.rsplit(':').next()?.parse::<u64>().ok())
+                .sum();
+            println!(
+                "| {size} | grep | {name} | {:.0} ms | {:.0} ms | {:.2}× | {} | {:.0} / {:.0} MB |",
+                ms(ours.0),
+                ms(peer.0),
+                ms(ours.0) / ms(peer.0),
+                if our_count == peer_count {
+                    format!("{our_count} = {peer_count}")
+                } else {
+                    format!("**{our_count} ≠ {peer_count}**")
+                },
+                ours.1,
+                peer.1
+            );
+        }
+        for pattern in PATTERNS {
+            let args = json!({"pattern": pattern, "language": "c", "path": size});
+            let args_s = args.to_string();
+            let ours = measure(
+                &[
+                    &bin_s, "call", "ast_grep", &args_s, "--json", "--root", &root_s,
+                ],
+                &tree,
+                1,
+            )?;
+            let peer = measure(
+                &[
+                    &sg_s,
+                    "run",
+                    "-p",
+                    pattern,
+                    "-l",
+                    "c",
+                    "--json=stream",
+                    size,
+                ],
+                &tree,
+                1,
+            )?;
+            let our_count = structured(&ours.2)?["total"].as_u64().unwrap_or(0);
+            let peer_count = peer
+                .2
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count();
+            println!(
+                "| {size} | ast_grep | `{pattern}` | {:.0} ms | {:.0} ms | {:.2}× | {our_count} / {peer_count}{} | {:.0} / {:.0} MB |",
+                ms(ours.0),
+                ms(peer.0),
+                ms(ours.0) / ms(peer.0),
+                if our_count == peer_count as u64 {
+                    ""
+                } else {
+                    " (the pattern parses differently)"
+                },
+                ours.1,
+                peer.1
+            );
+        }
+    }
+    Ok(())
+}
