@@ -164,6 +164,12 @@ impl Server {
             confinement,
         } = launch;
         let prefix = prefix.as_slice();
+        // A server that cannot reach this process is told no `processId`: behind a prefix
+        // (bubblewrap's own pid namespace) it cannot see it, and under Landlock's signal scope
+        // `kill(pid, 0)` is refused — node servers (vscode-languageserver) check the client that
+        // way every 3 s and exit when it fails, so a contained pyright or typescript-language-
+        // server died 3 s after its start.
+        let process_id = (prefix.is_empty() && confinement.is_none()).then(std::process::id);
         let start_err = |detail: String, stderr: String| LspError::Start {
             server: spec.id.clone(),
             root: root.display().to_string(),
@@ -235,7 +241,7 @@ impl Server {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "root".into());
         let params = InitializeParams {
-            process_id: prefix.is_empty().then(std::process::id),
+            process_id,
             client_info: protocol::ClientInfo {
                 name: "agent-tools",
                 version: env!("CARGO_PKG_VERSION"),

@@ -490,9 +490,8 @@ fn runtime_image_answers_hover_contained_without_flags() {
             .arg(&guard.image)
             .args(["sh", "-c", args]))
     };
-    // One hover per server the image ships, each in a fresh host (a process per call), asked
-    // again once if the server exited at its start (a tsserver under Landlock sometimes does:
-    // docs/decisions.md); then which containment they got.
+    // One hover per server the image ships, each in a fresh host (a process per call); then
+    // which containment they got.
     let mut script = String::new();
     for (path, line, symbol) in [
         ("main.py", 6, "greet"),
@@ -502,9 +501,7 @@ fn runtime_image_answers_hover_contained_without_flags() {
         let hover = format!(
             "{{\"operation\": \"hover\", \"path\": \"{path}\", \"line\": {line}, \"symbol\": \"{symbol}\"}}"
         );
-        script.push_str(&format!(
-            "agent-tools call lsp '{hover}' --root /ws || agent-tools call lsp '{hover}' --root /ws; "
-        ));
+        script.push_str(&format!("agent-tools call lsp '{hover}' --root /ws; "));
     }
     script.push_str("agent-tools call lsp '{\"operation\": \"status\"}' --root /ws");
     let out = call(&script);

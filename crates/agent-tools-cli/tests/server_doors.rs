@@ -151,17 +151,7 @@ fn typescript_runs_the_projects_tsserver_only_when_trusted() {
     let project_tsserver = lib.join("tsserver.js").display().to_string();
     let hover = r#"{"operation": "hover", "path": "app.ts", "symbol": "greet", "line": 4}"#;
     for mode in [Mode::Trusted, Mode::Bubblewrap, Mode::Landlock] {
-        let ((ok, text), ran) = watched(&project_tsserver, || {
-            let first = call(&root, &config, mode, hover);
-            // Under Landlock, tsserver of a project with its own `node_modules` sometimes exits
-            // at its start (docs/decisions.md: about one start in five, not understood); the
-            // answer says the next call restarts it, and so it does.
-            if matches!(mode, Mode::Landlock) && first.1.contains("the next call restarts it") {
-                call(&root, &config, mode, hover)
-            } else {
-                first
-            }
-        });
+        let ((ok, text), ran) = watched(&project_tsserver, || call(&root, &config, mode, hover));
         assert!(
             ok && text.contains("greet(name: string): string"),
             "{mode:?}: {text}"
@@ -182,9 +172,7 @@ fn typescript_runs_the_projects_tsserver_only_when_trusted() {
 }
 
 /// A `tsconfig.json` plugin is not loaded, trusted or not (tsserver's `allowLocalPluginLoads`
-/// is off). Under Landlock a tsconfig naming a plugin sometimes makes tsserver exit (about one
-/// start in five, measured; the next call restarts it): not a door, a crash, noted in
-/// docs/decisions.md, so that mode is left out here.
+/// is off), under bubblewrap and under Landlock.
 #[test]
 fn typescript_loads_no_plugin_a_tsconfig_names() {
     agent_testkit::require("bwrap");
@@ -221,7 +209,7 @@ fn typescript_loads_no_plugin_a_tsconfig_names() {
     .unwrap();
     let config = dir.path().join("config");
     let hover = r#"{"operation": "hover", "path": "app.ts", "symbol": "greet", "line": 4}"#;
-    for mode in [Mode::Trusted, Mode::Bubblewrap] {
+    for mode in [Mode::Trusted, Mode::Bubblewrap, Mode::Landlock] {
         let ((ok, text), loaded) =
             watched("door-plugin-loaded", || call(&root, &config, mode, hover));
         assert!(
