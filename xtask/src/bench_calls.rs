@@ -386,7 +386,7 @@ fn search(host: &mut Host, corpus: &Corpus, pattern: &str) -> Result<(Duration, 
 }
 
 fn rss_mib(pid: u32) -> f64 {
-    crate::rss_kib(pid).map_or(f64::NAN, |k| k as f64 / 1024.0)
+    crate::bench::rss_kib(pid).map_or(f64::NAN, |k| k as f64 / 1024.0)
 }
 
 /// One `serve` run at the defaults over the three corpora: each corpus's first search against

@@ -102,7 +102,8 @@ fn ms(d: Duration) -> f64 {
 
 pub fn run(root: &Path, bin: &Path) -> Result<()> {
     let tree = kernel_tree(root)?;
-    let rg = crate::on_path("rg").context("ripgrep (`rg`) is the peer: apt-get install ripgrep")?;
+    let rg = crate::setup::on_path("rg")
+        .context("ripgrep (`rg`) is the peer: apt-get install ripgrep")?;
     let sg = root.join(".tools/node/node_modules/.bin/ast-grep");
     if !sg.is_file() {
         bail!("the peer `ast-grep` is not installed (cargo xtask setup)");

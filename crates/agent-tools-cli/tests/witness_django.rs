@@ -7,7 +7,8 @@
 //! sites added), and every `lsp_rename` run renames all 19 sites (the renamed files
 //! byte-compile, no token of the old name is left) or writes nothing.
 //!
-//! Runs: `AGENT_TOOLS_COLD_RUNS=refs,renames` (default 20,10, the numbers).
+//! Runs: `AGENT_TOOLS_COLD_RUNS=refs,renames`: 20,10 (the numbers) under `cargo xtask test
+//! --long` or when unset; `cargo xtask test` sets a smaller sample, 5,3, each run asserting the same.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 use std::path::Path;

@@ -1,0 +1,251 @@
+//! `cargo xtask test`: the whole suite against the installed programs, its counts summed.
+
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::{cargo, dist};
+
+/// What `cargo xtask test` was asked: the long statistical runs or the default sample, and the
+/// arguments passed on to `cargo test`.
+pub(crate) struct Run {
+    long: bool,
+    cargo_args: Vec<String>,
+}
+
+impl Run {
+    pub(crate) fn parse(args: &[String]) -> Run {
+        Run {
+            long: args.iter().any(|a| a == "--long"),
+            cargo_args: args.iter().filter(|a| *a != "--long").cloned().collect(),
+        }
+    }
+}
+
+/// The statistical runs' counts (the cold Django `references` and `lsp_rename` runs of
+/// witness_django.rs): the full numbers under `--long`, a smaller sample by default.
+/// Every run asserts the same things; the default only runs fewer of them.
+const COLD_RUNS_LONG: &str = "20,10";
+const COLD_RUNS_DEFAULT: &str = "5,3";
+
+/// Run the whole suite, echo its output, and close with the slowest test binaries and one plain
+/// `tests: N passed, N failed` line summed over every test binary (cargo's own last line is the
+/// doc-tests' count).
+pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
+    use std::io::{BufRead, BufReader};
+    // The wheel and npm tarballs the dist tests install (dev profile: docs/decisions.md).
+    let dist = dist::default_out(root);
+    dist::build(root, dist::Profile::Dev, &dist)?;
+    let cold = match (run.long, std::env::var("AGENT_TOOLS_COLD_RUNS")) {
+        (false, Ok(set)) => set,
+        (true, _) => COLD_RUNS_LONG.to_string(),
+        (false, Err(_)) => COLD_RUNS_DEFAULT.to_string(),
+    };
+    println!(
+        "statistical runs (cold Django references,renames): {cold}{}",
+        if run.long {
+            " (--long)"
+        } else {
+            " (the full runs: --long)"
+        }
+    );
+    let mut child = cargo(root)
+        .env("AGENT_TOOLS_DIST", &dist)
+        .env("AGENT_TOOLS_COLD_RUNS", &cold)
+        .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
+        .args(&run.cargo_args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start cargo test")?;
+    // Both streams through one channel, in the order they come: cargo names the test binary it
+    // starts on stderr, and the binary's result line (with its time) follows on stdout.
+    let (tx, rx) = std::sync::mpsc::channel::<(bool, String)>();
+    let stdout = child.stdout.take().context("cargo test stdout")?;
+    let stderr = child.stderr.take().context("cargo test stderr")?;
+    let readers = [
+        (false, Box::new(stdout) as Box<dyn std::io::Read + Send>),
+        (true, Box::new(stderr)),
+    ]
+    .map(|(is_err, stream)| {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if tx.send((is_err, line)).is_err() {
+                    break;
+                }
+            }
+        })
+    });
+    drop(tx);
+    let (mut passed, mut failed) = (0u64, 0u64);
+    let mut timings = Timings::default();
+    for (is_err, line) in rx {
+        if is_err {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+        timings.line(root, &line);
+        let (p, f) = counts(&line);
+        passed += p;
+        failed += f;
+    }
+    for r in readers {
+        let _ = r.join();
+    }
+    let status = child.wait()?;
+    print!("{}", timings.slowest(10));
+    println!("tests: {passed} passed, {failed} failed");
+    if !status.success() {
+        bail!("cargo test failed with {status}");
+    }
+    if passed == 0 {
+        bail!("cargo test ran no test");
+    }
+    Ok(())
+}
+
+/// How long each test binary ran, read off cargo's `Running …`/`Doc-tests …` lines and libtest's
+/// `test result: … finished in Ns`.
+#[derive(Default)]
+struct Timings {
+    current: Option<String>,
+    done: Vec<(f64, String)>,
+}
+
+impl Timings {
+    fn line(&mut self, root: &Path, line: &str) {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("Running ") {
+            self.current = Some(binary_name(root, rest));
+        } else if let Some(krate) = line.strip_prefix("Doc-tests ") {
+            self.current = Some(format!("{} (doc-tests)", krate.replace('_', "-")));
+        } else if line.starts_with("test result: ")
+            && let Some(secs) = line
+                .rsplit_once("finished in ")
+                .and_then(|(_, t)| t.trim_end_matches('s').parse::<f64>().ok())
+        {
+            let name = self.current.take().unwrap_or_else(|| "(unnamed)".into());
+            self.done.push((secs, name));
+        }
+    }
+
+    fn slowest(&self, n: usize) -> String {
+        let mut done = self.done.clone();
+        done.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let total: f64 = done.iter().map(|d| d.0).sum();
+        let mut out = format!(
+            "slowest test binaries ({} of {}, {:.0} s in all):\n",
+            n.min(done.len()),
+            done.len(),
+            total
+        );
+        for (secs, name) in done.iter().take(n) {
+            out.push_str(&format!("  {secs:>7.1} s  {name}\n"));
+        }
+        out
+    }
+}
+
+/// `tests/hostile.rs (/target/debug/deps/hostile-0a1b…)` → `agent-astgrep/tests/hostile.rs` (the
+/// crate found by the file), `unittests src/lib.rs (…/deps/agent_tier-…)` → `agent-tier (unit)`.
+fn binary_name(root: &Path, running: &str) -> String {
+    let (what, exe) = running.split_once(" (").unwrap_or((running, ""));
+    let stem = Path::new(exe.trim_end_matches(')'))
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem
+        .rsplit_once('-')
+        .map_or(stem.as_str(), |(s, _)| s)
+        .to_string();
+    if let Some(src) = what.strip_prefix("unittests ") {
+        return format!("{} ({src})", stem.replace('_', "-"));
+    }
+    let owners: Vec<String> = std::fs::read_dir(root.join("crates"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|c| c.path().join(what).is_file())
+        .map(|c| c.file_name().to_string_lossy().into_owned())
+        .collect();
+    match owners.as_slice() {
+        [one] => format!("{one}/{what}"),
+        _ => what.to_string(),
+    }
+}
+
+/// The passed/failed counts of one line of test output: libtest's `test result: ok. N passed;
+/// M failed; …` or a custom harness's plain `N passed, M failed`.
+fn counts(line: &str) -> (u64, u64) {
+    let line = line.trim();
+    let body = match line.strip_prefix("test result: ") {
+        Some(rest) => rest.split_once(". ").map_or(rest, |(_, b)| b),
+        None if line.ends_with(" failed") && line.contains(" passed, ") => line,
+        None => return (0, 0),
+    };
+    let mut passed = 0;
+    let mut failed = 0;
+    for part in body.split([';', ',']) {
+        let mut words = part.split_whitespace();
+        if let (Some(n), Some(what)) = (words.next(), words.next())
+            && let Ok(n) = n.parse::<u64>()
+        {
+            match what {
+                "passed" => passed = n,
+                "failed" => failed = n,
+                _ => {}
+            }
+        }
+    }
+    (passed, failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Timings, counts};
+
+    #[test]
+    fn reads_test_counts() {
+        assert_eq!(
+            counts(
+                "test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.11s"
+            ),
+            (12, 0)
+        );
+        assert_eq!(
+            counts("test result: FAILED. 3 passed; 1 failed; 0 ignored"),
+            (3, 1)
+        );
+        assert_eq!(counts("8 passed, 0 failed"), (8, 0));
+        assert_eq!(counts("running 8 tests"), (0, 0));
+    }
+
+    #[test]
+    fn times_each_binary() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
+        let mut t = Timings::default();
+        for line in [
+            "     Running unittests src/lib.rs (/t/debug/deps/agent_tier-0123456789abcdef)",
+            "test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.50s",
+            "     Running tests/hostile.rs (/t/debug/deps/hostile-0123456789abcdef)",
+            "test result: ok. 9 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 12.25s",
+            "     Running tests/witness_django.rs (/t/debug/deps/witness_django-0123456789abcdef)",
+            "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 99.00s",
+            "   Doc-tests agent_tier",
+            "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+        ] {
+            t.line(root, line);
+        }
+        let shown = t.slowest(2);
+        assert_eq!(
+            shown,
+            "slowest test binaries (2 of 4, 112 s in all):\n     99.0 s  agent-tools-cli/tests/witness_django.rs\n     12.2 s  tests/hostile.rs\n"
+        );
+        assert!(t.slowest(9).contains("0.5 s  agent-tier (src/lib.rs)"));
+        assert!(t.slowest(9).contains("agent-tier (doc-tests)"));
+    }
+}
