@@ -306,6 +306,46 @@ fn the_wire_layer_is_the_only_framing_and_depends_on_no_agent_crate() {
     );
 }
 
+/// One typed call in the workspace (issue 43): a family sends a typed request through
+/// `Connection::call_within`/`send` and maps agent-rpc's `CallError` to its own error; none
+/// writes a request's params or reads its reply and outcome itself (`start_request`,
+/// `request::reply`, `request::params`, `.outcome(`), which is how the LSP client and the DAP
+/// transport each had a copy of the typed call.
+#[test]
+fn the_typed_call_is_agent_rpcs_alone() {
+    let spellings = [
+        "start_request(",
+        "request::reply::<",
+        "request::params::<",
+        ".outcome(",
+    ];
+    let mut offenders = Vec::new();
+    for krate in FAMILIES
+        .iter()
+        .chain(&["agent-tier", "agent-proc", "agent-tools-cli"])
+    {
+        for (path, src) in crate_sources(krate) {
+            for s in spellings.iter().filter(|s| src.contains(*s)) {
+                offenders.push(format!("{}: {s}", path.display()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "only agent-rpc's Connection::call_within/send may write a typed request or read its reply: {offenders:#?}"
+    );
+    let rpc: String = crate_sources("agent-rpc")
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    for s in spellings {
+        assert!(
+            rpc.contains(s),
+            "the check no longer sees agent-rpc's own `{s}`"
+        );
+    }
+}
+
 #[test]
 fn the_process_layer_depends_on_no_agent_crate_and_no_protocol() {
     let meta = metadata();

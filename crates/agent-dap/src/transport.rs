@@ -1,18 +1,17 @@
 //! The DAP side of the wire: a thin layer over `agent-rpc`'s connection (framing with a size cap,
 //! a send task owning the writer, responses matched by `request_seq`, end of stream failing every
-//! pending request). Here: typed requests sent and their bodies read as their declared types
-//! (success or refusal as [`Protocol::outcome`] says), events read as [`Event`]s and handed to the
-//! session in order, reverse requests answered.
+//! pending request, the typed call with its timeout). Here: agent-rpc's `CallError` said as a
+//! [`DapError`] in one place, events read as [`Event`]s and handed to the session in order,
+//! reverse requests answered.
 
 use crate::DapError;
-use crate::protocol::{ErrorMessage, Event, EventMessage, ReverseRequest};
+use crate::protocol::{Event, EventMessage, ReverseRequest};
 use agent_rpc::{
-    Connection, ConnectionError, Dap, Handler, Limits, Malformed, PendingReply, Protocol,
+    CallError, Connection, ConnectionError, Dap, Handler, Limits, Malformed, PendingCall,
     ReplyError, Request,
 };
 use serde::Deserialize;
 use serde_json::Value;
-use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -32,11 +31,7 @@ pub(crate) struct Client {
 
 /// A request `R` sent whose response has not been awaited yet (dropping it abandons the
 /// request).
-pub(crate) struct Pending<R> {
-    conn: Connection<Dap>,
-    reply: PendingReply<Dap>,
-    request: PhantomData<fn() -> R>,
-}
+pub(crate) struct Pending<R>(PendingCall<Dap, R>);
 
 /// Adapts a [`Sink`] to the connection's handler.
 struct Events(Arc<dyn Sink>);
@@ -84,6 +79,30 @@ fn gone(e: ConnectionError) -> DapError {
     }
 }
 
+/// Why a request has no body, as this family says it: the one place agent-rpc's [`CallError`]
+/// becomes a [`DapError`].
+fn call_error(e: CallError) -> DapError {
+    match e {
+        CallError::Connection(e) => gone(e),
+        CallError::Refused { method, error } => DapError::Refused {
+            command: method,
+            message: if error.message.is_empty() {
+                "no message".to_string()
+            } else {
+                error.message
+            },
+        },
+        CallError::Malformed(m) => m.into(),
+        CallError::Timeout { method, after } => DapError::Timeout {
+            command: method.to_string(),
+            secs: after.as_secs(),
+        },
+        other => DapError::AdapterGone {
+            detail: other.to_string(),
+        },
+    }
+}
+
 impl Client {
     /// Start the reader task over `reader`; writes go to `writer`.
     pub fn start(
@@ -103,17 +122,11 @@ impl Client {
 
     /// Send the request `R` without waiting for its response.
     pub async fn send<R: Request>(&self, params: &R::Params) -> Result<Pending<R>, DapError> {
-        let arguments = agent_rpc::request::params::<R>(params)?;
-        let reply = self
-            .conn
-            .start_request(R::METHOD, arguments)
+        self.conn
+            .send::<R>(params)
             .await
-            .map_err(gone)?;
-        Ok(Pending {
-            conn: self.conn.clone(),
-            reply,
-            request: PhantomData,
-        })
+            .map(Pending)
+            .map_err(call_error)
     }
 
     /// Send the request `R` and wait (at most `timeout`) for its body.
@@ -122,48 +135,18 @@ impl Client {
         params: &R::Params,
         timeout: Duration,
     ) -> Result<R::Result, DapError> {
-        self.send::<R>(params).await?.wait(timeout).await
+        self.conn
+            .call_within::<R>(params, timeout)
+            .await
+            .map_err(call_error)
     }
 }
 
 impl<R: Request> Pending<R> {
     /// Wait (at most `timeout`) for the response: its body read as `R`'s, or the adapter's
-    /// refusal.
+    /// refusal (its message with the variables of `body.error` filled in).
     pub async fn wait(self, timeout: Duration) -> Result<R::Result, DapError> {
-        let mut response = match tokio::time::timeout(timeout, self.reply.wait()).await {
-            Ok(Ok(msg)) => msg,
-            Ok(Err(e)) => return Err(gone(e)),
-            Err(_) => {
-                return Err(DapError::Timeout {
-                    command: R::METHOD.to_string(),
-                    secs: timeout.as_secs(),
-                });
-            }
-        };
-        fill_in_error_variables(&mut response);
-        match self.conn.protocol().outcome(response) {
-            Ok(body) => Ok(agent_rpc::request::reply::<R>(body)?),
-            Err(e) => Err(DapError::Refused {
-                command: R::METHOD,
-                message: if e.message.is_empty() {
-                    "no message".to_string()
-                } else {
-                    e.message
-                },
-            }),
-        }
-    }
-}
-
-/// A refusal's `body.error.format` with its `{name}` placeholders replaced by
-/// `body.error.variables` (debugpy and js-debug send them), before the outcome reads it. An
-/// error of another shape is left as it is: the outcome says what it can of it.
-fn fill_in_error_variables(response: &mut Value) {
-    let Some(error) = response.pointer_mut("/body/error") else {
-        return;
-    };
-    if let Ok(message) = serde_json::from_value::<ErrorMessage>(error.clone()) {
-        error["format"] = Value::String(message.text());
+        self.0.wait(timeout).await.map_err(call_error)
     }
 }
 

@@ -12,7 +12,8 @@ use crate::protocol::{
 use crate::text::{Encoding, path_to_uri, uri_to_path};
 use agent_proc::{Launcher, Tail};
 use agent_rpc::{
-    Connection, ConnectionError, Handler, JsonRpc, Limits, Malformed, Protocol, ReplyError, Request,
+    CallError, Connection, ConnectionError, Handler, JsonRpc, Limits, Malformed, ReplyError,
+    Request,
 };
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -373,9 +374,16 @@ impl Server {
         params: &R::Params,
         timeout: Duration,
     ) -> Result<R::Result, LspError> {
-        let params = agent_rpc::request::params::<R>(params).map_err(|e| self.malformed(e))?;
-        let payload = self.request_with(R::METHOD, params, timeout).await?;
-        agent_rpc::request::reply::<R>(payload).map_err(|e| self.malformed(e))
+        if self.exited().is_some() {
+            return Err(self.crashed(R::METHOD));
+        }
+        self.touch();
+        // On timeout (or if this call is dropped) the request's drop guard forgets it and sends
+        // `$/cancelRequest`.
+        match self.conn.call_within::<R>(params, timeout).await {
+            Ok(result) => Ok(result),
+            Err(e) => Err(self.call_error(R::METHOD, e).await),
+        }
     }
 
     /// A message that did not have its declared shape, as this server's error.
@@ -388,47 +396,36 @@ impl Server {
         }
     }
 
-    /// A request with an explicit timeout; on timeout it is cancelled.
-    async fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-    ) -> Result<Value, LspError> {
-        if self.exited().is_some() {
-            return Err(self.crashed(method));
-        }
-        self.touch();
-        // On timeout (or if this call is dropped) the request's drop guard forgets it and sends
-        // `$/cancelRequest`.
-        let call = async {
-            let pending = self.conn.start_request(method, params).await?;
-            pending.wait().await
-        };
-        match tokio::time::timeout(timeout, call).await {
-            Ok(Ok(resp)) => self
-                .conn
-                .protocol()
-                .outcome(resp)
-                .map_err(|e| LspError::Rpc {
-                    server: self.spec.id.clone(),
-                    method: method.to_string(),
-                    code: e.code,
-                    message: e.message,
-                }),
-            Ok(Err(_)) => {
+    /// Why a request has no result, as this server's error: the one place agent-rpc's
+    /// [`CallError`] becomes an [`LspError`].
+    async fn call_error(&self, asked: &'static str, e: CallError) -> LspError {
+        match e {
+            CallError::Refused { method, error } => LspError::Rpc {
+                server: self.spec.id.clone(),
+                method: method.to_string(),
+                code: error.code,
+                message: error.message,
+            },
+            CallError::Malformed(m) => self.malformed(m),
+            CallError::Timeout { method, after } => LspError::Timeout {
+                server: self.spec.id.clone(),
+                method: method.to_string(),
+                secs: after.as_secs(),
+            },
+            CallError::Connection(_) => {
                 // The connection ended (the server exited or broke the protocol). Give it a
                 // moment to record the exit status.
                 let _ = self
                     .wait_until(|sh| sh.exited.is_some(), Duration::from_secs(2))
                     .await;
-                Err(self.crashed(method))
+                self.crashed(asked)
             }
-            Err(_) => Err(LspError::Timeout {
+            other => LspError::Malformed {
                 server: self.spec.id.clone(),
-                method: method.to_string(),
-                secs: timeout.as_secs(),
-            }),
+                method: asked.to_string(),
+                what: "reply",
+                detail: other.to_string(),
+            },
         }
     }
 

@@ -7,8 +7,10 @@ use crate::request::{self, Malformed, Request};
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -266,14 +268,76 @@ impl<P: Protocol> Connection<P> {
         self.start_request(method, params).await?.wait().await
     }
 
-    /// Send the typed request `R` and read its reply as `R::Result`. Bound it with a timeout, as
-    /// [`PendingReply::wait`].
+    /// Send the typed request `R` and read its reply as `R::Result`, waiting as long as it takes
+    /// (bound it with [`Connection::call_within`] where the peer may never answer).
     pub async fn call<R: Request>(&self, params: &R::Params) -> Result<R::Result, CallError> {
-        let response = self
-            .request(R::METHOD, request::params::<R>(params)?)
+        self.send::<R>(params).await?.wait_unbounded().await
+    }
+
+    /// Send the typed request `R` and read its reply, waiting at most `timeout`: past it the
+    /// request is abandoned (its entry removed, the protocol's cancel sent) and the error is
+    /// [`CallError::Timeout`]. The one typed call of the workspace: the LSP client and the DAP
+    /// transport both go through it and map a [`CallError`] to their own error in one place.
+    pub async fn call_within<R: Request>(
+        &self,
+        params: &R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, CallError> {
+        let call = async { self.send::<R>(params).await?.wait_unbounded().await };
+        match tokio::time::timeout(timeout, call).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(CallError::Timeout {
+                method: R::METHOD,
+                after: timeout,
+            }),
+        }
+    }
+
+    /// Send the typed request `R` without waiting for its reply (DAP's `configurationDone` is
+    /// answered only after what follows it). Dropping the handle abandons the request.
+    pub async fn send<R: Request>(
+        &self,
+        params: &R::Params,
+    ) -> Result<PendingCall<P, R>, CallError> {
+        let reply = self
+            .start_request(R::METHOD, request::params::<R>(params)?)
             .await?;
-        let payload = self
-            .inner
+        Ok(PendingCall {
+            reply,
+            request: PhantomData,
+        })
+    }
+}
+
+/// A typed request written to the peer whose reply has not been taken yet.
+pub struct PendingCall<P: Protocol, R> {
+    reply: PendingReply<P>,
+    request: PhantomData<fn() -> R>,
+}
+
+impl<P: Protocol, R: Request> PendingCall<P, R> {
+    /// The request's id.
+    pub fn id(&self) -> i64 {
+        self.reply.id()
+    }
+
+    /// Wait at most `timeout` for the reply, read as `R::Result` (past it, abandoned and
+    /// [`CallError::Timeout`]).
+    pub async fn wait(self, timeout: Duration) -> Result<R::Result, CallError> {
+        match tokio::time::timeout(timeout, self.wait_unbounded()).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(CallError::Timeout {
+                method: R::METHOD,
+                after: timeout,
+            }),
+        }
+    }
+
+    /// Wait for the reply as long as it takes.
+    pub async fn wait_unbounded(self) -> Result<R::Result, CallError> {
+        let inner = self.reply.guard.inner.clone();
+        let response = self.reply.wait().await?;
+        let payload = inner
             .protocol
             .outcome(response)
             .map_err(|e| CallError::Refused {
@@ -299,9 +363,17 @@ pub enum CallError {
         /// The peer's error.
         error: ReplyError,
     },
-    /// The reply does not have the declared shape.
+    /// The reply does not have the declared shape (or the params could not be written).
     #[error(transparent)]
     Malformed(#[from] Malformed),
+    /// No reply within the caller's bound; the request was abandoned.
+    #[error("no reply to {method} within {} s", after.as_secs())]
+    Timeout {
+        /// The method asked.
+        method: &'static str,
+        /// The bound.
+        after: Duration,
+    },
 }
 
 /// Removes a request's entry when its caller goes away, and tells the peer.

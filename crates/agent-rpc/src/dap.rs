@@ -64,7 +64,8 @@ impl Protocol for Dap {
     }
 
     /// A response's `body` (`null` when absent) when `success` is true; otherwise its `message`
-    /// (and `body.error.format`, where adapters put the detail).
+    /// (and `body.error.format`, where adapters put the detail, with its `{name}` placeholders
+    /// replaced by `body.error.variables`, as debugpy and js-debug send them).
     fn outcome(&self, mut response: Value) -> Result<Value, ReplyError> {
         if response.get("success").and_then(Value::as_bool) == Some(true) {
             return Ok(response
@@ -73,9 +74,8 @@ impl Protocol for Dap {
                 .unwrap_or(Value::Null));
         }
         let message = response.get("message").and_then(Value::as_str);
-        let detail = response
-            .pointer("/body/error/format")
-            .and_then(Value::as_str);
+        let detail = error_text(&response);
+        let detail = detail.as_deref();
         let message = match (message, detail) {
             (Some(m), Some(d)) if m != d => format!("{m}: {d}"),
             (_, Some(d)) => d.to_string(),
@@ -94,4 +94,20 @@ impl Protocol for Dap {
                    "arguments": {"requestId": id}})
         })
     }
+}
+
+/// A refusal's `body.error`: its `format` with each `{name}` replaced by the string value of
+/// `variables.name` (a placeholder without a variable, or with a value of another type, stays as
+/// written).
+fn error_text(response: &Value) -> Option<String> {
+    let error = response.pointer("/body/error")?;
+    let mut text = error.get("format")?.as_str()?.to_string();
+    if let Some(vars) = error.get("variables").and_then(Value::as_object) {
+        for (name, value) in vars {
+            if let Some(value) = value.as_str() {
+                text = text.replace(&format!("{{{name}}}"), value);
+            }
+        }
+    }
+    Some(text)
 }

@@ -13,9 +13,11 @@
 //!   (or a read error) failing every pending request;
 //! - the two dialects over it: [`JsonRpc`] (LSP) and [`Dap`], each saying what a response's
 //!   payload or refusal is ([`Protocol::outcome`]);
-//! - typed edges ([`Request`], [`Notification`], [`Connection::call`]): a family declares each
-//!   method it sends or reads with its own lenient serde types, and a message of another shape is
-//!   a [`Malformed`] error naming the method and the field, never a silent default.
+//! - typed edges ([`Request`], [`Notification`], [`Connection::call_within`], [`PendingCall`]):
+//!   a family declares each method it sends or reads with its own lenient serde types, and a
+//!   message of another shape is a [`Malformed`] error naming the method and the field, never a
+//!   silent default. The one typed call of the workspace, with its timeout and cancellation: the
+//!   LSP client and the DAP transport map its [`CallError`] to their own error in one place.
 //!
 //! It never spawns a process, knows no tool, and interprets no method beyond telling requests,
 //! responses and notifications apart: answering a peer's requests and acting on its
@@ -29,7 +31,8 @@ pub mod request;
 
 pub use codec::{FrameError, FrameReader, Limits, encode};
 pub use connection::{
-    CallError, Connection, ConnectionError, Handler, Incoming, PendingReply, Protocol, ReplyError,
+    CallError, Connection, ConnectionError, Handler, Incoming, PendingCall, PendingReply, Protocol,
+    ReplyError,
 };
 pub use dap::Dap;
 pub use jsonrpc::JsonRpc;

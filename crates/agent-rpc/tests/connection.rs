@@ -408,3 +408,54 @@ fn a_dap_refusal_carries_the_adapters_message() {
     let e = dap.outcome(json!({"type": "response"})).unwrap_err();
     assert_eq!(e.message, "a response without `success`");
 }
+
+/// The one typed call with a bound (what the LSP client and the DAP transport both use): past
+/// the bound it is `CallError::Timeout` naming the method and the bound, the request is
+/// abandoned (no pending entry left) and the peer is told (`$/cancelRequest` with its id); a
+/// DAP refusal says the adapter's message with its `{name}` placeholders filled in.
+#[tokio::test]
+async fn a_bounded_typed_call_times_out_cancels_and_reads_refusals() {
+    let (conn, mut peer, _log) = pair(JsonRpc, 1 << 16);
+    let call = tokio::spawn({
+        let conn = conn.clone();
+        async move {
+            conn.call_within::<Hover>(&json!({}), Duration::from_millis(200))
+                .await
+        }
+    });
+    let req = peer.recv().await;
+    let err = call.await.unwrap().unwrap_err();
+    assert_eq!(
+        err,
+        CallError::Timeout {
+            method: "textDocument/hover",
+            after: Duration::from_millis(200)
+        }
+    );
+    let cancel = peer.recv().await;
+    assert_eq!(cancel["method"], "$/cancelRequest");
+    assert_eq!(cancel["params"]["id"], req["id"]);
+    assert_eq!(conn.pending(), 0);
+
+    let (conn, mut peer, _log) = pair(Dap::default(), 1 << 16);
+    let pending = conn.send::<Hover>(&json!({})).await.unwrap();
+    let req = peer.recv().await;
+    peer.send(
+        json!({"seq": 9, "type": "response", "request_seq": req["seq"], "success": false,
+        "command": "textDocument/hover", "message": "evaluate failed",
+        "body": {"error": {"format": "name {n} is not defined (in {where})",
+                           "variables": {"n": "x", "where": "frame 0"}}}}),
+    )
+    .await;
+    let err = pending.wait(Duration::from_secs(5)).await.unwrap_err();
+    match err {
+        CallError::Refused { method, error } => {
+            assert_eq!(method, "textDocument/hover");
+            assert_eq!(
+                error.message,
+                "evaluate failed: name x is not defined (in frame 0)"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,11 +1,10 @@
-//! The parts of an adapter's messages around a body: an event's name, the command of a request
-//! the adapter sends us (a reverse request), and the error a refusal carries. The transport reads
-//! them through these types before it routes or answers.
+//! The parts of an adapter's messages around a body: an event's name and the command of a
+//! request the adapter sends us (a reverse request). The transport reads them through these types
+//! before it routes or answers; a refusal's error is read by agent-rpc's `Dap` outcome.
 
 use agent_rpc::Malformed;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// An event message: its name and its body (`null` when it has none).
 #[derive(Debug, Clone, Deserialize)]
@@ -29,24 +28,5 @@ impl EventMessage {
             what: "message",
             detail: e.to_string(),
         })
-    }
-}
-
-/// The error of a refusal (`body.error`): a message with `{name}` placeholders and their values.
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct ErrorMessage {
-    pub format: String,
-    #[serde(default)]
-    pub variables: BTreeMap<String, String>,
-}
-
-impl ErrorMessage {
-    /// The message with its placeholders filled in.
-    pub fn text(&self) -> String {
-        let mut text = self.format.clone();
-        for (k, v) in &self.variables {
-            text = text.replace(&format!("{{{k}}}"), v);
-        }
-        text
     }
 }
