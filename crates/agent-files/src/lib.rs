@@ -1,7 +1,9 @@
 //! # agent-files — the file tools a harness assumes
 //!
 //! Owns the generic file tools the spec takes for granted: `read`, `write`, `edit` and
-//! `apply_patch` (a strict unified-diff parser and applier), and the search tools `grep` (text,
+//! `apply_patch` (a unified diff or the `*** Begin Patch` envelope models write; exact first, then
+//! tolerant of trailing whitespace and typographic punctuation only where one place matches, and
+//! saying so), edit by `symbol` (`symbol_edit`), and the search tools `grep` (text,
 //! on ripgrep's own crates) and `glob` (paths), registered with [`attach`].
 //!
 //! - Every path is confined to the run's root (`..`, absolute paths elsewhere and symlinks that

@@ -1,4 +1,5 @@
-//! The four tools. Each call's file work runs on the blocking pool; on success the writing tools
+//! `write` and `edit`, and what the writing tools share (reading a file to change it, the changed
+//! files they report). Each call's file work runs on the blocking pool; on success the writing tools
 //! report the files they changed (typed, for wrappers; and in `structured.changed_files` for the
 //! client).
 

@@ -451,14 +451,15 @@ impl Server {
         }
     }
 
-    /// Whether the server is loaded: no work-done progress in flight, rust-analyzer-style status
-    /// quiescent, and nothing happened for [`SETTLE`].
     /// Work the server reports in progress (`$/progress` not ended, rust-analyzer's quiescent
     /// flag down).
     fn working(sh: &Shared) -> bool {
         !sh.progress.is_empty() || sh.quiescent == Some(false)
     }
 
+    /// Whether the server is loaded: no work-done progress in flight, rust-analyzer-style status
+    /// quiescent, and nothing happened for [`SETTLE`] (or, for a server that reports no
+    /// progress, its open settle period passed).
     fn idle(sh: &Shared) -> bool {
         sh.progress.is_empty()
             && sh.quiescent != Some(false)

@@ -2,8 +2,11 @@
 //!
 //! Owns the run's language-server supervisor: one server per (server id, root), started at call
 //! time when a root marker AND a binary are both present. Registers `lsp` (read) and
-//! `lsp_rename` (write), and a wrapper around the host's `write`, `edit` and `apply_patch` that
-//! appends the diagnostics a write newly introduced.
+//! `lsp_rename` (write); a wrapper around every tool whose output reports changed files (the
+//! wrapper selects by that effect, never by a tool's name: `write`, `edit`, `apply_patch`,
+//! `ast_edit`, `resolve`, `lsp_rename`, or a harness's own) that appends the diagnostics the
+//! change newly introduced; a wrapper that checks files changed outside our write tools at the
+//! next call; and the services other families use (`Locator`, `ChangeChecker`).
 //!
 //! Never: speaks any protocol but LSP, depends on another family crate, or lets a protocol
 //! message leak into a tool result (results are plain text and JSON built from the few fields
@@ -20,8 +23,10 @@
 //!   (`$XDG_CONFIG_HOME/agent-tools/lsp.json`, else `~/.config/agent-tools/lsp.json`), the project
 //!   file (`<root>/.agent-tools/lsp.json`, whose server entries count only for a project the
 //!   user's file trusts), then [`LspConfig::overrides`].
-//! - `client`: our LSP client — one transport per server process (reader task, locked writer,
-//!   stderr tail), typed requests (`Server::call::<R>`) with timeouts and crash handling,
+//! - `client`: our LSP client — one agent-rpc connection per server process (its reader task and
+//!   the send task that owns the writer, so only whole frames reach the pipe), the stderr tail,
+//!   typed requests (`Server::call::<R>`, agent-rpc's one typed call) with timeouts, cancellation
+//!   and crash handling,
 //!   answers to the server's own requests, readiness
 //!   (work-done progress, rust-analyzer's `experimental/serverStatus`, a settle period), document
 //!   sync (full text; didSave after every change) and fresh diagnostics: pulled
@@ -35,8 +40,14 @@
 //!   detection and restart with backoff, and the cap on running
 //!   servers (`max_servers`, default 8): at the cap the least recently used idle server is shut
 //!   down and starts again at its next use; `lsp status` shows the cap and the evictions.
-//! - `tools`: the `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper with its
-//!   per-conversation (room) ledger keyed by (severity, code, message).
+//! - `tools`: the `lsp` and `lsp_rename` tools, the family's run state with its per-conversation
+//!   (room) ledger keyed by (severity, code, message), and the witness-checked answers.
+//! - `on_write` (with `on_write_scope`): the diagnostics-on-write wrapper — the new problems of
+//!   every changed file, and which other files were checked; `outside`: the same for files a
+//!   client changed with its own tools, at the next call.
+//! - `contain` and `trust`: how an untrusted project's server is contained (bubblewrap, else
+//!   Landlock) or, where nothing can contain it, whether the person trusts the folder.
+//! - `imports`: the import witness of a file move (no import of the old module path left).
 //! - `rename`: `lsp_rename`'s plan — open documents re-synced from disk first, edits applied to
 //!   the bytes the server was given (kept exactly outside the edited ranges), all or nothing.
 //! - `checker`: `diagnostics` with `"*"` — `cargo check`, `pyright --outputjson`, `tsc --noEmit`,
@@ -82,7 +93,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Attach the language-server supervisor to this run and register its tools: `lsp`,
-/// `lsp_rename` and the diagnostics-on-write wrapper around `write`, `edit` and `apply_patch`.
+/// `lsp_rename`, the diagnostics-on-write wrapper around every tool that reports changed files,
+/// the outside-edit wrapper, and the locator and change-checker services.
 ///
 /// Servers start lazily, at the first call on one of their files, and are killed with their
 /// process groups when the registry (and so the supervisor) is dropped.

@@ -1,4 +1,5 @@
-//! The `lsp` and `lsp_rename` tools and the diagnostics-on-write wrapper.
+//! The `lsp` and `lsp_rename` tools and the family's run state (the supervisor, the rooms' ledgers,
+//! the witness); the diagnostics-on-write wrapper is `on_write`.
 
 use crate::address;
 use crate::binaries::{project_binary, resolve_command};
