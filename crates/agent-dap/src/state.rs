@@ -5,6 +5,7 @@
 use crate::protocol::{Continued, ContinuedBody, Event, Exited, Stopped, StoppedBody};
 use crate::transport::Sink;
 use agent_rpc::{Malformed, Notification};
+use agent_tier::display::TextTail;
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, BTreeSet};
 use tokio::sync::watch;
@@ -45,41 +46,35 @@ pub(crate) struct State {
 }
 
 /// The debuggee's captured stdout/stderr.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct OutputBuf {
-    text: String,
-    /// Bytes dropped from the front.
-    dropped: usize,
+    tail: TextTail,
     /// Where the next `output` call without a cursor starts.
     pub read_cursor: usize,
 }
 
+impl Default for OutputBuf {
+    fn default() -> Self {
+        OutputBuf {
+            tail: TextTail::new(OUTPUT_KEEP),
+            read_cursor: 0,
+        }
+    }
+}
+
 impl OutputBuf {
     pub fn push(&mut self, s: &str) {
-        self.text.push_str(s);
-        if self.text.len() > OUTPUT_KEEP {
-            let cut = self.text.ceil_char_boundary(self.text.len() - OUTPUT_KEEP);
-            self.text.drain(..cut);
-            self.dropped += cut;
-        }
+        self.tail.push(s);
     }
 
     /// Total bytes ever captured.
     pub fn end(&self) -> usize {
-        self.dropped + self.text.len()
+        self.tail.end()
     }
 
     /// Up to `max` bytes from `cursor`: (text, where it really started, the next cursor).
     pub fn read(&self, cursor: usize, max: usize) -> (String, usize, usize) {
-        let start = self
-            .text
-            .ceil_char_boundary(cursor.clamp(self.dropped, self.end()) - self.dropped);
-        let stop = self.text.floor_char_boundary(start + max).max(start);
-        (
-            self.text[start..stop].to_string(),
-            start + self.dropped,
-            stop + self.dropped,
-        )
+        self.tail.read(cursor, max)
     }
 }
 

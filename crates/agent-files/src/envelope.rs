@@ -11,7 +11,7 @@
 //! chunk matched under one must match one place, anchor or not.
 
 use crate::error::{ApplyError, ParseError};
-use crate::patch::{Lines, Tolerance, Tolerated, ambiguous, body, replacement, split};
+use crate::patch::{Lines, Tolerance, Tolerated, ambiguous, places, replacement, split};
 
 /// One chunk of an update.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,25 +184,10 @@ pub fn parse(text: &str) -> Result<Vec<Op>, ParseError> {
 /// Where `want` occurs in `lines` at or after `from` (ending the file, with `at_eof`), at the
 /// first tolerance that finds it anywhere.
 fn find(lines: &[String], want: &[&str], from: usize, at_eof: bool) -> (Vec<usize>, Tolerance) {
-    let fits = |at: usize, level: Tolerance| {
-        lines[at..at + want.len()]
-            .iter()
-            .zip(want)
-            .all(|(have, want)| level.same(body(have), want))
-    };
     let last = lines.len().saturating_sub(want.len());
-    for level in [
-        Tolerance::Exact,
-        Tolerance::TrailingWhitespace,
-        Tolerance::Punctuation,
-    ] {
-        let found: Vec<usize> = (from..=last)
-            .filter(|&at| {
-                at + want.len() <= lines.len()
-                    && (!at_eof || at + want.len() == lines.len())
-                    && fits(at, level)
-            })
-            .collect();
+    let candidates = (from..=last).filter(|&at| !at_eof || at + want.len() == lines.len());
+    for level in Tolerance::ALL {
+        let found = places(lines, want, level, candidates.clone());
         if !found.is_empty() {
             return (found, level);
         }

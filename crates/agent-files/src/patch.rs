@@ -27,6 +27,12 @@ pub enum Tolerance {
 impl Tolerance {
     /// The levels past exact, in the order they are tried.
     pub const LOOSER: [Tolerance; 2] = [Tolerance::TrailingWhitespace, Tolerance::Punctuation];
+    /// Every level, exact first.
+    pub const ALL: [Tolerance; 3] = [
+        Tolerance::Exact,
+        Tolerance::TrailingWhitespace,
+        Tolerance::Punctuation,
+    ];
 
     /// Whether the file's line `have` (without terminator) matches the patch's line `want`.
     pub fn same(self, have: &str, want: &str) -> bool {
@@ -178,26 +184,17 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<(String, Tolerated), ApplyErro
             h.old_start.saturating_sub(1)
         };
         let want = (first as isize + offset).max(0) as usize;
-        let fits = |at: usize, level: Tolerance| {
-            at + before.len() <= out.len()
-                && out[at..at + before.len()]
-                    .iter()
-                    .zip(&before)
-                    .all(|(have, want)| level.same(body(have), want))
-        };
         let mut at = if before.is_empty() {
             Some(want.min(out.len()))
         } else {
             (0..=out.len())
                 .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
                 .flatten()
-                .find(|&at| fits(at, Tolerance::Exact))
+                .find(|&at| fits(&out, at, &before, Tolerance::Exact))
         };
         if at.is_none() {
             for level in Tolerance::LOOSER {
-                let places: Vec<usize> = (0..=out.len().saturating_sub(before.len()))
-                    .filter(|&at| fits(at, level))
-                    .collect();
+                let places = places(&out, &before, level, 0..=out.len());
                 match places.as_slice() {
                     [] => continue,
                     [one] => {
@@ -276,6 +273,29 @@ pub fn apply(old: &str, hunks: &[Hunk]) -> Result<(String, Tolerated), ApplyErro
         }
     }
     Ok((out.concat(), tolerated))
+}
+
+/// Whether the lines `want` match `lines` from `at` under `level` (never past the end): the one
+/// line-sequence test of both patch formats.
+pub(crate) fn fits(lines: &[String], at: usize, want: &[&str], level: Tolerance) -> bool {
+    at + want.len() <= lines.len()
+        && lines[at..at + want.len()]
+            .iter()
+            .zip(want)
+            .all(|(have, want)| level.same(body(have), want))
+}
+
+/// The places among `candidates` where `want` matches `lines` under `level`.
+pub(crate) fn places(
+    lines: &[String],
+    want: &[&str],
+    level: Tolerance,
+    candidates: impl IntoIterator<Item = usize>,
+) -> Vec<usize> {
+    candidates
+        .into_iter()
+        .filter(|&at| fits(lines, at, want, level))
+        .collect()
 }
 
 /// The lines that replace a hunk or chunk matched at `at`: kept context lines keep their own text

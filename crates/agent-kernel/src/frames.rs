@@ -134,7 +134,7 @@ impl FrameParser {
                 }
                 continue;
             }
-            match find(rest, &self.marker) {
+            match memchr::memmem::find(rest, &self.marker) {
                 Some(i) => {
                     out.push((
                         Event::Raw(String::from_utf8_lossy(&rest[..i]).into_owned()),
@@ -163,22 +163,6 @@ impl FrameParser {
         self.buf.drain(..pos);
         shed_bytes
     }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let (&first, _) = needle.split_first()?;
-    let mut from = 0;
-    while let Some(off) = hay[from..].iter().position(|b| *b == first) {
-        let i = from + off;
-        if hay.len() - i < needle.len() {
-            return None;
-        }
-        if hay[i..].starts_with(needle) {
-            return Some(i);
-        }
-        from = i + 1;
-    }
-    None
 }
 
 #[cfg(test)]

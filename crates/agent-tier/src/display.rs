@@ -166,6 +166,66 @@ pub fn duration(d: std::time::Duration) -> String {
     out
 }
 
+/// The last `cap` bytes of a stream of text (a debuggee's or a cell's output), cut only at a
+/// character boundary, with the count of bytes dropped from the front so that a reader's cursor
+/// into the whole stream stays valid.
+#[derive(Debug, Clone)]
+pub struct TextTail {
+    text: String,
+    dropped: usize,
+    cap: usize,
+}
+
+impl TextTail {
+    /// A tail that keeps at most `cap` bytes.
+    pub fn new(cap: usize) -> Self {
+        TextTail {
+            text: String::new(),
+            dropped: 0,
+            cap,
+        }
+    }
+
+    /// Append `s`, dropping the oldest text beyond the cap.
+    pub fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        if self.text.len() > self.cap {
+            let cut = self.text.ceil_char_boundary(self.text.len() - self.cap);
+            self.text.drain(..cut);
+            self.dropped += cut;
+        }
+    }
+
+    /// The text kept.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// How many bytes were dropped from the front so far.
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// Total bytes ever pushed (the cursor just past the end).
+    pub fn end(&self) -> usize {
+        self.dropped + self.text.len()
+    }
+
+    /// Up to `max` bytes from `cursor` (a position in the whole stream; one before what is kept
+    /// starts at the oldest kept byte): the text, where it really started, and the next cursor.
+    pub fn read(&self, cursor: usize, max: usize) -> (String, usize, usize) {
+        let start = self
+            .text
+            .ceil_char_boundary(cursor.clamp(self.dropped, self.end()) - self.dropped);
+        let stop = self.text.floor_char_boundary(start + max).max(start);
+        (
+            self.text[start..stop].to_string(),
+            start + self.dropped,
+            stop + self.dropped,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +297,20 @@ mod tests {
         assert!(shown.starts_with(&"a/".repeat(100)), "{shown}");
         assert!(shown.ends_with("… (800 more bytes)"), "{shown}");
         assert_eq!(clip_path("src/\u{1b}x.py"), "src/\\x1bx.py");
+    }
+
+    #[test]
+    fn a_text_tail_keeps_the_last_bytes_at_a_char_boundary_and_counts_the_rest() {
+        let mut t = super::TextTail::new(5);
+        t.push("ab");
+        t.push("cdé"); // 6 bytes in all: `a` goes
+        assert_eq!((t.text(), t.dropped(), t.end()), ("bcdé", 1, 6));
+        t.push("ééé"); // keeping 5 bytes would cut an `é`: 4 kept
+        assert_eq!((t.text(), t.dropped(), t.end()), ("éé", 8, 12));
+        // A cursor before what is kept reads from the oldest kept byte.
+        assert_eq!(t.read(0, 100), ("éé".to_string(), 8, 12));
+        // A bound inside a character stops before it.
+        assert_eq!(t.read(8, 3), ("é".to_string(), 8, 10));
+        assert_eq!(t.read(12, 3), (String::new(), 12, 12));
     }
 }

@@ -2,6 +2,7 @@
 //! output, at most one message per [`GAP`]. Nothing is kept when nobody listens.
 
 use agent_tier::CallContext;
+use agent_tier::display::TextTail;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -14,8 +15,7 @@ pub(crate) struct CellProgress {
     on: bool,
     lang: &'static str,
     started: Instant,
-    tail: String,
-    cut: bool,
+    tail: TextTail,
     dirty: bool,
     next: Instant,
 }
@@ -27,8 +27,7 @@ impl CellProgress {
             on: cx.progress_wanted(),
             lang,
             started: now,
-            tail: String::new(),
-            cut: false,
+            tail: TextTail::new(TAIL),
             dirty: false,
             next: now,
         }
@@ -39,12 +38,7 @@ impl CellProgress {
         if !self.on || text.is_empty() {
             return;
         }
-        self.tail.push_str(text);
-        if self.tail.len() > TAIL {
-            let start = self.tail.ceil_char_boundary(self.tail.len() - TAIL);
-            self.tail.drain(..start);
-            self.cut = true;
-        }
+        self.tail.push(text);
         self.dirty = true;
     }
 
@@ -69,8 +63,8 @@ impl CellProgress {
             "{} cell running ({:.0} s), output so far:\n{}{}",
             self.lang,
             (now - self.started).as_secs_f64(),
-            if self.cut { "…" } else { "" },
-            self.tail
+            if self.tail.dropped() > 0 { "…" } else { "" },
+            self.tail.text()
         )
     }
 }
