@@ -346,6 +346,54 @@ fn the_typed_call_is_agent_rpcs_alone() {
     }
 }
 
+/// Services wired once (issue 43): a family takes another family's witness or locator when the
+/// registry is sealed (`Registry::on_seal`), never from each call's registry, which is how the
+/// lsp family re-supplied its witness on every call and the dap family kept the first call's
+/// locator.
+#[test]
+fn services_are_wired_at_the_seal_not_per_call() {
+    let per_call = ["cx.registry().witness()", "cx.registry().locator()"];
+    let mut offenders = Vec::new();
+    let mut wired = 0;
+    for krate in FAMILIES {
+        for (path, src) in crate_sources(krate) {
+            for s in per_call.iter().filter(|s| src.contains(*s)) {
+                offenders.push(format!("{}: {s}", path.display()));
+            }
+            wired += src.matches(".on_seal(").count();
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "take services in Registry::on_seal, not per call: {offenders:#?}"
+    );
+    assert!(
+        wired >= 2,
+        "the check no longer sees the lsp and dap families' wiring"
+    );
+}
+
+/// The run carries no family's switch (issue 43): `RunInfo` is the root and the sandbox prefix
+/// that every family needs; a debug conversation, vibe mode or an ask space is in the family's
+/// own config.
+#[test]
+fn the_run_carries_no_family_switch() {
+    let src =
+        std::fs::read_to_string(root().join("crates/agent-tier/src/registry/context.rs")).unwrap();
+    let start = src
+        .find("pub struct RunInfo {")
+        .expect("RunInfo is declared in registry/context.rs");
+    let body = &src[start..start + src[start..].find("\n}").unwrap()];
+    let fields: Vec<&str> = body
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| l.starts_with("pub "))
+        .filter_map(|l| l.strip_prefix("pub ")?.split(':').next())
+        .collect();
+    assert_eq!(fields, ["root", "sandbox_prefix"], "RunInfo's fields");
+}
+
 #[test]
 fn the_process_layer_depends_on_no_agent_crate_and_no_protocol() {
     let meta = metadata();

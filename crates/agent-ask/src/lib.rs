@@ -79,16 +79,12 @@ impl std::fmt::Debug for AskConfig {
 }
 
 /// Attach the ask port to this run and register `ask_user` — only when the config has a port
-/// and a target space exists (the config's, else the run's conversation id). Check
-/// `registry.contains("ask_user")` to see whether it was.
+/// and a target space. Check `registry.contains("ask_user")` to see whether it was.
 pub fn attach(registry: &Registry, config: AskConfig) {
     let Some(port) = config.port else {
         return;
     };
-    let Some(space) = config
-        .target_space
-        .or_else(|| registry.run().conversation_id.clone())
-    else {
+    let Some(space) = config.target_space else {
         return;
     };
     registry.provide_person_asker(Arc::new(person::PortAsker {

@@ -44,19 +44,16 @@ fn db_question() -> Value {
 
 #[test]
 fn registered_only_with_a_port_and_a_target_space() {
-    // (name, with a port, target space, run's conversation id, registered)
-    type Case<'a> = (&'a str, bool, Option<&'a str>, Option<&'a str>, bool);
+    // (name, with a port, target space, registered); the space is the config's alone (the run
+    // carries no conversation since issue 43: the host passes its conversation as the space).
+    type Case<'a> = (&'a str, bool, Option<&'a str>, bool);
     let cases: Vec<Case> = vec![
-        ("port and space", true, Some("c1"), None, true),
-        ("port, space from the run", true, None, Some("conv"), true),
-        ("port, no space", true, None, None, false),
-        ("space, no port", false, Some("c1"), Some("conv"), false),
+        ("port and space", true, Some("c1"), true),
+        ("port, no space", true, None, false),
+        ("space, no port", false, Some("c1"), false),
     ];
-    for (name, with_port, space, conversation, expected) in cases {
-        let registry = Registry::new(RunInfo {
-            conversation_id: conversation.map(str::to_string),
-            ..Default::default()
-        });
+    for (name, with_port, space, expected) in cases {
+        let registry = Registry::new(RunInfo::default());
         let port: Option<Arc<dyn AskPort>> = with_port.then(|| Arc::new(ScriptedPort::new()) as _);
         attach(
             &registry,

@@ -50,10 +50,15 @@ fn stats(name: &str, mut v: Vec<Duration>) -> f64 {
 async fn through_tool(root: &Path) -> Vec<Duration> {
     let reg = Registry::new(RunInfo {
         root: root.to_path_buf(),
-        conversation_id: Some("bench".into()),
         ..Default::default()
     });
-    agent_dap::attach(&reg, DapConfig::default());
+    agent_dap::attach(
+        &reg,
+        DapConfig {
+            conversation_id: Some("bench".into()),
+            ..DapConfig::default()
+        },
+    );
     let call = |args: Value| {
         let reg = reg.clone();
         async move {

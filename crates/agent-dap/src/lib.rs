@@ -85,6 +85,9 @@ pub struct DapConfig {
     /// Directories searched for adapter programs before `$PATH` (a sandbox's tool directory, or
     /// a test's scripted adapter). Default empty.
     pub extra_bin_dirs: Vec<PathBuf>,
+    /// The conversation the run belongs to: `debug` is registered only with one (a debug
+    /// session belongs to one conversation). Default none.
+    pub conversation_id: Option<String>,
 }
 
 impl Default for DapConfig {
@@ -95,18 +98,19 @@ impl Default for DapConfig {
             request_timeout: Duration::from_secs(15),
             startup_timeout: Duration::from_secs(60),
             extra_bin_dirs: Vec::new(),
+            conversation_id: None,
         }
     }
 }
 
 /// Attach the debug-session supervisor to this run and register `debug`.
 ///
-/// The tool is registered only when the run has a conversation id (`registry.run()
-/// .conversation_id` is `Some`): a session belongs to one conversation. Without one this
+/// The tool is registered only when the config names a conversation
+/// ([`DapConfig::conversation_id`]): a session belongs to one conversation. Without one this
 /// registers nothing and returns.
 pub fn attach(registry: &Registry, config: DapConfig) {
     let run = registry.run();
-    if run.conversation_id.is_none() {
+    if config.conversation_id.is_none() {
         return;
     }
     registry.register(tool::DebugTool::new(

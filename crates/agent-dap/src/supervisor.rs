@@ -11,8 +11,8 @@ use agent_tier::workspace::display_path;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock};
 
 pub(crate) struct Supervisor {
     pub root: PathBuf,
@@ -26,8 +26,8 @@ pub(crate) struct Supervisor {
     pub functions: Mutex<FunctionBreakpoints>,
     /// Function breakpoints placed on lines in the live session (its adapter has none).
     pub placed: Mutex<Vec<Placed>>,
-    /// The run's symbol locator, taken from the registry at the first call.
-    pub locator: OnceLock<Option<Arc<dyn SymbolLocator>>>,
+    /// The run's symbol locator, if a family provided one.
+    locator: Option<Arc<dyn SymbolLocator>>,
     pub next_id: AtomicU64,
     /// Where delve builds a package's binary for the current session, outside the workspace.
     pub scratch: Mutex<Option<Scratch>>,
@@ -46,7 +46,12 @@ impl Drop for Supervisor {
 }
 
 impl Supervisor {
-    pub fn new(root: PathBuf, prefix: Vec<String>, config: DapConfig) -> Self {
+    pub fn new(
+        root: PathBuf,
+        prefix: Vec<String>,
+        config: DapConfig,
+        locator: Option<Arc<dyn SymbolLocator>>,
+    ) -> Self {
         Supervisor {
             root,
             prefix,
@@ -55,7 +60,7 @@ impl Supervisor {
             breakpoints: Mutex::new(BTreeMap::new()),
             functions: Mutex::new(FunctionBreakpoints::default()),
             placed: Mutex::new(Vec::new()),
-            locator: OnceLock::new(),
+            locator,
             next_id: AtomicU64::new(1),
             scratch: Mutex::new(None),
             last_launch: Mutex::new(None),
@@ -72,7 +77,7 @@ impl Supervisor {
 
     /// The run's symbol locator, if a family provided one.
     pub fn locator(&self) -> Option<Arc<dyn SymbolLocator>> {
-        self.locator.get().cloned().flatten()
+        self.locator.clone()
     }
 
     /// A path as the model sees it: relative to the root, `.` for the root itself.

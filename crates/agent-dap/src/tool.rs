@@ -6,11 +6,12 @@ use crate::args::{DebugArgs, DebugCommand};
 use crate::limits::{MAX_CHILDREN, MAX_FRAMES, MAX_VALUE, STOP_FRAMES};
 use crate::ops;
 use crate::supervisor::Supervisor;
+use agent_tier::locate::SymbolLocator;
 use agent_tier::{
     BoxError, CallContext, Registry, ResourceKey, RoomId, Rooms, Tier, Tool, ToolOutput,
 };
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The `debug` tool and a supervisor per room: each conversation has its own debug session
@@ -20,22 +21,38 @@ pub(crate) struct DebugTool {
     prefix: Vec<String>,
     config: DapConfig,
     rooms: Arc<Rooms<Supervisor>>,
+    /// The run's symbol locator (another family's service), wired once when the registry is
+    /// sealed.
+    locator: Arc<OnceLock<Option<Arc<dyn SymbolLocator>>>>,
 }
 
 impl DebugTool {
     pub fn new(registry: &Registry, root: PathBuf, prefix: Vec<String>, config: DapConfig) -> Self {
+        let locator = Arc::new(OnceLock::new());
+        registry.on_seal({
+            let locator = locator.clone();
+            move |r| {
+                let _ = locator.set(r.locator());
+            }
+        });
         DebugTool {
             root,
             prefix,
             config,
             rooms: Rooms::attach(registry),
+            locator,
         }
     }
 
     /// The supervisor of the call's room, made on its first use.
     fn supervisor(&self, room: &RoomId) -> Arc<Supervisor> {
         self.rooms.get_or_init(room, || {
-            Supervisor::new(self.root.clone(), self.prefix.clone(), self.config.clone())
+            Supervisor::new(
+                self.root.clone(),
+                self.prefix.clone(),
+                self.config.clone(),
+                self.locator.get().cloned().flatten(),
+            )
         })
     }
 }
@@ -93,7 +110,6 @@ impl Tool for DebugTool {
 
     async fn call(&self, args: DebugArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         let sup = self.supervisor(&cx.room());
-        sup.locator.get_or_init(|| cx.registry().locator());
         let reveal = args.reveal;
         if let Some(env) = &args.env {
             crate::mask::remember_env(env);

@@ -109,7 +109,9 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state.clone())));
     registry.add_wrapper(Arc::new(outside::OutsideEdits::new(state.clone())));
     registry.provide_change_checker(Arc::new(outside::OutsideChecker(state.clone())));
-    registry.provide_locator(Arc::new(tools::Locator(state)));
+    registry.provide_locator(Arc::new(tools::Locator(state.clone())));
+    // The witness is another family's service: taken once every family has attached.
+    registry.on_seal(move |r| state.set_witness(r.witness()));
 }
 
 /// How the language servers of the checkout at `root` would run, in words (for `doctor`):

@@ -483,7 +483,6 @@ impl Wrapper for WriteDiagnostics {
         cx: &'a CallContext,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            self.0.set_witness(cx.registry().witness());
             let report = if output.proposed.is_empty() {
                 let files = &output.changed_files;
                 self.0

@@ -99,7 +99,6 @@ impl OutsideEdits {
 async fn check(
     state: &State,
     changes: Vec<(PathBuf, Option<Vec<u8>>)>,
-    cx_witness: Option<Arc<dyn agent_tier::witness::IdentifierWitness>>,
     room: &RoomId,
 ) -> Option<WriteReport> {
     let root = state.ws();
@@ -119,11 +118,6 @@ async fn check(
     }
     if files.is_empty() {
         return None;
-    }
-    // A call's witness (the registry's); the host's control socket has none to give, and the
-    // one the last call set stays.
-    if cx_witness.is_some() {
-        state.set_witness(cx_witness);
     }
     let mut report = state
         .after_write(&files, &previous, crate::on_write::Change::Written, room)
@@ -160,9 +154,7 @@ impl Wrapper for OutsideEdits {
                 .into_iter()
                 .map(|(p, had)| (p, Some(had.into_bytes())))
                 .collect();
-            let Some(report) =
-                check(&self.state, changes, cx.registry().witness(), &cx.room()).await
-            else {
+            let Some(report) = check(&self.state, changes, &cx.room()).await else {
                 return output;
             };
             let part = ToolOutput::report(&report);
@@ -220,7 +212,7 @@ impl ChangeChecker for OutsideChecker {
                     Some(seen)
                 }
             };
-            match check(state, vec![(path, had)], None, room).await {
+            match check(state, vec![(path, had)], room).await {
                 Some(report) => ToolOutput::report(&report).text.trim_start().to_string(),
                 None => String::new(),
             }

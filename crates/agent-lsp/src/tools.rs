@@ -32,7 +32,7 @@ pub struct State {
     /// The run's one question whether to trust the project ([`crate::trust`]).
     pub(crate) trust: crate::trust::TrustQuestion,
     ledger: Arc<Rooms<Mutex<Ledger>>>,
-    /// The run's identifier witness, taken from the first call's registry.
+    /// The run's identifier witness, wired once when the registry is sealed (`attach`).
     witness: std::sync::OnceLock<Option<Arc<dyn agent_tier::witness::IdentifierWitness>>>,
 }
 
@@ -347,7 +347,6 @@ all. Locations are `path:line:col: <line text>`."
         cx: CallContext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
-        st.set_witness(cx.registry().witness());
         let project_code = cx.effects.runs_project_code;
         let room = cx.room();
         let bound = st.sup.cfg.ready_timeout;
@@ -392,7 +391,6 @@ the server's references then check the result, and a rename they contradict is r
         cx: CallContext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let st = self.0.clone();
-        st.set_witness(cx.registry().witness());
         let bound = st.sup.cfg.ready_timeout;
         async move {
             crate::trust::settle(&st.sup, &st.trust, &cx).await?;

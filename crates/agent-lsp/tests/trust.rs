@@ -31,7 +31,6 @@ fn attach_with(
     let reg = Registry::new(RunInfo {
         root: root.to_path_buf(),
         sandbox_prefix: prefix,
-        ..Default::default()
     });
     cfg.skip_config_files = false;
     cfg.trust_project = false;

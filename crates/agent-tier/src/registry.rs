@@ -38,6 +38,9 @@ pub trait Wrapper: Send + Sync + 'static {
     fn after<'a>(&'a self, output: ToolOutput, cx: &'a CallContext) -> BoxFuture<'a, ToolOutput>;
 }
 
+/// A family's wiring, run once at seal.
+type SealHook = Box<dyn FnOnce(&Registry) + Send>;
+
 struct Inner {
     run: RunInfo,
     tools: RwLock<BTreeMap<String, Arc<dyn ErasedTool>>>,
@@ -52,6 +55,10 @@ struct Inner {
     locks: Mutex<HashMap<Held, Arc<tokio::sync::Mutex<()>>>>,
     /// Set by the first call or listing: from then on the tools and wrappers are fixed.
     sealed: AtomicBool,
+    /// Sealing happens once; a caller that arrives while it runs waits for the wiring.
+    seal_once: std::sync::Once,
+    /// What the families wire when the registry is sealed ([`Registry::on_seal`]); taken then.
+    on_seal: Mutex<Vec<SealHook>>,
     /// How many questions to a person (ask_user cards, approval prompts) are pending.
     asking: Arc<tokio::sync::watch::Sender<usize>>,
     /// The tables of per-room state, ended together by [`Registry::end_room`].
@@ -108,6 +115,8 @@ impl Registry {
                 policy: RwLock::new(ApprovalPolicy::none()),
                 locks: Mutex::new(HashMap::new()),
                 sealed: AtomicBool::new(false),
+                seal_once: std::sync::Once::new(),
+                on_seal: Mutex::new(Vec::new()),
                 asking: Arc::new(tokio::sync::watch::channel(0).0),
                 room_ends: Mutex::new(Vec::new()),
             }),
@@ -261,10 +270,35 @@ impl Registry {
         self.inner.definitions.read().clone()
     }
 
-    /// End composition: from now on tools and wrappers are fixed. The first call or listing
-    /// seals the registry by itself; a harness may seal it earlier.
+    /// End composition: from now on tools and wrappers are fixed, and the families' services are
+    /// wired ([`Registry::on_seal`]). The first call or listing seals the registry by itself; a
+    /// harness may seal it earlier. A caller that arrives while the wiring runs waits for it.
     pub fn seal(&self) {
-        self.inner.sealed.store(true, Ordering::Release);
+        self.inner.seal_once.call_once(|| {
+            let hooks = {
+                let mut pending = self.inner.on_seal.lock();
+                self.inner.sealed.store(true, Ordering::Release);
+                std::mem::take(&mut *pending)
+            };
+            for hook in hooks {
+                hook(self);
+            }
+        });
+    }
+
+    /// Run `wire` once, when the registry is sealed (at once if it already is): where a family
+    /// takes the services other families provide (the identifier witness, the symbol locator),
+    /// after every family has attached and before the first call, instead of on every call.
+    /// `wire` must not call `on_seal` itself.
+    pub fn on_seal(&self, wire: impl FnOnce(&Registry) + Send + 'static) {
+        {
+            let mut pending = self.inner.on_seal.lock();
+            if !self.is_sealed() {
+                pending.push(Box::new(wire));
+                return;
+            }
+        }
+        wire(self);
     }
 
     /// Whether the registry is sealed.

@@ -791,3 +791,62 @@ async fn a_rooms_resource_is_locked_per_room_not_across_the_run() {
         "two calls of one room overlapped"
     );
 }
+
+/// A locator that finds nothing; what matters is which one a family was wired with.
+struct NamedLocator(&'static str);
+
+impl agent_tier::locate::SymbolLocator for NamedLocator {
+    fn locate<'a>(
+        &'a self,
+        name: &'a str,
+        _near: Option<&'a std::path::Path>,
+    ) -> Pin<
+        Box<
+            dyn Future<
+                    Output = Result<agent_tier::locate::Located, agent_tier::locate::LocateError>,
+                > + Send
+                + 'a,
+        >,
+    > {
+        let why = format!("{} has no {name}", self.0);
+        Box::pin(async move { Err(why.into()) })
+    }
+}
+
+/// Services are wired once, when the registry is sealed (issue 43): a family that attaches
+/// before the one that provides a service still gets it, its wiring runs exactly once however
+/// many calls follow (and not before the first), and wiring asked after the seal runs at once.
+#[tokio::test]
+async fn services_are_wired_once_at_the_seal() {
+    let r = registry();
+    let wired = Arc::new(parking_lot::Mutex::new(Vec::<String>::new()));
+    r.on_seal({
+        let wired = wired.clone();
+        move |reg| {
+            let got = match reg.locator() {
+                Some(_) => "a locator".to_string(),
+                None => "none".to_string(),
+            };
+            wired.lock().push(got);
+        }
+    });
+    // The provider attaches after the family that uses it.
+    r.provide_locator(Arc::new(NamedLocator("the lsp family")));
+    assert!(wired.lock().is_empty(), "wired before the seal");
+    for _ in 0..3 {
+        assert!(
+            !r.call("look", json!({"text": "x"}), Surface::Full)
+                .await
+                .is_error
+        );
+    }
+    assert_eq!(*wired.lock(), vec!["a locator".to_string()]);
+    r.on_seal({
+        let wired = wired.clone();
+        move |_| wired.lock().push("late".into())
+    });
+    assert_eq!(
+        *wired.lock(),
+        vec!["a locator".to_string(), "late".to_string()]
+    );
+}

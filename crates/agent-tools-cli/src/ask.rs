@@ -41,18 +41,14 @@ pub fn attach_terminal(registry: &Registry, timeout: Option<Duration>) {
 }
 
 /// Attach `ask_user` through MCP elicitation to the requesting session's client (fails closed when
-/// that client did not declare it, or the call came from no MCP session).
-pub fn attach_elicitation(registry: &Registry, timeout: Option<Duration>) {
+/// that client did not declare it, or the call came from no MCP session), in the run's
+/// conversation `space`.
+pub fn attach_elicitation(registry: &Registry, space: &str, timeout: Option<Duration>) {
     use agent_tools::ask::ElicitationPort;
-    let space = registry
-        .run()
-        .conversation_id
-        .clone()
-        .unwrap_or_else(|| "mcp".to_string());
     attach(
         registry,
         Arc::new(ElicitationPort::new(Arc::new(McpElicitor))),
-        &space,
+        space,
         timeout,
     );
 }

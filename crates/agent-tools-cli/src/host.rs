@@ -19,7 +19,7 @@ pub struct HostOptions {
     pub root: PathBuf,
     /// Attach the background workers (`vibe_*` tools).
     pub vibe: bool,
-    /// The conversation this run belongs to: `None` one per process.
+    /// The conversation this run belongs to: `None` one per process ([`HostOptions::conversation`]).
     pub conversation_id: Option<String>,
     /// A command prefix that starts kernels and workers in a sandbox; empty: on the host.
     pub sandbox_prefix: Vec<String>,
@@ -37,6 +37,16 @@ pub struct HostOptions {
     pub tools: Option<ToolSelection>,
     /// The project at the root is trusted (`--trust`): its language servers run uncontained.
     pub trust_project: bool,
+}
+
+impl HostOptions {
+    /// The run's conversation: the one asked for, else one per process (`run-<pid>`). `debug`
+    /// sessions and `ask_user` cards belong to it.
+    pub fn conversation(&self) -> String {
+        self.conversation_id
+            .clone()
+            .unwrap_or_else(|| format!("run-{}", std::process::id()))
+    }
 }
 
 /// How `ask_user` and approvals reach a person: the port the `ask` family is attached with.
@@ -61,11 +71,6 @@ pub fn families() -> Vec<&'static str> {
 pub fn build(opts: &HostOptions) -> Registry {
     let registry = Registry::new(RunInfo {
         root: opts.root.clone(),
-        conversation_id: opts
-            .conversation_id
-            .clone()
-            .or_else(|| Some(format!("run-{}", std::process::id()))),
-        vibe: opts.vibe,
         sandbox_prefix: opts.sandbox_prefix.clone(),
     });
     registry.set_policy(agent_tools::tier::ApprovalPolicy::tiers(

@@ -72,6 +72,8 @@ pub struct VibeConfig {
     pub list_result_chars: usize,
     /// How many bytes of a command worker's stdout are kept (default 1 MiB).
     pub max_output_bytes: usize,
+    /// Whether vibe mode is on: the `vibe_*` tools are registered only then (default off).
+    pub vibe_mode: bool,
 }
 
 impl Default for VibeConfig {
@@ -87,6 +89,7 @@ impl Default for VibeConfig {
             max_wait: Duration::from_secs(3600),
             list_result_chars: 200,
             max_output_bytes: DEFAULT_MAX_OUTPUT,
+            vibe_mode: false,
         }
     }
 }
@@ -100,6 +103,7 @@ impl std::fmt::Debug for VibeConfig {
                 "backend",
                 &self.backend.as_ref().map(|b| b.name().to_string()),
             )
+            .field("vibe_mode", &self.vibe_mode)
             .field("default_budget", &self.default_budget)
             .field("max_run", &self.max_run)
             .field("stall_after", &self.stall_after)
@@ -118,12 +122,12 @@ fn from_env(name: &str) -> Option<WorkerCommand> {
 }
 
 /// Attach the vibe roster to this run and register the five `vibe_*` tools — only while vibe
-/// mode is on (`registry.run().vibe`). Workers run through `config.backend`, or else a
+/// mode is on ([`VibeConfig::vibe_mode`]). Workers run through `config.backend`, or else a
 /// [`CommandBackend`] over `config.fast` / `config.good` (or their environment variables), in
 /// the run's root and through its sandbox prefix.
 pub fn attach(registry: &Registry, config: VibeConfig) {
     let run = registry.run();
-    if !run.vibe {
+    if !config.vibe_mode {
         return;
     }
     let backend: Arc<dyn VibeBackend> = match config.backend {

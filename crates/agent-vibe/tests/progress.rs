@@ -23,13 +23,13 @@ async fn waiting_reports_the_workers_state_and_last_line() {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let registry = Registry::new(RunInfo {
         root: dir.path().to_path_buf(),
-        vibe: true,
         ..Default::default()
     });
     attach(
         &registry,
         VibeConfig {
             fast: Some(WorkerCommand::new(script.display().to_string(), [""; 0])),
+            vibe_mode: true,
             ..Default::default()
         },
     );

@@ -27,12 +27,12 @@ async fn every_result_text_and_structured() {
     };
     let registry = Registry::new(RunInfo {
         root: dir.path().to_path_buf(),
-        vibe: true,
         ..Default::default()
     });
     attach(
         &registry,
         VibeConfig {
+            vibe_mode: true,
             fast: Some(script("echo.sh", ECHO)),
             good: Some(script("slow.sh", SLOW)),
             stall_after: Duration::ZERO,

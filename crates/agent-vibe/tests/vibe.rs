@@ -83,7 +83,6 @@ impl Fixture {
         }
         let registry = Registry::new(RunInfo {
             root: dir.path().to_path_buf(),
-            vibe: true,
             ..Default::default()
         });
         let script =
@@ -91,6 +90,7 @@ impl Fixture {
         let mut config = VibeConfig {
             fast: Some(script(fast)),
             good: good.map(script),
+            vibe_mode: true,
             ..Default::default()
         };
         tweak(&mut config);
@@ -201,11 +201,14 @@ fn elapsed_filters() -> Vec<(&'static str, &'static str)> {
 #[test]
 fn registered_only_while_vibe_mode_is_on() {
     for vibe in [false, true] {
-        let registry = Registry::new(RunInfo {
-            vibe,
-            ..Default::default()
-        });
-        attach(&registry, VibeConfig::default());
+        let registry = Registry::new(RunInfo::default());
+        attach(
+            &registry,
+            VibeConfig {
+                vibe_mode: vibe,
+                ..VibeConfig::default()
+            },
+        );
         let names: Vec<String> = registry
             .list(Surface::ReadOnly)
             .into_iter()
@@ -231,10 +234,15 @@ fn registered_only_while_vibe_mode_is_on() {
 #[test]
 fn tool_schemas() {
     let registry = Registry::new(RunInfo {
-        vibe: true,
         ..Default::default()
     });
-    attach(&registry, VibeConfig::default());
+    attach(
+        &registry,
+        VibeConfig {
+            vibe_mode: true,
+            ..VibeConfig::default()
+        },
+    );
     let tools: Vec<Value> = registry
         .list(Surface::Full)
         .into_iter()
@@ -518,13 +526,13 @@ async fn a_missing_program_fails_the_spawn_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let registry = Registry::new(RunInfo {
         root: dir.path().to_path_buf(),
-        vibe: true,
         ..Default::default()
     });
     attach(
         &registry,
         VibeConfig {
             fast: Some(WorkerCommand::new("agent-tools-no-such-worker", ["--x"])),
+            vibe_mode: true,
             ..Default::default()
         },
     );

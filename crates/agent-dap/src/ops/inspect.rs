@@ -210,7 +210,7 @@ mod tests {
     /// A frame reads as its function and where it is; what it lacks is said, never made up.
     #[test]
     fn a_frame_says_its_source_and_line_or_that_it_has_none() {
-        let sup = Supervisor::new("/w".into(), Vec::new(), DapConfig::default());
+        let sup = Supervisor::new("/w".into(), Vec::new(), DapConfig::default(), None);
         let frame = |path: Option<&str>, name: Option<&str>, line: Option<u32>| StackFrame {
             id: 1,
             name: "f".into(),

@@ -34,10 +34,15 @@ impl Fixture {
         }
         let reg = Registry::new(RunInfo {
             root: dir.path().to_path_buf(),
-            conversation_id: Some("conv-1".into()),
             ..Default::default()
         });
-        agent_dap::attach(&reg, config);
+        agent_dap::attach(
+            &reg,
+            DapConfig {
+                conversation_id: Some("conv-1".into()),
+                ..config
+            },
+        );
         Fixture {
             dir,
             reg,

@@ -7,10 +7,15 @@ use serde_json::json;
 fn registry(conversation: Option<&str>, root: &std::path::Path) -> Registry {
     let reg = Registry::new(RunInfo {
         root: root.to_path_buf(),
-        conversation_id: conversation.map(str::to_string),
         ..Default::default()
     });
-    agent_dap::attach(&reg, DapConfig::default());
+    agent_dap::attach(
+        &reg,
+        DapConfig {
+            conversation_id: conversation.map(str::to_string),
+            ..DapConfig::default()
+        },
+    );
     reg
 }
 

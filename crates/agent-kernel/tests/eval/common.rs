@@ -197,7 +197,6 @@ impl Kit {
         let registry = Registry::new(RunInfo {
             root: dir.path().to_path_buf(),
             sandbox_prefix: prefix,
-            ..Default::default()
         });
         registry.register(FakeRead);
         registry.register(Fails);

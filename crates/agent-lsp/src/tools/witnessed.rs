@@ -239,7 +239,7 @@ async fn reaches(srv: &Arc<Server>, defs: &[Site], decl: &[(PathBuf, u32)]) -> b
 }
 
 impl State {
-    /// Keep the run's witness (from the call's registry) for this family's answers.
+    /// Keep the run's witness for this family's answers (once, when the registry is sealed).
     pub(crate) fn set_witness(&self, w: Option<Arc<dyn IdentifierWitness>>) {
         let _ = self.witness.set(w);
     }

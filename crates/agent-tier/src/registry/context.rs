@@ -12,15 +12,13 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// What a run is: the facts the families need to attach their resources.
+/// What a run is: the facts every family needs to attach its resources. A family's own
+/// switches (whether `debug` has a conversation, whether vibe mode is on, where `ask_user`
+/// cards go) are in that family's config, never here.
 #[derive(Debug, Clone, Default)]
 pub struct RunInfo {
     /// The workspace root; file arguments are confined to it.
     pub root: PathBuf,
-    /// The conversation this run belongs to (the debug tool needs one).
-    pub conversation_id: Option<String>,
-    /// Whether vibe mode is on.
-    pub vibe: bool,
     /// A command prefix that runs a program inside the conversation's sandbox, when it has one
     /// (for example `["docker", "exec", "-i", "box"]`). Empty: children start on the host.
     pub sandbox_prefix: Vec<String>,

@@ -102,8 +102,14 @@ impl Family for Dap {
     fn feature(&self) -> &'static str {
         "dap"
     }
-    fn attach(&self, registry: &Registry, _opts: &HostOptions) {
-        agent_tools::dap::attach(registry, Default::default());
+    fn attach(&self, registry: &Registry, opts: &HostOptions) {
+        agent_tools::dap::attach(
+            registry,
+            agent_tools::dap::DapConfig {
+                conversation_id: Some(opts.conversation()),
+                ..Default::default()
+            },
+        );
     }
     fn doctor(&self, root: &Path) -> Vec<DoctorEntry> {
         agent_tools::dap::doctor(root)
@@ -140,7 +146,9 @@ impl Family for Ask {
         match opts.asking {
             Asking::Nobody => {}
             Asking::Terminal => crate::ask::attach_terminal(registry, opts.ask_timeout),
-            Asking::Elicitation => crate::ask::attach_elicitation(registry, opts.ask_timeout),
+            Asking::Elicitation => {
+                crate::ask::attach_elicitation(registry, &opts.conversation(), opts.ask_timeout)
+            }
         }
     }
 }
@@ -154,8 +162,14 @@ impl Family for Vibe {
     fn feature(&self) -> &'static str {
         "vibe"
     }
-    fn attach(&self, registry: &Registry, _opts: &HostOptions) {
-        agent_tools::vibe::attach(registry, Default::default());
+    fn attach(&self, registry: &Registry, opts: &HostOptions) {
+        agent_tools::vibe::attach(
+            registry,
+            agent_tools::vibe::VibeConfig {
+                vibe_mode: opts.vibe,
+                ..Default::default()
+            },
+        );
     }
     fn doctor(&self, root: &Path) -> Vec<DoctorEntry> {
         agent_tools::vibe::doctor(root)

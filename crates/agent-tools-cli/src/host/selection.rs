@@ -14,8 +14,6 @@ use std::collections::BTreeSet;
 pub fn catalog() -> Vec<(String, Vec<String>)> {
     let registry = Registry::new(RunInfo {
         root: std::env::temp_dir(),
-        conversation_id: None,
-        vibe: true,
         sandbox_prefix: Vec::new(),
     });
     let opts = HostOptions {
