@@ -169,6 +169,10 @@ impl Tool for AskUser {
         true
     }
 
+    fn asks_a_person(&self) -> bool {
+        true
+    }
+
     async fn call(&self, args: AskUserArgs, cx: CallContext) -> Result<ToolOutput, BoxError> {
         Ok(ToolOutput::report(&self.run(args, &cx).await?))
     }

@@ -376,6 +376,11 @@ impl Registry {
         self.inner.tools.read().keys().cloned().collect()
     }
 
+    /// What the tool of that name declares (on any surface), if one is registered.
+    pub fn info(&self, name: &str) -> Option<ToolInfo> {
+        self.inner.tools.read().get(name).map(|t| t.info())
+    }
+
     /// Whether a tool of that name is registered (on any surface).
     pub fn contains(&self, name: &str) -> bool {
         self.inner.tools.read().contains_key(name)

@@ -322,6 +322,13 @@ pub trait Tool: Send + Sync + 'static {
         Hints::from_tier(self.tier())
     }
 
+    /// Whether a call puts a question to a person (`ask_user`): a host whose client cannot
+    /// reach one (an MCP client without elicitation) leaves such a tool out and refuses its
+    /// calls, by this flag, never by the tool's name. Default `false`.
+    fn asks_a_person(&self) -> bool {
+        false
+    }
+
     /// Run the tool. A returned error becomes an error result.
     fn call(
         &self,
@@ -346,6 +353,9 @@ pub struct ToolInfo {
     pub input_schema: serde_json::Map<String, serde_json::Value>,
     /// What a call may do, for clients.
     pub hints: Hints,
+    /// A call puts a question to a person ([`Tool::asks_a_person`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub asks_a_person: bool,
 }
 
 /// What a call may do, as clients are told (MCP's tool annotations).

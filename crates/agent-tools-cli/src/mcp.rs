@@ -145,8 +145,8 @@ pub fn instructions(registry: &Registry, surface: Surface, can_ask: bool) -> Str
     let have: std::collections::BTreeSet<String> = registry
         .list(surface)
         .into_iter()
+        .filter(|t| can_ask || !t.asks_a_person)
         .map(|t| t.name)
-        .filter(|name| can_ask || name != ASK_USER)
         .collect();
     let mut lines = vec![format!(
         "Tools for one run in {} ({surface} surface). Paths are relative to it; lines are 1-based.",
@@ -429,9 +429,6 @@ fn sessionless(cx: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"))
 }
 
-/// The tool that needs a person on the client's side.
-const ASK_USER: &str = "ask_user";
-
 impl Host {
     /// Whether this session's client can put a question to a person: it declared `elicitation`
     /// (the only way `serve` reaches a person). Without it `ask_user` is not listed, not named in
@@ -447,7 +444,7 @@ impl Host {
         self.registry
             .list(self.surface)
             .into_iter()
-            .filter(|t| can_ask || t.name != ASK_USER)
+            .filter(|t| can_ask || !t.asks_a_person)
             .collect()
     }
 }
@@ -515,10 +512,15 @@ impl ServerHandler for Host {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if request.name == ASK_USER && self.registry.contains(ASK_USER) && !self.can_ask(&context) {
-            let out = ToolOutput::error(
-                "ask_user is not available to this client: it did not declare the MCP `elicitation` capability, so no person can be asked through it. Proceed under an assumption you state.",
-            )
+        let asks_a_person = self
+            .registry
+            .info(&request.name)
+            .is_some_and(|t| t.asks_a_person);
+        if asks_a_person && !self.can_ask(&context) {
+            let out = ToolOutput::error(format!(
+                "{} is not available to this client: it did not declare the MCP `elicitation` capability, so no person can be asked through it. Proceed under an assumption you state.",
+                request.name
+            ))
             .with_structured(json!({"outcome": "no_operator"}));
             return Ok(call_result(&out).into());
         }

@@ -35,6 +35,7 @@ impl<T: Tool> ErasedTool for Erased<T> {
             parallel_safe: self.tool.parallel_safe(),
             input_schema: self.schema.clone(),
             hints: self.tool.hints(),
+            asks_a_person: self.tool.asks_a_person(),
         }
     }
 
