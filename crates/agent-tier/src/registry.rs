@@ -508,11 +508,11 @@ impl Registry {
                 surface,
             });
         }
-        let parsed = tool.validate(args.clone())?;
+        let call = tool.clone().prepare(args.clone())?;
         // What this very call does, declared by the tool from its arguments: its tier may be
         // more than the tool's (an operation that runs the project's code); the surface, the
         // approval policy and the lock judge that.
-        let effects = tool.effects(parsed.as_ref());
+        let effects = call.effects();
         let tier = effects.tier;
         if tier > tool.tier() && !surface.allows(tier) {
             return Err(CallError::HiddenCall {
@@ -588,7 +588,7 @@ impl Registry {
 
         // Aborted when the caller stops waiting (cancellation).
         let joined = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
-            progress::CURRENT.scope(cx.progress.clone(), tool.clone().run(parsed, cx.clone())),
+            progress::CURRENT.scope(cx.progress.clone(), call.run(cx.clone())),
         ))
         .await;
         let mut output = match joined {

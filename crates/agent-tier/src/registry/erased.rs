@@ -1,5 +1,6 @@
-//! The registry's type-erased view of a tool: validation into the tool's own argument type,
-//! its declared effects, and running it; plus the one-line schema summary argument errors quote.
+//! The registry's type-erased view of a tool: a call prepared from JSON arguments (validated
+//! into the tool's own argument type, which then travels with the call, typed), its declared
+//! effects and its run; plus the one-line schema summary argument errors quote.
 
 use super::{BoxFuture, CallContext};
 use crate::tool::{BoxError, Effects, Tool, ToolInfo, ToolOutput};
@@ -11,13 +12,38 @@ use std::sync::Arc;
 pub(super) trait ErasedTool: Send + Sync {
     fn info(&self) -> ToolInfo;
     fn tier(&self) -> Tier;
-    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError>;
-    fn effects(&self, args: &(dyn std::any::Any + Send)) -> Effects;
-    fn run(
-        self: Arc<Self>,
-        args: Box<dyn std::any::Any + Send>,
-        cx: CallContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+    /// The call these arguments make, or the argument error naming what would be valid.
+    fn prepare(self: Arc<Self>, args: Value) -> Result<Box<dyn PreparedCall>, CallError>;
+}
+
+/// One call of one tool with its arguments already parsed into the tool's own type.
+pub(super) trait PreparedCall: Send {
+    /// What this very call does (never less than the tool's tier; running project code is exec).
+    fn effects(&self) -> Effects;
+    /// Run it.
+    fn run(self: Box<Self>, cx: CallContext) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+}
+
+struct Prepared<T: Tool> {
+    tool: Arc<Erased<T>>,
+    args: T::Args,
+}
+
+impl<T: Tool> PreparedCall for Prepared<T> {
+    fn effects(&self) -> Effects {
+        let tool = &self.tool.tool;
+        let mut e = tool.effects(&self.args);
+        e.tier = e.tier.max(tool.tier());
+        if e.runs_project_code {
+            e.tier = Tier::Exec;
+        }
+        e
+    }
+
+    fn run(self: Box<Self>, cx: CallContext) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
+        let Prepared { tool, args } = *self;
+        Box::pin(async move { tool.tool.call(args, cx).await })
+    }
 }
 
 pub(super) struct Erased<T: Tool> {
@@ -43,14 +69,14 @@ impl<T: Tool> ErasedTool for Erased<T> {
         self.tool.tier()
     }
 
-    fn validate(&self, args: Value) -> Result<Box<dyn std::any::Any + Send>, CallError> {
+    fn prepare(self: Arc<Self>, args: Value) -> Result<Box<dyn PreparedCall>, CallError> {
         let args = if args.is_null() {
             Value::Object(Default::default())
         } else {
             args
         };
         match serde_path_to_error::deserialize::<_, T::Args>(args) {
-            Ok(parsed) => Ok(Box::new(parsed)),
+            Ok(args) => Ok(Box::new(Prepared { tool: self, args })),
             Err(err) => {
                 let path = err.path().to_string();
                 let inner = err.into_inner().to_string();
@@ -66,35 +92,6 @@ impl<T: Tool> ErasedTool for Erased<T> {
                 })
             }
         }
-    }
-
-    fn effects(&self, args: &(dyn std::any::Any + Send)) -> Effects {
-        // Invariant: `validate` of this same tool produced the value.
-        let mut e = match args.downcast_ref::<T::Args>() {
-            Some(args) => self.tool.effects(args),
-            None => Effects::of(&self.tool),
-        };
-        // Never less than the tool's tier; running project code is always exec.
-        e.tier = e.tier.max(self.tool.tier());
-        if e.runs_project_code {
-            e.tier = Tier::Exec;
-        }
-        e
-    }
-
-    fn run(
-        self: Arc<Self>,
-        args: Box<dyn std::any::Any + Send>,
-        cx: CallContext,
-    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
-        Box::pin(async move {
-            // Invariant: `validate` of this same tool produced the box.
-            let args = match args.downcast::<T::Args>() {
-                Ok(a) => *a,
-                Err(_) => return Err("internal error: argument type mismatch".into()),
-            };
-            self.tool.call(args, cx).await
-        })
     }
 }
 
