@@ -394,6 +394,39 @@ fn the_run_carries_no_family_switch() {
     assert_eq!(fields, ["root", "sandbox_prefix"], "RunInfo's fields");
 }
 
+/// Each module imports what it uses (issue 43): no `use super::*` outside tests, which made
+/// agent-lsp's `tools.rs` a hub every operation reached through.
+#[test]
+fn no_module_imports_its_parent_whole() {
+    let mut offenders = Vec::new();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        let src = entry.path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        for path in files {
+            if path.file_name().is_some_and(|n| n == "tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Test modules may take their parent whole.
+            let code = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
+            seen += 1;
+            if code.lines().any(|l| l.trim() == "use super::*;") {
+                offenders.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(seen > 100, "the check read only {seen} files");
+    assert!(
+        offenders.is_empty(),
+        "import what the module uses, not its parent whole: {offenders:#?}"
+    );
+}
+
 #[test]
 fn the_process_layer_depends_on_no_agent_crate_and_no_protocol() {
     let meta = metadata();

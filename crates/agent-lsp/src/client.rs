@@ -9,16 +9,13 @@ use crate::protocol::{
     self, ConfigurationChange, Diagnostic, DidChangeConfiguration, Empty, Exit, Initialize,
     InitializeParams, Initialized, Offered, Sent, ServerCapabilities, Shutdown, WorkspaceFolder,
 };
-use crate::text::{Encoding, path_to_uri, uri_to_path};
+use crate::text::{Encoding, path_to_uri};
 use agent_proc::{Launcher, Tail};
-use agent_rpc::{
-    CallError, Connection, ConnectionError, Handler, JsonRpc, Limits, Malformed, ReplyError,
-    Request,
-};
+use agent_rpc::{CallError, Connection, JsonRpc, Limits, Malformed, Request};
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -27,7 +24,6 @@ mod diagnostics;
 mod documents;
 mod events;
 use documents::Doc;
-pub use documents::Synced;
 use events::Events;
 
 /// LSP `ContentModified`.

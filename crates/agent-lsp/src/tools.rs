@@ -1,18 +1,12 @@
 //! The `lsp` and `lsp_rename` tools and the family's run state (the supervisor, the rooms' ledgers,
 //! the witness); the diagnostics-on-write wrapper is `on_write`.
 
-use crate::address;
-use crate::binaries::{project_binary, resolve_command};
 use crate::checker;
-use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
-use crate::protocol::{self, Answer, Locations, Offered, TextDocumentPositionParams};
-use crate::rename;
-use crate::render::{Diag, Loc, Renderer, Sym, escapes, hover_text, locations, symbols};
+use crate::render::{Diag, symbols};
 use crate::supervisor::Supervisor;
-use crate::text::{lines, path_to_uri, units_of_byte};
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::workspace::{apply_all, confine, confine_existing};
+use agent_tier::workspace::confine_existing;
 use agent_tier::{BoxError, CallContext, Effects, RoomId, Rooms, Tier, Tool, ToolOutput};
 use parking_lot::Mutex;
 use serde::Deserialize;
@@ -20,7 +14,6 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// What one conversation has been shown: diagnostics by (severity, code, message).
 type Ledger = HashSet<(String, String, String)>;
@@ -403,9 +396,10 @@ the server's references then check the result, and a rename they contradict is r
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     use crate::protocol::Locations;
+    use crate::render::locations;
+    use std::path::PathBuf;
 
     #[test]
     fn locations_of_every_shape() {

@@ -1,11 +1,19 @@
 //! Diagnostics of a synced document: what the server published, and the fresh answer for one
 //! synced version (pulled, or the publish that carries that version).
 
-use super::*;
+use crate::client::documents::Synced;
+use crate::client::{CONTENT_MODIFIED, Fresh, PUBLISH_SETTLE, SERVER_CANCELLED, Server, Shared};
+use crate::error::LspError;
+use crate::protocol::Diagnostic;
 use crate::protocol::{
     DocumentDiagnostic, DocumentDiagnosticReport, DocumentParams, ExecuteCommandParams, Position,
     Range, TSSERVER_REQUEST, TsserverDiagnostic, TsserverFile, TsserverRequest,
 };
+use crate::text::path_to_uri;
+use agent_rpc::Request;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 impl Server {
     /// The diagnostics last published for every document, as they stand now.

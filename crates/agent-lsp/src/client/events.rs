@@ -1,13 +1,20 @@
 //! What a server sends besides responses: its requests to the client (configuration, progress
 //! tokens, registrations) and notifications (diagnostics, progress, status), and its exit.
 
-use super::*;
+use crate::client::{Published, Server, lookup_section};
+use crate::protocol;
+use crate::protocol::WorkspaceFolder;
 use crate::protocol::{
     ApplyEdit, ApplyEditResult, Configuration, Progress, PublishDiagnostics, RegisterCapability,
     ServerStatus, WorkDoneProgress, WorkspaceFolders,
 };
+use crate::text::{path_to_uri, uri_to_path};
 use agent_rpc::Notification;
+use agent_rpc::{ConnectionError, Handler, ReplyError, Request};
 use serde::Deserialize;
+use serde_json::Value;
+use std::sync::Weak;
+use std::time::{Duration, Instant};
 
 impl Server {
     /// Answer one of the server's requests; `Err` is the JSON-RPC error to reply with.

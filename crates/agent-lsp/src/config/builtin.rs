@@ -1,8 +1,9 @@
 //! The built-in server table: which servers serve which languages, how each starts, its root
 //! markers and how to install it.
 
-use super::*;
-
+use crate::config::ServerSpec;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
 fn ext(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
         .iter()

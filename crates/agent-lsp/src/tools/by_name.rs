@@ -6,7 +6,10 @@
 
 use super::command::{At, Named};
 use super::locate::{Decl, Found, Kinds};
-use super::*;
+use crate::address;
+use crate::error::LspError;
+use crate::text::lines;
+use crate::tools::{State, arg_err, locate};
 
 /// At most this many candidates are listed in an ambiguity error.
 const SHOWN: usize = 20;

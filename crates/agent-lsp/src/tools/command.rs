@@ -1,8 +1,8 @@
 //! `lsp`'s flat, model-friendly arguments parsed once into a command holding exactly the fields
 //! its operation needs; every operation is one variant, dispatched by one exhaustive `match`.
 
-use super::*;
-
+use crate::error::LspError;
+use crate::tools::{LspArgs, Operation, arg_err};
 /// Where a positional operation points: a file, a 1-based line, and a symbol on that line.
 #[derive(Debug, Clone)]
 pub(super) struct At {

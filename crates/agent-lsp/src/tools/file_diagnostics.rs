@@ -1,7 +1,10 @@
 //! `diagnostics` of one file: synced, fresh for that content, rendered.
 
-use super::*;
-use agent_tier::Report;
+use crate::error::LspError;
+use crate::render::{Diag, Renderer};
+use crate::tools::State;
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::{Report, RoomId};
 use serde::Serialize;
 
 impl State {

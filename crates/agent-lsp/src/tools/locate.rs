@@ -4,14 +4,18 @@
 //! refined by the file's document symbols (the name's line and column, the definition's last
 //! line), or one file's document symbols with their container chain.
 
-use super::*;
+use crate::error::LspError;
 use crate::protocol::{
     DocumentParams, DocumentSymbolItem, DocumentSymbols, SymbolInformation, SymbolKind,
     WorkspaceSymbolParams, WorkspaceSymbols,
 };
-use crate::text::uri_to_path;
+use crate::render::escapes;
+use crate::text::{lines, path_to_uri, uri_to_path};
+use crate::tools::{State, arg_err};
 use agent_tier::BoxFuture;
 use agent_tier::locate::{Located, SymbolLocator, SymbolPlace};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Symbol kinds a function breakpoint can name: method, constructor, function.
 const CALLABLE: [SymbolKind; 3] = [6, 9, 12];

@@ -4,11 +4,17 @@
 //! the old path, and a move it finds one for is rolled back. A server that cannot say what a
 //! move needs is refused up front: a bare move would break the imports.
 
-use super::*;
+use crate::client::{CONTENT_MODIFIED, Server};
+use crate::error::LspError;
 use crate::protocol::{
     DocumentChange, FileOperation, FileRename, RenameFilesParams, TextDocumentEdit,
     TextDocumentIdentifier, WillRenameFiles, WorkspaceEdit,
 };
+use crate::rename;
+use crate::text::path_to_uri;
+use crate::tools::{State, arg_err};
+use agent_tier::ToolOutput;
+use agent_tier::workspace::{apply_all, confine, confine_existing};
 
 impl State {
     /// Move `from` to `to` (both relative to the root) with the server's import edits.

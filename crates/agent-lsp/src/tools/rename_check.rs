@@ -3,11 +3,16 @@
 //! rename that reached something else (an edit that misses the asked-about identifier, or edits
 //! the server's own references do not confirm) is rolled back whole.
 
-use super::*;
+use crate::client::Server;
+use crate::protocol::TextDocumentPositionParams;
 use crate::protocol::{ReferenceParams, References};
 use crate::rename::{Plan, Site};
-use crate::text::Encoding;
+use crate::text::{Encoding, path_to_uri, units_of_byte};
+use crate::tools::{State, Target};
 use agent_tier::lines;
+use agent_tier::workspace::confine;
+use std::collections::HashSet;
+use std::path::PathBuf;
 
 /// What the check after a rename found.
 pub(super) enum Check {

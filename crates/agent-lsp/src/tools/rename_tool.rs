@@ -5,8 +5,17 @@ use super::by_name::quoted;
 use super::command::{At, Named};
 use super::rename_check::Check;
 use super::witnessed::{NoWitness, check_identifier, identifier_of, site_text};
-use super::*;
+use crate::client::{CONTENT_MODIFIED, Server};
+use crate::error::LspError;
+use crate::protocol::TextDocumentPositionParams;
 use crate::protocol::{PrepareRename, Rename, RenameParams, WorkspaceEdit};
+use crate::rename;
+use crate::text::{path_to_uri, units_of_byte};
+use crate::tools::{RenameArgs, State, arg_err};
+use agent_tier::ToolOutput;
+use agent_tier::workspace::{apply_all, confine};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 mod report;
 use report::{FileEdits, RenameReport, RenamedFile};

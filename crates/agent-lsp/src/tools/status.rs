@@ -1,9 +1,14 @@
 //! `status` and `reload`: which servers run, for which roots, what is missing or ignored.
 
-use super::*;
+use crate::binaries::{project_binary, resolve_command};
+use crate::error::LspError;
 use crate::supervisor::{CapStatus, SlotStatus};
-use agent_tier::Report;
+use crate::tools::State;
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::workspace::{confine, confine_existing};
+use agent_tier::{Report, ToolOutput};
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 impl State {
     pub(super) async fn status(&self, file: Option<&str>) -> StatusReport {

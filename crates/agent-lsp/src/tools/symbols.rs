@@ -1,10 +1,17 @@
 //! `symbols`: a file's symbols, or a workspace search that starts the servers it needs.
 
-use super::*;
+use crate::client::Server;
+use crate::error::LspError;
 use crate::protocol::{DocumentParams, DocumentSymbols, WorkspaceSymbolParams, WorkspaceSymbols};
-use crate::render::workspace_symbols;
+use crate::render::{Renderer, Sym, workspace_symbols};
+use crate::text::path_to_uri;
+use crate::tools::{PARTIAL, State, arg_err, symbols};
 use agent_tier::Report;
+use agent_tier::schemars::{self, JsonSchema};
+use agent_tier::workspace::confine_existing;
 use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
 
 impl State {
     pub(super) async fn symbols(

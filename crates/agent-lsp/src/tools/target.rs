@@ -2,7 +2,14 @@
 //! retried, settled, the document synced first.
 
 use super::command::At;
-use super::*;
+use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
+use crate::error::LspError;
+use crate::protocol::{Answer, Locations};
+use crate::text::lines;
+use crate::tools::{State, Target, arg_err};
+use crate::{address, protocol};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 impl State {
     pub(super) fn target(&self, op: &str, at: &At, for_write: bool) -> Result<Target, LspError> {

@@ -6,15 +6,23 @@
 //! elsewhere is another symbol with the same name. The witness decides what to ask next, never
 //! what to edit.
 
-use super::*;
+use crate::client::Server;
+use crate::error::LspError;
 use crate::protocol::{
     AnyLocation, Declaration, Definition, Implementation, Location, Position, Range,
     ReferenceParams, References,
 };
+use crate::protocol::{Locations, TextDocumentPositionParams};
+use crate::render::locations;
+use crate::text::{lines, path_to_uri, units_of_byte};
+use crate::tools::{State, arg_err};
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::witness::IdentifierWitness;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// At most this many occurrences are put to the server as `definition` questions per answer.
 pub(super) const MAX_ASKED: usize = 50;

@@ -1,7 +1,14 @@
 //! The end of the run: polite exits registered by the families ([`on_shutdown`]), then every
 //! live child's group signalled, then the run's sweep.
 
-use super::*;
+use super::{RUN_ENDING, killpg, live};
+use crate::run_id;
+use crate::sweep::{self, Scope};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 type Hook = Arc<dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 

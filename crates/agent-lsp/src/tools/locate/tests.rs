@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::protocol::{DocumentSymbol, List, Position, Range, SymbolLocation};
+use std::path::Path;
 
 /// A range from (line, character) pairs.
 fn range(start: (u32, u32), end: (u32, u32)) -> Range {

@@ -2,8 +2,11 @@
 //! tool lists them; it cannot apply any (a fix is made with `edit` or `apply_patch`).
 
 use super::super::command::At;
-use super::*;
+use crate::error::LspError;
 use crate::protocol::{CodeActionContext, CodeActionParams, CodeActionRequest, Position, Range};
+use crate::tools::ops::answer::{Action, Actions, Answer};
+use crate::tools::{Operation, State};
+use std::time::Duration;
 
 impl State {
     pub(in crate::tools) async fn code_actions(

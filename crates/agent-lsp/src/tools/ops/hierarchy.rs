@@ -5,13 +5,19 @@
 
 use super::super::command::{At, Walk};
 use super::super::witnessed::{NoWitness, Seen, Site, Witnessed, identifier_of};
-use super::*;
+use crate::client::Server;
+use crate::error::LspError;
 use crate::protocol::{
     HierarchyItem, IncomingCalls, ItemParams, OutgoingCalls, Position, PrepareCallHierarchy,
     PrepareTypeHierarchy, Range, Subtypes, Supertypes,
 };
-use crate::render::symbol_kind;
+use crate::render::{Renderer, symbol_kind};
+use crate::text::lines;
 use crate::text::{byte_of_units, uri_to_path};
+use crate::tools::State;
+use crate::tools::ops::answer::{Answer, Hierarchy, Step};
+use crate::tools::ops::{Located, not_offered};
+use std::path::PathBuf;
 
 /// JSON-RPC's "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;

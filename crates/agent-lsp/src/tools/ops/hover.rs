@@ -1,8 +1,13 @@
 //! hover: the server's signature and doc text for the symbol.
 
 use super::super::command::At;
-use super::*;
+use crate::client::Server;
+use crate::error::LspError;
+use crate::protocol::TextDocumentPositionParams;
 use crate::protocol::{Definition, HoverRequest};
+use crate::render::{escapes, hover_text, locations};
+use crate::tools::ops::answer::{Answer, HoverBody};
+use crate::tools::{Operation, State};
 
 impl State {
     pub(in crate::tools) async fn hover(&self, at: &At) -> Result<Answer<HoverBody>, LspError> {

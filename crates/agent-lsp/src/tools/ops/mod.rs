@@ -2,7 +2,14 @@
 //! target and opening it ([`Located`]), and the notes every answer ends with.
 
 use super::command::At;
-use super::*;
+use crate::client::Server;
+use crate::error::LspError;
+use crate::protocol::{Offered, TextDocumentPositionParams};
+use crate::render::Renderer;
+use crate::text::{path_to_uri, units_of_byte};
+use crate::tools::{Operation, State, Target, arg_err};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 mod answer;
 mod code_actions;
@@ -10,9 +17,7 @@ mod hierarchy;
 mod hover;
 mod nav;
 
-pub(in crate::tools) use answer::{
-    Action, Actions, Answer, Body, Head, Hierarchy, HoverBody, Places, Step,
-};
+pub(in crate::tools) use answer::{Answer, Body, Head};
 
 /// A positional call's target, resolved on the file and synced to its server.
 pub(super) struct Located {

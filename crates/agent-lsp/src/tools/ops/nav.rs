@@ -2,8 +2,12 @@
 
 use super::super::command::{At, Nav};
 use super::super::witnessed::{Witnessed, identifier_of};
-use super::*;
+use crate::error::LspError;
 use crate::protocol::{Definition, Implementation, ReferenceParams, References, TypeDefinition};
+use crate::render::{Loc, locations};
+use crate::tools::State;
+use crate::tools::ops::answer::{Answer, Places};
+use crate::tools::ops::not_offered;
 
 impl State {
     pub(in crate::tools) async fn navigate(
