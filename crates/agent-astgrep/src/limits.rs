@@ -44,10 +44,10 @@ pub fn tree_depth(node: tree_sitter::Node<'_>) -> usize {
 /// so what is held never exceeds `limit` (plus one file's offer at a time).
 pub struct Kept<T> {
     limit: usize,
-    held: Mutex<Held<T>>,
+    held: Mutex<FirstMatches<T>>,
 }
 
-struct Held<T> {
+struct FirstMatches<T> {
     files: BTreeMap<String, Vec<T>>,
     count: usize,
 }
@@ -56,7 +56,7 @@ impl<T> Kept<T> {
     pub fn new(limit: usize) -> Self {
         Kept {
             limit,
-            held: Mutex::new(Held {
+            held: Mutex::new(FirstMatches {
                 files: BTreeMap::new(),
                 count: 0,
             }),

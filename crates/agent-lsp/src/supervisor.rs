@@ -98,7 +98,7 @@ type Key = (String, PathBuf);
 
 /// Whether a slot counts against the cap.
 #[derive(Default)]
-enum Held {
+enum Occupancy {
     #[default]
     Free,
     /// A start is under way (reserved before the process is spawned).
@@ -111,7 +111,7 @@ enum Held {
 #[derive(Default)]
 struct Entry {
     slot: SlotRef,
-    held: Held,
+    held: Occupancy,
 }
 
 /// What the cap allows a start to do.
@@ -134,9 +134,9 @@ struct Reservation<'a> {
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
         if let Some(e) = self.sup.slots.lock().get_mut(&self.key)
-            && matches!(e.held, Held::Starting)
+            && matches!(e.held, Occupancy::Starting)
         {
-            e.held = Held::Free;
+            e.held = Occupancy::Free;
         }
     }
 }
@@ -342,7 +342,7 @@ impl Supervisor {
             .clone()
     }
 
-    fn set_held(&self, key: &Key, held: Held) {
+    fn set_held(&self, key: &Key, held: Occupancy) {
         if let Some(e) = self.slots.lock().get_mut(key) {
             e.held = held;
         }
@@ -359,12 +359,12 @@ impl Supervisor {
                 continue;
             }
             let srv = match &e.held {
-                Held::Free => continue,
-                Held::Starting => {
+                Occupancy::Free => continue,
+                Occupancy::Starting => {
                     counted += 1;
                     continue;
                 }
-                Held::Running(w) => match w.upgrade() {
+                Occupancy::Running(w) => match w.upgrade() {
                     Some(srv) if srv.exited().is_none() => srv,
                     _ => continue,
                 },
@@ -387,7 +387,7 @@ impl Supervisor {
             }
         }
         let start = |map: &mut HashMap<Key, Entry>| {
-            map.entry(key.clone()).or_default().held = Held::Starting;
+            map.entry(key.clone()).or_default().held = Occupancy::Starting;
         };
         if counted < self.cfg.max_servers {
             start(&mut map);
@@ -396,7 +396,7 @@ impl Supervisor {
         match choose_victim(&running).and_then(|k| idle.remove(&k).map(|g| (k, g))) {
             Some((victim, guard)) => {
                 if let Some(e) = map.get_mut(&victim) {
-                    e.held = Held::Free;
+                    e.held = Occupancy::Free;
                 }
                 start(&mut map);
                 Room::Evict(victim, guard)
@@ -603,7 +603,7 @@ impl Supervisor {
                 );
                 s.server = Some(srv.clone());
                 s.last_error = None;
-                self.set_held(&reservation.key, Held::Running(Arc::downgrade(&srv)));
+                self.set_held(&reservation.key, Occupancy::Running(Arc::downgrade(&srv)));
                 Ok(srv)
             }
             Err(e) => {
@@ -655,7 +655,7 @@ impl Supervisor {
             s.last_crash = None;
             s.last_error = None;
             s.evicted = false;
-            self.set_held(&(id, root), Held::Free);
+            self.set_held(&(id, root), Occupancy::Free);
         }
         out.sort();
         out

@@ -60,13 +60,13 @@ pub trait Offered: agent_rpc::Request {
     fn offered(caps: &ServerCapabilities) -> Option<bool>;
 }
 
-/// Whether an answer is empty: `null`, no location, no item.
-pub trait Answer {
+/// A reply that may hold nothing: `null`, no location, no item.
+pub trait MaybeEmpty {
     /// Nothing was found.
     fn is_empty(&self) -> bool;
 }
 
-impl<T> Answer for Option<T> {
+impl<T> MaybeEmpty for Option<T> {
     fn is_empty(&self) -> bool {
         self.is_none()
     }
@@ -145,7 +145,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
     }
 }
 
-impl<T> Answer for List<T> {
+impl<T> MaybeEmpty for List<T> {
     fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -282,7 +282,7 @@ impl<'de> Deserialize<'de> for Locations {
     }
 }
 
-impl Answer for Locations {
+impl MaybeEmpty for Locations {
     fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -4,7 +4,7 @@
 use super::command::At;
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
-use crate::protocol::{Answer, Locations};
+use crate::protocol::{Locations, MaybeEmpty};
 use crate::text::lines;
 use crate::tools::{State, Target, arg_err};
 use crate::{address, protocol};
@@ -130,7 +130,7 @@ impl State {
     ) -> Result<(R::Result, bool), LspError>
     where
         R: agent_rpc::Request,
-        R::Result: Answer,
+        R::Result: MaybeEmpty,
     {
         let ready_timeout = self.sup.cfg.ready_timeout;
         let mut attempt = 0u32;

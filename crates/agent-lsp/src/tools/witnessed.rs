@@ -411,6 +411,26 @@ pub(super) fn listed(v: &Locations) -> HashSet<Site> {
         .collect()
 }
 
+/// A server's answer the witness checked.
+pub(crate) struct Checked {
+    /// The server's locations, with the sites it left out added (then `partial`).
+    pub locations: Locations,
+    /// Whether the answer is partial.
+    pub partial: bool,
+    /// What the witness saw, site by site (`references`; an implementation cannot be told from
+    /// another definition of the name by syntax, so `implementation` has none).
+    pub witness: Option<Witnessed>,
+    /// What was checked and what it found, for the answer's notes.
+    pub note: Option<String>,
+}
+
+/// Whether the witness could check an answer: checked, or why not (the caller then asks as it
+/// would without a witness).
+pub(crate) enum WitnessCheck {
+    Checked(Checked),
+    NotChecked(NoWitness),
+}
+
 impl State {
     /// `references` checked by the witness: the server's first answer, compared with where the
     /// name occurs; sites it missed make the server be asked again after it settles (bounded
@@ -422,7 +442,7 @@ impl State {
         at: (&Path, u32, u32),
         name: &str,
         params: &ReferenceParams,
-    ) -> Result<Result<(Locations, bool, Witnessed, Option<String>), NoWitness>, LspError> {
+    ) -> Result<WitnessCheck, LspError> {
         let (mut result, mut partial) = self.ask::<References>(srv, params).await?;
         let Seen {
             sites,
@@ -431,7 +451,7 @@ impl State {
             unread,
         } = match self.sightings(srv, at.0, name).await {
             Ok(s) => s,
-            Err(why) => return Ok(Err(why)),
+            Err(why) => return Ok(WitnessCheck::NotChecked(why)),
         };
         // Asked only when some occurrence needs classifying (a warm, complete answer needs
         // no more requests).
@@ -478,7 +498,12 @@ impl State {
                         started.elapsed().as_secs()
                     )
                 });
-                return Ok(Ok((result, partial, w, note)));
+                return Ok(WitnessCheck::Checked(Checked {
+                    locations: result,
+                    partial,
+                    witness: Some(w),
+                    note,
+                }));
             }
             if Instant::now() >= deadline || round >= 6 {
                 // Still missing: the server's answer plus the sites it left out, flagged.
@@ -509,7 +534,12 @@ impl State {
                     started.elapsed().as_secs(),
                     missing.join(", ")
                 );
-                return Ok(Ok((result, partial, w, Some(note))));
+                return Ok(WitnessCheck::Checked(Checked {
+                    locations: result,
+                    partial,
+                    witness: Some(w),
+                    note: Some(note),
+                }));
             }
             round += 1;
             agent_tier::progress(format!(
@@ -634,11 +664,11 @@ impl State {
         near: &Path,
         name: &str,
         params: &TextDocumentPositionParams,
-    ) -> Result<Result<(Locations, bool, String), NoWitness>, LspError> {
+    ) -> Result<WitnessCheck, LspError> {
         let (mut result, mut partial) = self.ask::<Implementation>(srv, params).await?;
         let Seen { sites, files, .. } = match self.sightings(srv, near, name).await {
             Ok(s) => s,
-            Err(why) => return Ok(Err(why)),
+            Err(why) => return Ok(WitnessCheck::NotChecked(why)),
         };
         let outside = |v: &Locations| {
             let answered: HashSet<PathBuf> = listed(v).into_iter().map(|s| s.path).collect();
@@ -658,6 +688,11 @@ impl State {
             "witness: `{name}` occurs {} time(s) as an identifier in {files} file(s); {elsewhere} in files this answer does not list (other symbols or uses with the same name: syntax cannot tell an implementation from them, so they were not checked)",
             sites.len()
         );
-        Ok(Ok((result, partial, note)))
+        Ok(WitnessCheck::Checked(Checked {
+            locations: result,
+            partial,
+            witness: None,
+            note: Some(note),
+        }))
     }
 }

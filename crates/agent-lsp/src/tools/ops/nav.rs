@@ -1,7 +1,7 @@
 //! definition, type_definition, implementation, references: locations, each with its line.
 
 use super::super::command::{At, Nav};
-use super::super::witnessed::{Witnessed, identifier_of};
+use super::super::witnessed::{WitnessCheck, Witnessed, identifier_of};
 use crate::error::LspError;
 use crate::protocol::{Definition, Implementation, ReferenceParams, References, TypeDefinition};
 use crate::render::{Loc, locations};
@@ -34,39 +34,23 @@ impl State {
         let refs = ReferenceParams::with_declaration(l.pos.clone());
         // `references` is checked by the witness when the run has one: the server's first
         // answer against where the name occurs (see `witnessed`).
-        let mut witness: Option<Witnessed> = None;
-        let mut witness_note: Option<String> = None;
-        let checked = match (nav, identifier_of(&l.t.symbol)) {
+        let check = match (nav, identifier_of(&l.t.symbol)) {
             (Nav::References, Some(name)) => {
                 let at = (l.t.path.as_path(), l.t.line0, l.character);
-                match self.references_witnessed(&l.srv, at, name, &refs).await? {
-                    Ok((v, p, w, note)) => {
-                        witness = Some(w);
-                        witness_note = note;
-                        Some((v, p))
-                    }
-                    Err(why) => {
-                        witness_note = Some(format!("witness: not checked — {why}"));
-                        None
-                    }
-                }
+                Some(self.references_witnessed(&l.srv, at, name, &refs).await?)
             }
-            (Nav::Implementation, Some(name)) => {
-                match self
-                    .implementations_witnessed(&l.srv, &l.t.path, name, &l.pos)
-                    .await?
-                {
-                    Ok((v, p, note)) => {
-                        witness_note = Some(note);
-                        Some((v, p))
-                    }
-                    Err(why) => {
-                        witness_note = Some(format!("witness: not checked — {why}"));
-                        None
-                    }
-                }
-            }
+            (Nav::Implementation, Some(name)) => Some(
+                self.implementations_witnessed(&l.srv, &l.t.path, name, &l.pos)
+                    .await?,
+            ),
             _ => None,
+        };
+        let (checked, witness, witness_note) = match check {
+            Some(WitnessCheck::Checked(c)) => (Some((c.locations, c.partial)), c.witness, c.note),
+            Some(WitnessCheck::NotChecked(why)) => {
+                (None, None, Some(format!("witness: not checked — {why}")))
+            }
+            None => (None, None, None),
         };
         let (result, partial) = match (checked, nav) {
             (Some(answer), _) => answer,
