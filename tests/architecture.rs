@@ -427,6 +427,43 @@ fn no_module_imports_its_parent_whole() {
     );
 }
 
+/// A new server is one entry (issue 43): agent-lsp's code never matches a server's id — what a
+/// server needs is a field of its spec (`ServerSpec::untrusted`, `open_settle_ms`), set in the
+/// table (`config/builtin.rs`) or a config file; the checkers' table (`checker.rs`) names the
+/// server binaries that run each checker. Comments and tests may name servers.
+#[test]
+fn no_server_quirk_is_matched_by_its_id() {
+    let ids = [
+        "\"rust-analyzer\"",
+        "\"typescript-language-server\"",
+        "\"gopls\"",
+        "\"clangd\"",
+        "\"pylsp\"",
+        "\"basedpyright\"",
+        "\"ty\"",
+    ];
+    let mut offenders = Vec::new();
+    let mut table = 0;
+    for (path, src) in crate_sources("agent-lsp") {
+        let code: String = src
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let hits = ids.iter().filter(|id| code.contains(*id)).count();
+        if path.ends_with("config/builtin.rs") {
+            table += hits;
+        } else if hits > 0 && !path.ends_with("src/checker.rs") {
+            offenders.push(path.display().to_string());
+        }
+    }
+    assert!(table >= 5, "the check no longer sees the server table");
+    assert!(
+        offenders.is_empty(),
+        "a server's quirk belongs in its spec, not in code matching its id: {offenders:#?}"
+    );
+}
+
 #[test]
 fn the_process_layer_depends_on_no_agent_crate_and_no_protocol() {
     let meta = metadata();

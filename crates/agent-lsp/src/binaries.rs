@@ -140,12 +140,13 @@ pub fn resolve_command(
     None
 }
 
-/// For a project that is not trusted, what a server loads must come from the host too:
-/// typescript-language-server prefers the workspace's own `node_modules/typescript` unless
-/// `tsserver.path` is given, so it is given the TypeScript installed beside the server.
+/// For a project that is not trusted, what a server loads must come from the host too: a server
+/// whose spec says [`Untrusted::host_typescript`](crate::config::Untrusted::host_typescript)
+/// (typescript-language-server prefers the workspace's own `node_modules/typescript` unless
+/// `tsserver.path` is given) is given the TypeScript installed beside the server.
 pub(crate) fn host_only(spec: Arc<ServerSpec>, bin: &Path, trusted: bool) -> Arc<ServerSpec> {
     if trusted
-        || spec.id != "typescript-language-server"
+        || !spec.untrusted.host_typescript
         || spec.init_options.pointer("/tsserver/path").is_some()
     {
         return spec;
@@ -178,9 +179,5 @@ pub(crate) fn host_only(spec: Arc<ServerSpec>, bin: &Path, trusted: bool) -> Arc
         }
         _ => spec.init_options["tsserver"] = serde_json::json!({"path": tsserver}),
     }
-    // Automatic type acquisition runs npm to download typings for the project's packages: a
-    // program and the network, which an untrusted project's server does not get (under
-    // Landlock the attempt took tsserver down).
-    spec.init_options["disableAutomaticTypingAcquisition"] = serde_json::json!(true);
     Arc::new(spec)
 }

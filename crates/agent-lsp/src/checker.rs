@@ -18,6 +18,9 @@ struct Checker {
     programs: &'static [&'static str],
     args: &'static [&'static str],
     parse: fn(&Path, &str, &str) -> Vec<Finding>,
+    /// A failed exit with no finding parsed is not output we could not read: the checker's
+    /// exit status counts problems this report leaves out (pyright's counts every severity).
+    failed_exit_may_be_clean: bool,
 }
 
 const CHECKERS: &[Checker] = &[
@@ -27,6 +30,7 @@ const CHECKERS: &[Checker] = &[
         programs: &["cargo"],
         args: &["check", "--message-format=json", "--quiet"],
         parse: parse_cargo,
+        failed_exit_may_be_clean: false,
     },
     Checker {
         name: "pyright",
@@ -40,6 +44,7 @@ const CHECKERS: &[Checker] = &[
         programs: &["pyright", "basedpyright"],
         args: &["--outputjson"],
         parse: parse_pyright,
+        failed_exit_may_be_clean: true,
     },
     Checker {
         name: "tsc",
@@ -47,6 +52,7 @@ const CHECKERS: &[Checker] = &[
         programs: &["tsc"],
         args: &["--noEmit", "--pretty", "false"],
         parse: parse_tsc,
+        failed_exit_may_be_clean: false,
     },
     Checker {
         name: "go vet",
@@ -54,6 +60,7 @@ const CHECKERS: &[Checker] = &[
         programs: &["go"],
         args: &["vet", "./..."],
         parse: parse_go,
+        failed_exit_may_be_clean: false,
     },
     Checker {
         name: "dart analyze",
@@ -61,6 +68,7 @@ const CHECKERS: &[Checker] = &[
         programs: &["dart"],
         args: &["analyze", "--format=machine"],
         parse: parse_dart,
+        failed_exit_may_be_clean: false,
     },
 ];
 
@@ -275,6 +283,7 @@ async fn run_one(
         env: Default::default(),
         install: String::new(),
         open_settle_ms: 0,
+        untrusted: Default::default(),
     };
     // The project's own checker binaries (`node_modules/.bin/tsc`) run only for a call that
     // declared it runs project code (its effects), or in a trusted project.
@@ -315,7 +324,7 @@ async fn run_one(
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = out.stderr.as_str();
     let findings = (c.parse)(root, &stdout, stderr);
-    if findings.is_empty() && !out.status.success() && c.name != "pyright" {
+    if findings.is_empty() && !out.status.success() && !c.failed_exit_may_be_clean {
         return Err(CheckerError::Unparsed {
             checker: c.name,
             status: out.status.to_string(),

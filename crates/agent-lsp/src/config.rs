@@ -40,7 +40,7 @@
 //! `lsp status` names what was ignored and how to trust the project.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -72,6 +72,29 @@ pub struct ServerSpec {
     /// their work-done progress to begin before answering. 0: do not wait.
     #[serde(default)]
     pub open_settle_ms: u64,
+    /// What the server needs when the project is not trusted, beyond containment.
+    #[serde(default)]
+    pub untrusted: Untrusted,
+}
+
+/// A server's needs for a project that is not trusted, beyond its containment: part of the
+/// server's entry, so that a server's quirks are data of the table (or of a config file) and
+/// never its id matched in code.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Untrusted {
+    /// Merged into `initializationOptions` (rust-analyzer: no build scripts, proc macros or
+    /// check on save; typescript-language-server: no automatic type acquisition, which runs
+    /// npm).
+    pub init_options: Value,
+    /// What the server is then not allowed to do, as `lsp status` says it.
+    pub withheld: Option<String>,
+    /// The server loads the project's own `node_modules/typescript` unless told otherwise: it is
+    /// given the TypeScript installed beside it (`tsserver.path`).
+    pub host_typescript: bool,
+    /// The server looks for its project above the root and runs that project's toolchain: it is
+    /// given the root's `Cargo.toml` (`linkedProjects`), and a root without one is refused.
+    pub linked_cargo_project: bool,
 }
 
 /// Fields of a server entry in a config file or [`ConfigFile::servers`]; each given field replaces
@@ -97,6 +120,8 @@ pub struct ServerPatch {
     pub install: Option<String>,
     /// See [`ServerSpec::open_settle_ms`].
     pub open_settle_ms: Option<u64>,
+    /// See [`ServerSpec::untrusted`] (replaces the default's whole).
+    pub untrusted: Option<Untrusted>,
 }
 
 /// One config file's content.
@@ -242,6 +267,7 @@ fn apply(
                     env: BTreeMap::new(),
                     install: String::new(),
                     open_settle_ms: 0,
+                    untrusted: Untrusted::default(),
                 }
             }
         };
@@ -272,6 +298,9 @@ fn apply(
         if let Some(v) = p.open_settle_ms {
             s.open_settle_ms = v;
         }
+        if let Some(v) = &p.untrusted {
+            s.untrusted = v.clone();
+        }
         servers.insert(id.clone(), s);
     }
     for (lang, ids) in &file.languages {
@@ -295,13 +324,6 @@ fn read_file(path: &Path, warnings: &mut Vec<String>) -> Option<ConfigFile> {
         }
     }
 }
-
-/// What rust-analyzer is told for a project that is not trusted: no build scripts, no proc
-/// macros, no `cargo check` on save (each runs the project's code).
-static UNTRUSTED_RUST_ANALYZER: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
-    json!({"cargo": {"buildScripts": {"enable": false}}, "procMacro": {"enable": false},
-           "checkOnSave": false})
-});
 
 /// Deep-merge `patch` into `base` (objects merge key by key; anything else replaces).
 pub(crate) fn merge(base: &mut Value, patch: Value) {
@@ -437,10 +459,12 @@ impl LspConfig {
             &mut warnings,
         );
         cap.set(self.max_servers, "LspConfig", false, &mut warnings);
-        if !trusted && let Some(ra) = servers.get_mut("rust-analyzer") {
-            // rust-analyzer compiles and runs the project's build scripts and proc macros when
-            // it loads, and `cargo check` (build scripts again) on save.
-            merge(&mut ra.init_options, UNTRUSTED_RUST_ANALYZER.clone());
+        if !trusted {
+            for s in servers.values_mut() {
+                if !s.untrusted.init_options.is_null() {
+                    merge(&mut s.init_options, s.untrusted.init_options.clone());
+                }
+            }
         }
         let ms = |v: Option<u64>, d: u64| Duration::from_millis(v.unwrap_or(d));
         Resolved {

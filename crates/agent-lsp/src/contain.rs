@@ -280,10 +280,10 @@ fn toolchain_dirs(hidden: &[PathBuf], path: &[PathBuf]) -> Vec<PathBuf> {
 /// (`linkedProjects`: the root's `Cargo.toml`), so no such file is read; a root without a
 /// `Cargo.toml` whose project would be a `rust-project.json` is refused, with the reason.
 pub fn toolchain_doors(
-    server: &str,
+    linked_cargo_project: bool,
     root: &Path,
 ) -> Result<Option<serde_json::Value>, Uncontained> {
-    if server != "rust-analyzer" {
+    if !linked_cargo_project {
         return Ok(None);
     }
     let manifest = root.join("Cargo.toml");
@@ -499,17 +499,32 @@ mod tests {
      {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        assert!(toolchain_doors("pyright", &root).unwrap().is_none());
+        let servers = crate::config::builtin_servers();
+        let by_id = |id: &str| servers.iter().find(|s| s.id == id).unwrap().clone();
+        let (pyright, ra) = (by_id("pyright"), by_id("rust-analyzer"));
+        assert!(
+            toolchain_doors(pyright.untrusted.linked_cargo_project, &root)
+                .unwrap()
+                .is_none()
+        );
         // Neither: nothing to pin, nothing to refuse.
-        assert!(toolchain_doors("rust-analyzer", &root).unwrap().is_none());
+        assert!(
+            toolchain_doors(ra.untrusted.linked_cargo_project, &root)
+                .unwrap()
+                .is_none()
+        );
         std::fs::write(root.join("rust-project.json"), "{}").unwrap();
-        let why = toolchain_doors("rust-analyzer", &root).unwrap_err().0;
+        let why = toolchain_doors(ra.untrusted.linked_cargo_project, &root)
+            .unwrap_err()
+            .0;
         assert!(
             why.contains("rust-project.json") && why.contains("trusted_projects"),
             "{why}"
         );
         std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
-        let pinned = toolchain_doors("rust-analyzer", &root).unwrap().unwrap();
+        let pinned = toolchain_doors(ra.untrusted.linked_cargo_project, &root)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             pinned["linkedProjects"][0],
             root.join("Cargo.toml").display().to_string()

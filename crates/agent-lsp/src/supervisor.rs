@@ -487,7 +487,10 @@ impl Supervisor {
                 });
             }
             Some(Ok(c)) => {
-                let door = match crate::contain::toolchain_doors(&spec.id, &root) {
+                let door = match crate::contain::toolchain_doors(
+                    spec.untrusted.linked_cargo_project,
+                    &root,
+                ) {
                     Ok(door) => door,
                     Err(Uncontained(why)) => {
                         return Err(LspError::Start {

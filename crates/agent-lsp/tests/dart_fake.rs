@@ -323,3 +323,44 @@ async fn a_new_name_that_is_not_one_identifier_is_refused() {
         assert_eq!(fx.read("lib/main.dart"), before, "{bad:?} wrote");
     }
 }
+
+/// A new language server is one entry (issue 43's recipe in docs/ARCHITECTURE.md): a server the
+/// table does not know, for a language it does not know, given by one `servers` entry (its
+/// language, command, extensions and root marker) and one `languages` line, answers `lsp` like
+/// a built-in one, contained, as a new user's untrusted project is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_server_is_one_entry() {
+    require("python3");
+    let script = fixtures().join("../support/fake_dart_lsp.py");
+    let mut cfg = config("fakelang", "fake-ls");
+    cfg.trust_project = false;
+    patch(
+        &mut cfg,
+        "fake-ls",
+        agent_lsp::ServerPatch {
+            language: Some("fakelang".into()),
+            commands: Some(vec![vec!["python3".into(), script.display().to_string()]]),
+            extensions: Some([("fk".to_string(), "fakelang".to_string())].into()),
+            root_markers: Some(vec!["fake.toml".into()]),
+            ..Default::default()
+        },
+    );
+    let fx = fixture("", cfg);
+    std::fs::write(fx.root.join("fake.toml"), "").unwrap();
+    let source = std::fs::read_to_string(fixtures().join("dart/lib/main.dart")).unwrap();
+    std::fs::write(fx.root.join("main.fk"), source).unwrap();
+    let out = fx
+        .call(
+            "lsp",
+            json!({"operation": "hover", "file": "main.fk", "line": 8, "symbol": "makeGreeter"}),
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("fake hover for `makeGreeter`"),
+        "{}",
+        out.text
+    );
+    let status = fx.call("lsp", json!({"operation": "status"})).await;
+    assert!(status.text.contains("fake-ls"), "{}", status.text);
+}

@@ -1,7 +1,7 @@
 //! The built-in server table: which servers serve which languages, how each starts, its root
 //! markers and how to install it.
 
-use crate::config::ServerSpec;
+use crate::config::{ServerSpec, Untrusted};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 fn ext(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -34,6 +34,7 @@ fn spec(
         env: BTreeMap::new(),
         install: install.into(),
         open_settle_ms: 0,
+        untrusted: Default::default(),
     }
 }
 
@@ -174,6 +175,17 @@ pub fn builtin_servers() -> Vec<ServerSpec> {
             "rust-analyzer" => {
                 s.init_options =
                     json!({"workspace": {"symbol": {"search": {"kind": "all_symbols"}}}});
+                // It compiles and runs the project's build scripts and proc macros when it
+                // loads, `cargo check` (build scripts again) on save, and reads the toolchain
+                // of whatever project it finds above the root.
+                s.untrusted = Untrusted {
+                    init_options: json!({"cargo": {"buildScripts": {"enable": false}},
+                                         "procMacro": {"enable": false},
+                                         "checkOnSave": false}),
+                    withheld: Some("rust-analyzer's build scripts, proc macros and check on save (they run the project's code)".into()),
+                    linked_cargo_project: true,
+                    ..Untrusted::default()
+                };
             }
             "typescript-language-server" => {
                 s.init_options = json!({"preferences": {
@@ -182,6 +194,14 @@ pub fn builtin_servers() -> Vec<ServerSpec> {
                     "providePrefixAndSuffixTextForRename": false
                 }});
                 s.open_settle_ms = 2000;
+                // Automatic type acquisition runs npm to download typings for the project's
+                // packages: a program and the network (under Landlock the attempt took
+                // tsserver down); and it prefers the project's own TypeScript.
+                s.untrusted = Untrusted {
+                    init_options: json!({"disableAutomaticTypingAcquisition": true}),
+                    host_typescript: true,
+                    ..Untrusted::default()
+                };
             }
             _ => {}
         }

@@ -1,6 +1,7 @@
 //! `status` and `reload`: which servers run, for which roots, what is missing or ignored.
 
 use crate::binaries::{project_binary, resolve_command};
+use crate::config::ServerSpec;
 use crate::error::LspError;
 use crate::supervisor::{CapStatus, SlotStatus};
 use crate::tools::State;
@@ -27,7 +28,7 @@ impl State {
                 Ok(path) => {
                     for c in self.sup.candidates(&path) {
                         if !trusted && let Some(r) = &c.root {
-                            ignored_bins.extend(untrusted_note(&c.spec.id, r, ws));
+                            ignored_bins.extend(untrusted_note(&c.spec, r, ws));
                         }
                         if let Some(p) = &c.ignored {
                             ignored_bins.push(format!(
@@ -64,7 +65,7 @@ impl State {
                 let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
                 let binary = resolve_command(spec, base, ws, trusted);
                 if !trusted && let Some(r) = roots.first() {
-                    ignored_bins.extend(untrusted_note(&spec.id, r, ws));
+                    ignored_bins.extend(untrusted_note(spec, r, ws));
                 }
                 if !trusted && let Some(p) = project_binary(spec, base, ws) {
                     ignored_bins.push(format!(
@@ -169,25 +170,26 @@ impl State {
     }
 }
 
-/// What a server is not allowed to do for a project that is not trusted, when it is something.
-pub(super) fn untrusted_note(id: &str, root: &Path, ws: &Path) -> Option<String> {
-    match id {
-        "rust-analyzer" => Some(
-            "rust-analyzer's build scripts, proc macros and check on save (they run the project's code)"
-                .to_string(),
-        ),
-        "typescript-language-server" => [root, ws]
-            .into_iter()
-            .map(|d| d.join("node_modules/typescript"))
-            .find(|d| d.is_dir())
-            .map(|d| {
-                format!(
-                    "{} for typescript-language-server (it loads the TypeScript installed beside it)",
-                    agent_tier::workspace::display_path(ws, &d)
-                )
-            }),
-        _ => None,
+/// What a server is not allowed to do for a project that is not trusted, when it is something
+/// (its spec's [`Untrusted`](crate::config::Untrusted)).
+pub(super) fn untrusted_note(spec: &ServerSpec, root: &Path, ws: &Path) -> Option<String> {
+    if let Some(withheld) = &spec.untrusted.withheld {
+        return Some(withheld.clone());
     }
+    if !spec.untrusted.host_typescript {
+        return None;
+    }
+    [root, ws]
+        .into_iter()
+        .map(|d| d.join("node_modules/typescript"))
+        .find(|d| d.is_dir())
+        .map(|d| {
+            format!(
+                "{} for {} (it loads the TypeScript installed beside it)",
+                agent_tier::workspace::display_path(ws, &d),
+                spec.id
+            )
+        })
 }
 
 pub(super) fn disp_root(ws: &Path, root: &Path) -> String {
