@@ -624,6 +624,11 @@ fn serve_without_files_lists_names_and_serves_no_file_tool() {
         names.contains(&"lsp") && names.contains(&"ast_grep"),
         "{names:?}"
     );
+    // Every family but files: `debug` too (it was left out when the selection's catalog was
+    // built from a run without a conversation, so the README's entries served no debugger).
+    if cfg!(feature = "dap") {
+        assert!(names.contains(&"debug"), "{names:?}");
+    }
     for line in [
         "Look at a file: read.",
         "grep; files by name: glob",
