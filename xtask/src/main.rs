@@ -17,6 +17,7 @@ mod bench_servers;
 mod codegen;
 mod dist;
 mod lint;
+mod parallel;
 mod setup;
 mod stdio_host;
 mod suite;
@@ -28,20 +29,20 @@ fn main() -> Result<()> {
         Some("setup") => setup::setup(&root),
         Some("test") => {
             setup::setup(&root)?;
-            suite::test(&root, suite::Run::parse(&args[1..]))
+            suite::test(&root, suite::Run::parse(&args[1..])?)
         }
         Some("dist") => dist::main(&root, &args[1..]),
         Some("lint") => lint::lint(&root),
         Some("ci") => {
             lint::lint(&root)?;
             setup::setup(&root)?;
-            suite::test(&root, suite::Run::parse(&[]))
+            suite::test(&root, suite::Run::parse(&[])?)
         }
         Some("codegen") => codegen::codegen(&root, args.iter().any(|a| a == "--check")),
         Some("bench") => bench::bench(&root, args.get(1).map(String::as_str).unwrap_or("all")),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup | test [--long] [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|calls|astgrep|lsp|dap|kernel|all|scale]>"
+                "usage: cargo xtask <setup | test [--long] [--jobs N] [cargo test args] | lint | ci | dist [--dev|--release] [--out DIR] | codegen [--check] | bench [host|calls|astgrep|lsp|dap|kernel|all|scale]>"
             );
             std::process::exit(2)
         }

@@ -10,15 +10,33 @@ use crate::{cargo, dist};
 /// arguments passed on to `cargo test`.
 pub(crate) struct Run {
     long: bool,
+    /// How many test binaries run at once (`--jobs N`; default 1, as `cargo test` runs them).
+    jobs: usize,
     cargo_args: Vec<String>,
 }
 
 impl Run {
-    pub(crate) fn parse(args: &[String]) -> Run {
-        Run {
-            long: args.iter().any(|a| a == "--long"),
-            cargo_args: args.iter().filter(|a| *a != "--long").cloned().collect(),
+    pub(crate) fn parse(args: &[String]) -> Result<Run> {
+        let mut run = Run {
+            long: false,
+            jobs: 1,
+            cargo_args: Vec::new(),
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--long" => run.long = true,
+                "--jobs" => {
+                    let n = it.next().map(|n| n.parse::<usize>());
+                    run.jobs = match n {
+                        Some(Ok(n)) if n >= 1 => n,
+                        _ => bail!("`--jobs` takes how many test binaries run at once: 1 or more"),
+                    };
+                }
+                _ => run.cargo_args.push(a.clone()),
+            }
         }
+        Ok(run)
     }
 }
 
@@ -32,7 +50,6 @@ const COLD_RUNS_DEFAULT: &str = "5,3";
 /// `tests: N passed, N failed` line summed over every test binary (cargo's own last line is the
 /// doc-tests' count).
 pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
-    use std::io::{BufRead, BufReader};
     // The wheel and npm tarballs the dist tests install (dev profile: docs/decisions.md).
     let dist = dist::default_out(root);
     dist::build(root, dist::Profile::Dev, &dist)?;
@@ -49,11 +66,53 @@ pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
             " (the full runs: --long)"
         }
     );
-    let mut child = cargo(root)
-        .env("AGENT_TOOLS_DIST", &dist)
-        .env("AGENT_TOOLS_COLD_RUNS", &cold)
-        .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
-        .args(&run.cargo_args)
+    let with_env = || {
+        let mut c = cargo(root);
+        c.env("AGENT_TOOLS_DIST", &dist)
+            .env("AGENT_TOOLS_COLD_RUNS", &cold);
+        c
+    };
+    let (mut passed, mut failed) = (0u64, 0u64);
+    let mut timings = Timings::default();
+    let mut seen = |line: &str| {
+        timings.line(root, line);
+        let (p, f) = counts(line);
+        passed += p;
+        failed += f;
+    };
+    let ok = if run.jobs > 1 {
+        println!("test binaries: {} at a time", run.jobs);
+        let mut build = with_env();
+        build
+            .args(["test", "--workspace", "--all-features"])
+            .args(&run.cargo_args);
+        let binaries_ok = crate::parallel::run(&mut build, &with_env(), run.jobs, &mut seen)?;
+        let mut docs = with_env();
+        docs.args(["test", "--workspace", "--all-features", "--doc"])
+            .args(&run.cargo_args);
+        stream(&mut docs, &mut seen)? && binaries_ok
+    } else {
+        let mut all = with_env();
+        all.args(["test", "--workspace", "--all-features", "--no-fail-fast"])
+            .args(&run.cargo_args);
+        stream(&mut all, &mut seen)?
+    };
+    print!("{}", timings.slowest(10));
+    println!("tests: {passed} passed, {failed} failed");
+    if !ok {
+        bail!("cargo test failed");
+    }
+    if passed == 0 {
+        bail!("cargo test ran no test");
+    }
+    Ok(())
+}
+
+/// Run `cmd` (a `cargo test`), echo its output and hand every line to `seen`, in the order
+/// they come; whether it succeeded.
+fn stream(cmd: &mut std::process::Command, seen: &mut dyn FnMut(&str)) -> Result<bool> {
+    use std::io::{BufRead, BufReader};
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -78,32 +137,18 @@ pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
         })
     });
     drop(tx);
-    let (mut passed, mut failed) = (0u64, 0u64);
-    let mut timings = Timings::default();
     for (is_err, line) in rx {
         if is_err {
             eprintln!("{line}");
         } else {
             println!("{line}");
         }
-        timings.line(root, &line);
-        let (p, f) = counts(&line);
-        passed += p;
-        failed += f;
+        seen(&line);
     }
     for r in readers {
         let _ = r.join();
     }
-    let status = child.wait()?;
-    print!("{}", timings.slowest(10));
-    println!("tests: {passed} passed, {failed} failed");
-    if !status.success() {
-        bail!("cargo test failed with {status}");
-    }
-    if passed == 0 {
-        bail!("cargo test ran no test");
-    }
-    Ok(())
+    Ok(child.wait()?.success())
 }
 
 /// How long each test binary ran, read off cargo's `Running …`/`Doc-tests …` lines and libtest's
