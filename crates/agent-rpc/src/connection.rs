@@ -283,14 +283,10 @@ impl<P: Protocol> Connection<P> {
         params: &R::Params,
         timeout: Duration,
     ) -> Result<R::Result, CallError> {
-        let call = async { self.send::<R>(params).await?.wait_unbounded().await };
-        match tokio::time::timeout(timeout, call).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(CallError::Timeout {
-                method: R::METHOD,
-                after: timeout,
-            }),
-        }
+        bounded::<R, _>(timeout, async {
+            self.send::<R>(params).await?.wait_unbounded().await
+        })
+        .await
     }
 
     /// Send the typed request `R` without waiting for its reply (DAP's `configurationDone` is
@@ -324,13 +320,7 @@ impl<P: Protocol, R: Request> PendingCall<P, R> {
     /// Wait at most `timeout` for the reply, read as `R::Result` (past it, abandoned and
     /// [`CallError::Timeout`]).
     pub async fn wait(self, timeout: Duration) -> Result<R::Result, CallError> {
-        match tokio::time::timeout(timeout, self.wait_unbounded()).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(CallError::Timeout {
-                method: R::METHOD,
-                after: timeout,
-            }),
-        }
+        bounded::<R, _>(timeout, self.wait_unbounded()).await
     }
 
     /// Wait for the reply as long as it takes.
@@ -346,6 +336,19 @@ impl<P: Protocol, R: Request> PendingCall<P, R> {
             })?;
         Ok(request::reply::<R>(payload)?)
     }
+}
+
+/// `call` within `timeout`, or [`CallError::Timeout`] for `R` (the call, dropped, is abandoned).
+async fn bounded<R: Request, T>(
+    timeout: Duration,
+    call: impl Future<Output = Result<T, CallError>>,
+) -> Result<T, CallError> {
+    tokio::time::timeout(timeout, call)
+        .await
+        .unwrap_or(Err(CallError::Timeout {
+            method: R::METHOD,
+            after: timeout,
+        }))
 }
 
 /// Why a typed request has no result.

@@ -376,9 +376,14 @@ impl Registry {
         self.inner.tools.read().keys().cloned().collect()
     }
 
-    /// What the tool of that name declares (on any surface), if one is registered.
-    pub fn info(&self, name: &str) -> Option<ToolInfo> {
-        self.inner.tools.read().get(name).map(|t| t.info())
+    /// Whether the tool of that name puts questions to a person ([`Tool::asks_a_person`]); read
+    /// on every call by a host, so it builds no [`ToolInfo`].
+    pub fn asks_a_person(&self, name: &str) -> bool {
+        self.inner
+            .tools
+            .read()
+            .get(name)
+            .is_some_and(|t| t.asks_a_person())
     }
 
     /// Whether a tool of that name is registered (on any surface).

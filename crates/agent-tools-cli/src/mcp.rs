@@ -512,11 +512,7 @@ impl ServerHandler for Host {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let asks_a_person = self
-            .registry
-            .info(&request.name)
-            .is_some_and(|t| t.asks_a_person);
-        if asks_a_person && !self.can_ask(&context) {
+        if self.registry.asks_a_person(&request.name) && !self.can_ask(&context) {
             let out = ToolOutput::error(format!(
                 "{} is not available to this client: it did not declare the MCP `elicitation` capability, so no person can be asked through it. Proceed under an assumption you state.",
                 request.name

@@ -12,6 +12,7 @@ use std::sync::Arc;
 pub(super) trait ErasedTool: Send + Sync {
     fn info(&self) -> ToolInfo;
     fn tier(&self) -> Tier;
+    fn asks_a_person(&self) -> bool;
     /// The call these arguments make, or the argument error naming what would be valid.
     fn prepare(self: Arc<Self>, args: Value) -> Result<Box<dyn PreparedCall>, CallError>;
 }
@@ -67,6 +68,10 @@ impl<T: Tool> ErasedTool for Erased<T> {
 
     fn tier(&self) -> Tier {
         self.tool.tier()
+    }
+
+    fn asks_a_person(&self) -> bool {
+        self.tool.asks_a_person()
     }
 
     fn prepare(self: Arc<Self>, args: Value) -> Result<Box<dyn PreparedCall>, CallError> {
