@@ -427,6 +427,32 @@ fn no_module_imports_its_parent_whole() {
     );
 }
 
+/// agent-lsp's operations are free functions over its state, each in the module named for it
+/// (issue 43): the state's own `impl` is its one block (`state.rs`: the root, a confined read, the
+/// ledger, the witness), so following a call never means finding which of many files extends
+/// the type.
+#[test]
+fn agent_lsp_state_is_extended_in_one_place() {
+    let mut files = Vec::new();
+    rs_files(&root().join("crates/agent-lsp/src"), &mut files);
+    assert!(files.len() > 40, "read only {} files", files.len());
+    let mut blocks = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, l) in text.lines().enumerate() {
+            if l.trim_start().starts_with("impl State") {
+                blocks.push(format!("{}:{}", path.display(), n + 1));
+            }
+        }
+    }
+    assert_eq!(
+        blocks.len(),
+        1,
+        "one `impl State`, in state.rs; an operation is a free function taking `st: &State`: {blocks:#?}"
+    );
+    assert!(blocks[0].contains("agent-lsp/src/state.rs:"), "{blocks:?}");
+}
+
 /// A new server is one entry (issue 43): agent-lsp's code never matches a server's id — what a
 /// server needs is a field of its spec (`ServerSpec::untrusted`, `open_settle_ms`), set in the
 /// table (`config/builtin.rs`) or a config file; the checkers' table (`checker.rs`) names the

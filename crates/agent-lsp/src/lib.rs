@@ -77,6 +77,7 @@ mod protocol;
 mod rename;
 mod render;
 mod roots;
+mod state;
 mod supervisor;
 mod text;
 mod tools;
@@ -103,7 +104,7 @@ pub fn attach(registry: &Registry, config: LspConfig) {
     let root = run.root.canonicalize().unwrap_or_else(|_| run.root.clone());
     let resolved = config.resolve(&root);
     let sup = supervisor::Supervisor::new(resolved, root, run.sandbox_prefix.clone());
-    let state = Arc::new(tools::State::new(registry, sup));
+    let state = Arc::new(state::State::new(registry, sup));
     registry.register(tools::LspTool(state.clone()));
     registry.register(tools::RenameTool(state.clone()));
     registry.add_wrapper(Arc::new(on_write::WriteDiagnostics(state.clone())));

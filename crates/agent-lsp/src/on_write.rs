@@ -10,9 +10,10 @@
 //! call that shows everything.
 
 use crate::client::Server;
+use crate::on_write_scope;
 use crate::protocol::Diagnostic;
 use crate::render::{Diag, Renderer};
-use crate::tools::State;
+use crate::state::State;
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::confine;
 use agent_tier::{BoxFuture, CallContext, Report, RoomId, ToolOutput, Wrapper};
@@ -108,344 +109,339 @@ fn keep(d: &Diag) -> bool {
     d.severity == "error" || d.severity == "warning"
 }
 
-impl State {
-    /// Sync the changed files to the servers covering them and report what the change
-    /// introduced. `previous` holds what each file had before (absent: a new file).
-    pub async fn after_write(
-        &self,
-        files: &[String],
-        previous: &BTreeMap<String, Vec<u8>>,
-        change: Change<'_>,
-        room: &RoomId,
-    ) -> WriteReport {
-        let deadline = Instant::now() + self.sup.cfg.write_timeout;
-        let mut report = WriteReport {
-            dry_run: matches!(change, Change::DryRun(_)),
-            ..Default::default()
-        };
-        // What every running server had published before it heard of this change.
-        let before_all: Published = self
-            .sup
-            .running()
-            .into_iter()
-            .map(|s| {
-                let p = s.published();
-                (s, p)
-            })
-            .collect();
-        // The other files that use the names the write changed: their baseline is taken while
-        // the servers still hold the old content (the main loop then syncs the new).
-        let changed: Vec<(PathBuf, Option<String>, String)> = files
-            .iter()
-            .filter_map(|f| {
-                let path = confine(self.ws(), "changed_files", f).ok()?;
-                let text = change.content(self.ws(), f, &path)?;
-                let old = previous
-                    .get(f)
-                    .map(|b| String::from_utf8_lossy(b).into_owned());
-                (old.as_deref() != Some(text.as_str())).then_some((path, old, text))
-            })
-            .collect();
-        if let (Some(w), Change::Written) = (self.witness(), change) {
-            w.changed(&changed.iter().map(|c| c.0.clone()).collect::<Vec<_>>());
-        }
-        let scope = self.write_scope(&changed).await;
-        let mut other_base: HashMap<(usize, PathBuf), HashSet<Key>> = HashMap::new();
-        if !scope.files.is_empty() {
-            // Half of the write's budget (a server may have to start first), the rest for the
-            // written files and the check after.
-            let base_deadline = Instant::now() + self.sup.cfg.write_timeout / 2;
-            for (path, old, _) in &changed {
-                if let Some(old) = old {
-                    for srv in self.servers_for(path, base_deadline).await {
-                        let _ = srv.sync(path, old, false).await;
-                    }
-                }
-            }
-            for o in &scope.files {
-                let Ok(text) = crate::text::read_text(self.ws(), o) else {
-                    continue;
-                };
-                for srv in self.servers_for(o, base_deadline).await {
-                    if let Some((ds, _)) = self.diags_of(&srv, o, &text, base_deadline, true).await
-                    {
-                        other_base.insert(
-                            (Arc::as_ptr(&srv) as usize, o.clone()),
-                            ds.iter().map(Diag::key).collect(),
-                        );
-                    }
+/// Sync the changed files to the servers covering them and report what the change
+/// introduced. `previous` holds what each file had before (absent: a new file).
+pub async fn after_write(
+    st: &State,
+    files: &[String],
+    previous: &BTreeMap<String, Vec<u8>>,
+    change: Change<'_>,
+    room: &RoomId,
+) -> WriteReport {
+    let deadline = Instant::now() + st.sup.cfg.write_timeout;
+    let mut report = WriteReport {
+        dry_run: matches!(change, Change::DryRun(_)),
+        ..Default::default()
+    };
+    // What every running server had published before it heard of this change.
+    let before_all: Published = st
+        .sup
+        .running()
+        .into_iter()
+        .map(|s| {
+            let p = s.published();
+            (s, p)
+        })
+        .collect();
+    // The other files that use the names the write changed: their baseline is taken while
+    // the servers still hold the old content (the main loop then syncs the new).
+    let changed: Vec<(PathBuf, Option<String>, String)> = files
+        .iter()
+        .filter_map(|f| {
+            let path = confine(st.ws(), "changed_files", f).ok()?;
+            let text = change.content(st.ws(), f, &path)?;
+            let old = previous
+                .get(f)
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+            (old.as_deref() != Some(text.as_str())).then_some((path, old, text))
+        })
+        .collect();
+    if let (Some(w), Change::Written) = (st.witness(), change) {
+        w.changed(&changed.iter().map(|c| c.0.clone()).collect::<Vec<_>>());
+    }
+    let scope = on_write_scope::write_scope(st, &changed).await;
+    let mut other_base: HashMap<(usize, PathBuf), HashSet<Key>> = HashMap::new();
+    if !scope.files.is_empty() {
+        // Half of the write's budget (a server may have to start first), the rest for the
+        // written files and the check after.
+        let base_deadline = Instant::now() + st.sup.cfg.write_timeout / 2;
+        for (path, old, _) in &changed {
+            if let Some(old) = old {
+                for srv in servers_for(st, path, base_deadline).await {
+                    let _ = srv.sync(path, old, false).await;
                 }
             }
         }
-        for f in files {
-            let Ok(path) = confine(self.ws(), "changed_files", f) else {
-                continue;
-            };
-            let Some(text) = change.content(self.ws(), f, &path) else {
-                for s in self.sup.running() {
-                    s.close(&path).await;
-                }
-                continue;
-            };
-            let before = previous.get(f).map(|b| String::from_utf8(b.clone()));
-            if matches!(&before, Some(Ok(old)) if *old == text) {
-                continue; // Nothing changed in this file.
-            }
-            for srv in self.servers_for(&path, deadline).await {
-                let baseline: Option<HashSet<Key>> = match &before {
-                    None => Some(HashSet::new()),
-                    Some(Err(_)) => None,
-                    Some(Ok(old)) => self
-                        .diags_of(&srv, &path, old, deadline, true)
-                        .await
-                        .map(|(ds, _)| ds.iter().map(Diag::key).collect()),
-                };
-                let asked = Instant::now();
-                let Some((now, busy)) = self.diags_of(&srv, &path, &text, deadline, false).await
-                else {
-                    report.notes.push(format!(
-                        "{} did not report diagnostics for the new content of `{f}`: timed out after {} ms; none are shown",
-                        srv.spec.id,
-                        asked.elapsed().as_millis()
-                    ));
-                    continue;
-                };
-                report.states.push(if busy {
-                    format!(
-                        "{} on `{f}`: partial, the server was still indexing or checking",
-                        srv.spec.id
-                    )
-                } else {
-                    format!(
-                        "{} on `{f}`: fresh for the {} content",
-                        srv.spec.id,
-                        if report.dry_run {
-                            "proposed"
-                        } else {
-                            "written"
-                        }
-                    )
-                });
-                match baseline {
-                    Some(old) => report
-                        .new
-                        .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
-                    None => {
-                        report.notes.push(format!(
-                            "{} gave no diagnostics for the previous content of `{f}` in time, so whether the problems below are new could not be checked",
-                            srv.spec.id
-                        ));
-                        report.unchecked.extend(now);
-                    }
-                }
-            }
-        }
-        // The other files, now that the servers hold the new content: synced again (a new
-        // version, so the answer is about the new state), compared with their baseline.
-        let (mut unbased, mut late) = (Vec::new(), Vec::new());
         for o in &scope.files {
-            let Ok(text) = crate::text::read_text(self.ws(), o) else {
+            let Ok(text) = crate::text::read_text(st.ws(), o) else {
                 continue;
             };
-            let shown = agent_tier::workspace::display_path(self.ws(), o);
-            for srv in self.servers_for(o, deadline).await {
-                let Some((now, _)) = self.diags_of(&srv, o, &text, deadline, false).await else {
-                    late.push(format!("{} ({})", shown, srv.spec.id));
-                    continue;
-                };
-                let key = (Arc::as_ptr(&srv) as usize, o.clone());
-                match other_base.get(&key) {
-                    Some(old) => report
-                        .related
-                        .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
-                    None => {
-                        unbased.push(shown.clone());
-                        report.related_unchecked.extend(now);
-                    }
+            for srv in servers_for(st, o, base_deadline).await {
+                if let Some((ds, _)) = diags_of(st, &srv, o, &text, base_deadline, true).await {
+                    other_base.insert(
+                        (Arc::as_ptr(&srv) as usize, o.clone()),
+                        ds.iter().map(Diag::key).collect(),
+                    );
                 }
             }
         }
-        if !late.is_empty() {
-            report.notes.push(format!(
-                "no diagnostics came in time after the write for {} of the other files, so their problems are not known: {}",
-                late.len(),
-                late.join(", ")
-            ));
-        }
-        if !unbased.is_empty() {
-            report.notes.push(format!(
-                "no baseline for {} (the server gave none before the write in time), so their problems are shown without telling which are new",
-                unbased.join(", ")
-            ));
-        }
-        let shown_changed: Vec<String> = changed
-            .iter()
-            .map(|c| agent_tier::workspace::display_path(self.ws(), &c.0))
-            .collect();
-        if !shown_changed.is_empty() {
-            report.scope = Some(crate::on_write_scope::scope_line(
-                self.ws(),
-                &shown_changed,
-                &scope,
-            ));
-        }
-        let others: HashSet<String> = scope
-            .files
-            .iter()
-            .map(|p| agent_tier::workspace::display_path(self.ws(), p))
-            .collect();
-        report.elsewhere = self.elsewhere(files, &before_all);
-        report.elsewhere.retain(|d| !others.contains(&d.loc.path));
-        // What this conversation was shown is not shown again; a dry run records nothing, so
-        // the write after it reports the same problems.
-        let record = !report.dry_run;
-        self.unseen_all(
-            room,
-            &mut [
-                &mut report.related,
-                &mut report.related_unchecked,
-                &mut report.new,
-                &mut report.elsewhere,
-                &mut report.unchecked,
-            ],
-            record,
-        );
-        if let Change::DryRun(_) = change {
-            self.put_back(files).await;
-        }
-        let mut budget = IN_ALL;
-        report.new = cap(
-            std::mem::take(&mut report.new),
-            &mut budget,
-            &mut report.left_out,
-        );
-        report.unchecked = cap(
-            std::mem::take(&mut report.unchecked),
-            &mut budget,
-            &mut report.left_out,
-        );
-        report.related = cap(
-            std::mem::take(&mut report.related),
-            &mut budget,
-            &mut report.left_out,
-        );
-        report.related_unchecked = cap(
-            std::mem::take(&mut report.related_unchecked),
-            &mut budget,
-            &mut report.left_out,
-        );
-        report.elsewhere = cap(
-            std::mem::take(&mut report.elsewhere),
-            &mut budget,
-            &mut report.left_out,
-        );
-        report
     }
-
-    /// After a dry run: every server's copy of the files it showed them is put back to what
-    /// the disk holds (closed where the disk has no such file).
-    async fn put_back(&self, files: &[String]) {
-        for f in files {
-            let Ok(path) = confine(self.ws(), "changed_files", f) else {
+    for f in files {
+        let Ok(path) = confine(st.ws(), "changed_files", f) else {
+            continue;
+        };
+        let Some(text) = change.content(st.ws(), f, &path) else {
+            for s in st.sup.running() {
+                s.close(&path).await;
+            }
+            continue;
+        };
+        let before = previous.get(f).map(|b| String::from_utf8(b.clone()));
+        if matches!(&before, Some(Ok(old)) if *old == text) {
+            continue; // Nothing changed in this file.
+        }
+        for srv in servers_for(st, &path, deadline).await {
+            let baseline: Option<HashSet<Key>> = match &before {
+                None => Some(HashSet::new()),
+                Some(Err(_)) => None,
+                Some(Ok(old)) => diags_of(st, &srv, &path, old, deadline, true)
+                    .await
+                    .map(|(ds, _)| ds.iter().map(Diag::key).collect()),
+            };
+            let asked = Instant::now();
+            let Some((now, busy)) = diags_of(st, &srv, &path, &text, deadline, false).await else {
+                report.notes.push(format!(
+                    "{} did not report diagnostics for the new content of `{f}`: timed out after {} ms; none are shown",
+                    srv.spec.id,
+                    asked.elapsed().as_millis()
+                ));
                 continue;
             };
-            let disk = crate::text::read_text(self.ws(), &path).ok();
-            for srv in self.sup.running() {
-                match &disk {
-                    Some(text) if srv.is_open(&path).await => {
-                        let _ = srv.sync(&path, text, false).await;
+            report.states.push(if busy {
+                format!(
+                    "{} on `{f}`: partial, the server was still indexing or checking",
+                    srv.spec.id
+                )
+            } else {
+                format!(
+                    "{} on `{f}`: fresh for the {} content",
+                    srv.spec.id,
+                    if report.dry_run {
+                        "proposed"
+                    } else {
+                        "written"
                     }
-                    Some(_) => {}
-                    None => srv.close(&path).await,
+                )
+            });
+            match baseline {
+                Some(old) => report
+                    .new
+                    .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
+                None => {
+                    report.notes.push(format!(
+                        "{} gave no diagnostics for the previous content of `{f}` in time, so whether the problems below are new could not be checked",
+                        srv.spec.id
+                    ));
+                    report.unchecked.extend(now);
                 }
             }
         }
     }
-
-    /// Errors and warnings published, since `before`, for files the call did not change.
-    fn elsewhere(&self, changed: &[String], before: &Published) -> Vec<Diag> {
-        let changed: HashSet<PathBuf> = changed
-            .iter()
-            .filter_map(|f| confine(self.ws(), "changed_files", f).ok())
-            .collect();
-        let mut out = Vec::new();
-        for (srv, old) in before {
-            let mut r = Renderer::new(self.ws(), srv.encoding());
-            for (path, items) in srv.published() {
-                if changed.contains(&path) || !path.starts_with(self.ws()) {
-                    continue;
+    // The other files, now that the servers hold the new content: synced again (a new
+    // version, so the answer is about the new state), compared with their baseline.
+    let (mut unbased, mut late) = (Vec::new(), Vec::new());
+    for o in &scope.files {
+        let Ok(text) = crate::text::read_text(st.ws(), o) else {
+            continue;
+        };
+        let shown = agent_tier::workspace::display_path(st.ws(), o);
+        for srv in servers_for(st, o, deadline).await {
+            let Some((now, _)) = diags_of(st, &srv, o, &text, deadline, false).await else {
+                late.push(format!("{} ({})", shown, srv.spec.id));
+                continue;
+            };
+            let key = (Arc::as_ptr(&srv) as usize, o.clone());
+            match other_base.get(&key) {
+                Some(old) => report
+                    .related
+                    .extend(now.into_iter().filter(|d| !old.contains(&d.key()))),
+                None => {
+                    unbased.push(shown.clone());
+                    report.related_unchecked.extend(now);
                 }
-                // Only files whose state before the write is known: a first publish for a file
-                // cannot tell what is new in it.
-                let Some(prev) = old.get(&path) else {
-                    continue;
-                };
-                let was: HashSet<Key> = prev.iter().map(|d| r.diag(&path, d).key()).collect();
-                out.extend(
-                    items
-                        .iter()
-                        .map(|d| r.diag(&path, d))
-                        .filter(|d| keep(d) && !was.contains(&d.key())),
-                );
             }
         }
-        out
     }
+    if !late.is_empty() {
+        report.notes.push(format!(
+            "no diagnostics came in time after the write for {} of the other files, so their problems are not known: {}",
+            late.len(),
+            late.join(", ")
+        ));
+    }
+    if !unbased.is_empty() {
+        report.notes.push(format!(
+            "no baseline for {} (the server gave none before the write in time), so their problems are shown without telling which are new",
+            unbased.join(", ")
+        ));
+    }
+    let shown_changed: Vec<String> = changed
+        .iter()
+        .map(|c| agent_tier::workspace::display_path(st.ws(), &c.0))
+        .collect();
+    if !shown_changed.is_empty() {
+        report.scope = Some(crate::on_write_scope::scope_line(
+            st.ws(),
+            &shown_changed,
+            &scope,
+        ));
+    }
+    let others: HashSet<String> = scope
+        .files
+        .iter()
+        .map(|p| agent_tier::workspace::display_path(st.ws(), p))
+        .collect();
+    report.elsewhere = elsewhere(st, files, &before_all);
+    report.elsewhere.retain(|d| !others.contains(&d.loc.path));
+    // What this conversation was shown is not shown again; a dry run records nothing, so
+    // the write after it reports the same problems.
+    let record = !report.dry_run;
+    st.unseen_all(
+        room,
+        &mut [
+            &mut report.related,
+            &mut report.related_unchecked,
+            &mut report.new,
+            &mut report.elsewhere,
+            &mut report.unchecked,
+        ],
+        record,
+    );
+    if let Change::DryRun(_) = change {
+        put_back(st, files).await;
+    }
+    let mut budget = IN_ALL;
+    report.new = cap(
+        std::mem::take(&mut report.new),
+        &mut budget,
+        &mut report.left_out,
+    );
+    report.unchecked = cap(
+        std::mem::take(&mut report.unchecked),
+        &mut budget,
+        &mut report.left_out,
+    );
+    report.related = cap(
+        std::mem::take(&mut report.related),
+        &mut budget,
+        &mut report.left_out,
+    );
+    report.related_unchecked = cap(
+        std::mem::take(&mut report.related_unchecked),
+        &mut budget,
+        &mut report.left_out,
+    );
+    report.elsewhere = cap(
+        std::mem::take(&mut report.elsewhere),
+        &mut budget,
+        &mut report.left_out,
+    );
+    report
+}
 
-    /// The servers covering `path`: its preferred server (started if needed, bounded) and every
-    /// running one of its root that serves the extension.
-    async fn servers_for(&self, path: &Path, deadline: Instant) -> Vec<Arc<Server>> {
-        let ext = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let mut servers: Vec<Arc<Server>> = Vec::new();
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        if let Ok(Ok(s)) = tokio::time::timeout(remaining, self.sup.server_for(path)).await {
+/// After a dry run: every server's copy of the files it showed them is put back to what
+/// the disk holds (closed where the disk has no such file).
+async fn put_back(st: &State, files: &[String]) {
+    for f in files {
+        let Ok(path) = confine(st.ws(), "changed_files", f) else {
+            continue;
+        };
+        let disk = crate::text::read_text(st.ws(), &path).ok();
+        for srv in st.sup.running() {
+            match &disk {
+                Some(text) if srv.is_open(&path).await => {
+                    let _ = srv.sync(&path, text, false).await;
+                }
+                Some(_) => {}
+                None => srv.close(&path).await,
+            }
+        }
+    }
+}
+
+/// Errors and warnings published, since `before`, for files the call did not change.
+fn elsewhere(st: &State, changed: &[String], before: &Published) -> Vec<Diag> {
+    let changed: HashSet<PathBuf> = changed
+        .iter()
+        .filter_map(|f| confine(st.ws(), "changed_files", f).ok())
+        .collect();
+    let mut out = Vec::new();
+    for (srv, old) in before {
+        let mut r = Renderer::new(st.ws(), srv.encoding());
+        for (path, items) in srv.published() {
+            if changed.contains(&path) || !path.starts_with(st.ws()) {
+                continue;
+            }
+            // Only files whose state before the write is known: a first publish for a file
+            // cannot tell what is new in it.
+            let Some(prev) = old.get(&path) else {
+                continue;
+            };
+            let was: HashSet<Key> = prev.iter().map(|d| r.diag(&path, d).key()).collect();
+            out.extend(
+                items
+                    .iter()
+                    .map(|d| r.diag(&path, d))
+                    .filter(|d| keep(d) && !was.contains(&d.key())),
+            );
+        }
+    }
+    out
+}
+
+/// The servers covering `path`: its preferred server (started if needed, bounded) and every
+/// running one of its root that serves the extension.
+async fn servers_for(st: &State, path: &Path, deadline: Instant) -> Vec<Arc<Server>> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut servers: Vec<Arc<Server>> = Vec::new();
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    if let Ok(Ok(s)) = tokio::time::timeout(remaining, st.sup.server_for(path)).await {
+        servers.push(s);
+    }
+    for s in st.sup.running() {
+        if path.starts_with(&s.root)
+            && s.spec.extensions.contains_key(&ext)
+            && !servers.iter().any(|x| Arc::ptr_eq(x, &s))
+        {
             servers.push(s);
         }
-        for s in self.sup.running() {
-            if path.starts_with(&s.root)
-                && s.spec.extensions.contains_key(&ext)
-                && !servers.iter().any(|x| Arc::ptr_eq(x, &s))
-            {
-                servers.push(s);
-            }
-        }
-        servers
     }
+    servers
+}
 
-    /// The errors and warnings `srv` reports for `text` as the content of `path` (synced first;
-    /// a baseline is not saved), and whether the server was still busy; `None` when they did
-    /// not come in time.
-    async fn diags_of(
-        &self,
-        srv: &Server,
-        path: &Path,
-        text: &str,
-        deadline: Instant,
-        baseline: bool,
-    ) -> Option<(Vec<Diag>, bool)> {
-        let synced = srv.sync(path, text, !baseline).await.ok()?;
-        // A baseline may use at most half of what is left, so the answer about the written
-        // content keeps time of its own.
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        let budget = if baseline { remaining / 2 } else { remaining };
-        let got = srv.fresh_diagnostics(path, synced, budget).await;
-        if !got.complete {
-            return None;
-        }
-        let mut r = Renderer::new(self.ws(), srv.encoding());
-        r.preload(path, text);
-        Some((
-            got.items
-                .iter()
-                .map(|d| r.diag(path, d))
-                .filter(keep)
-                .collect(),
-            got.busy,
-        ))
+/// The errors and warnings `srv` reports for `text` as the content of `path` (synced first;
+/// a baseline is not saved), and whether the server was still busy; `None` when they did
+/// not come in time.
+async fn diags_of(
+    st: &State,
+    srv: &Server,
+    path: &Path,
+    text: &str,
+    deadline: Instant,
+    baseline: bool,
+) -> Option<(Vec<Diag>, bool)> {
+    let synced = srv.sync(path, text, !baseline).await.ok()?;
+    // A baseline may use at most half of what is left, so the answer about the written
+    // content keeps time of its own.
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let budget = if baseline { remaining / 2 } else { remaining };
+    let got = srv.fresh_diagnostics(path, synced, budget).await;
+    if !got.complete {
+        return None;
     }
+    let mut r = Renderer::new(st.ws(), srv.encoding());
+    r.preload(path, text);
+    Some((
+        got.items
+            .iter()
+            .map(|d| r.diag(path, d))
+            .filter(keep)
+            .collect(),
+        got.busy,
+    ))
 }
 
 /// Errors before warnings, at most [`PER_FILE`] per file and `budget` in all; what is left out is
@@ -485,15 +481,18 @@ impl Wrapper for WriteDiagnostics {
         Box::pin(async move {
             let report = if output.proposed.is_empty() {
                 let files = &output.changed_files;
-                self.0
-                    .after_write(files, &output.previous, Change::Written, &cx.room())
-                    .await
+                after_write(
+                    &self.0,
+                    files,
+                    &output.previous,
+                    Change::Written,
+                    &cx.room(),
+                )
+                .await
             } else {
                 let files: Vec<String> = output.proposed.keys().cloned().collect();
                 let change = Change::DryRun(&output.proposed);
-                self.0
-                    .after_write(&files, &output.previous, change, &cx.room())
-                    .await
+                after_write(&self.0, &files, &output.previous, change, &cx.room()).await
             };
             let part = ToolOutput::report(&report);
             if part.text.is_empty() {

@@ -7,7 +7,7 @@
 //! new in them (that is [`crate::on_write`], with a baseline taken while the server still holds
 //! the old content).
 
-use crate::tools::State;
+use crate::state::State;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -95,55 +95,53 @@ pub fn changed_names(old: &str, new: &str) -> Vec<String> {
     names
 }
 
-impl State {
-    /// The files outside `changed` that use a name the write changed (per the witness).
-    pub async fn write_scope(&self, changed: &[(PathBuf, Option<String>, String)]) -> Scope {
-        let Some(w) = self.witness() else {
-            return Scope {
-                why_none: Some(
-                    "other files were not looked at: no identifier witness in this run".into(),
-                ),
-                ..Default::default()
-            };
+/// The files outside `changed` that use a name the write changed (per the witness).
+pub async fn write_scope(st: &State, changed: &[(PathBuf, Option<String>, String)]) -> Scope {
+    let Some(w) = st.witness() else {
+        return Scope {
+            why_none: Some(
+                "other files were not looked at: no identifier witness in this run".into(),
+            ),
+            ..Default::default()
         };
-        let changed_paths: HashSet<&PathBuf> = changed.iter().map(|(p, _, _)| p).collect();
-        let mut uses: BTreeMap<PathBuf, usize> = BTreeMap::new();
-        let mut names_used = Vec::new();
-        for (path, old, new) in changed {
-            let names = changed_names(old.as_deref().unwrap_or(""), new);
-            for name in names.into_iter().take(MAX_NAMES) {
-                let (w, near, n) = (w.clone(), path.clone(), name.clone());
-                let seen = tokio::task::spawn_blocking(move || {
-                    w.occurrences(&near, &n, MAX_FILES_PER_NAME * 20)
-                })
-                .await;
-                let Ok(Ok(seen)) = seen else { continue };
-                let files: HashSet<PathBuf> = seen
-                    .occurrences
-                    .into_iter()
-                    .map(|o| o.path)
-                    .filter(|p| !changed_paths.contains(p))
-                    .collect();
-                if files.is_empty() || files.len() > MAX_FILES_PER_NAME || seen.truncated {
-                    continue;
-                }
-                names_used.push(name);
-                for f in files {
-                    *uses.entry(f).or_default() += 1;
-                }
+    };
+    let changed_paths: HashSet<&PathBuf> = changed.iter().map(|(p, _, _)| p).collect();
+    let mut uses: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    let mut names_used = Vec::new();
+    for (path, old, new) in changed {
+        let names = changed_names(old.as_deref().unwrap_or(""), new);
+        for name in names.into_iter().take(MAX_NAMES) {
+            let (w, near, n) = (w.clone(), path.clone(), name.clone());
+            let seen = tokio::task::spawn_blocking(move || {
+                w.occurrences(&near, &n, MAX_FILES_PER_NAME * 20)
+            })
+            .await;
+            let Ok(Ok(seen)) = seen else { continue };
+            let files: HashSet<PathBuf> = seen
+                .occurrences
+                .into_iter()
+                .map(|o| o.path)
+                .filter(|p| !changed_paths.contains(p))
+                .collect();
+            if files.is_empty() || files.len() > MAX_FILES_PER_NAME || seen.truncated {
+                continue;
+            }
+            names_used.push(name);
+            for f in files {
+                *uses.entry(f).or_default() += 1;
             }
         }
-        let mut files: Vec<(PathBuf, usize)> = uses.into_iter().collect();
-        files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let left_out = files.len().saturating_sub(MAX_OTHERS);
-        names_used.sort();
-        names_used.dedup();
-        Scope {
-            files: files.into_iter().take(MAX_OTHERS).map(|(p, _)| p).collect(),
-            names: names_used,
-            left_out,
-            why_none: None,
-        }
+    }
+    let mut files: Vec<(PathBuf, usize)> = uses.into_iter().collect();
+    files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let left_out = files.len().saturating_sub(MAX_OTHERS);
+    names_used.sort();
+    names_used.dedup();
+    Scope {
+        files: files.into_iter().take(MAX_OTHERS).map(|(p, _)| p).collect(),
+        names: names_used,
+        left_out,
+        why_none: None,
     }
 }
 

@@ -6,7 +6,7 @@
 //! with the file on disk (by size and modification time first, then by content). A file whose
 //! content is no longer what the server last had — and is not what our own tools last wrote
 //! there ([`agent_tier::workspace::is_own_write`]) — was changed outside: it goes through the
-//! same check as a write ([`State::after_write`], with the server's last text as the previous
+//! same check as a write ([`after_write`], with the server's last text as the previous
 //! content: the same ledger, baseline and scope rules), and the call's answer carries the
 //! report, naming the files. A document synced by the call itself (an `lsp` call on the changed
 //! file) counts from the text the server had before that sync.
@@ -16,7 +16,7 @@
 //! tools overwrote before any call looked.
 
 use crate::on_write::WriteReport;
-use crate::tools::State;
+use crate::state::State;
 use agent_tier::outside::{Before, ChangeChecker};
 use agent_tier::workspace::{confine, forget_own_write, is_own_write};
 use agent_tier::{BoxFuture, CallContext, RoomId, ToolOutput, Wrapper};
@@ -119,9 +119,14 @@ async fn check(
     if files.is_empty() {
         return None;
     }
-    let mut report = state
-        .after_write(&files, &previous, crate::on_write::Change::Written, room)
-        .await;
+    let mut report = crate::on_write::after_write(
+        state,
+        &files,
+        &previous,
+        crate::on_write::Change::Written,
+        room,
+    )
+    .await;
     // The check synced the changed files (their old text for the baseline, then the new): that
     // is not a change for the next look.
     for srv in state.sup.running() {

@@ -1,81 +1,17 @@
-//! The `lsp` and `lsp_rename` tools and the family's run state (the supervisor, the rooms' ledgers,
-//! the witness); the diagnostics-on-write wrapper is `on_write`.
+//! The `lsp` and `lsp_rename` tools: their arguments, what an `lsp` call means once parsed (a
+//! [`Command`]), and `run`, which dispatches it to its operation — each a free function over the
+//! family's [`State`] in the module named for it. The state is `state.rs`; the
+//! diagnostics-on-write wrapper is `on_write`.
 
 use crate::checker;
 use crate::error::LspError;
-use crate::render::{Diag, symbols};
-use crate::supervisor::Supervisor;
+use crate::state::State;
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::workspace::confine_existing;
-use agent_tier::{BoxError, CallContext, Effects, RoomId, Rooms, Tier, Tool, ToolOutput};
-use parking_lot::Mutex;
+use agent_tier::{BoxError, CallContext, Effects, RoomId, Tier, Tool, ToolOutput};
 use serde::Deserialize;
-use std::collections::HashSet;
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-
-/// What one conversation has been shown: diagnostics by (severity, code, message).
-type Ledger = HashSet<(String, String, String)>;
-
-/// The family's state for one run: the supervisor (servers are shared by everyone on the root)
-/// and, per room, the diagnostics ledger (what each conversation has been shown).
-pub struct State {
-    pub sup: Supervisor,
-    /// The run's one question whether to trust the project ([`crate::trust`]).
-    pub(crate) trust: crate::trust::TrustQuestion,
-    ledger: Arc<Rooms<Mutex<Ledger>>>,
-    /// The run's identifier witness, wired once when the registry is sealed (`attach`).
-    witness: std::sync::OnceLock<Option<Arc<dyn agent_tier::witness::IdentifierWitness>>>,
-}
-
-impl State {
-    pub fn new(registry: &agent_tier::Registry, sup: Supervisor) -> Self {
-        State {
-            sup,
-            trust: Default::default(),
-            ledger: Rooms::attach(registry),
-            witness: std::sync::OnceLock::new(),
-        }
-    }
-
-    pub(crate) fn ws(&self) -> &Path {
-        &self.sup.root
-    }
-
-    /// The `path` argument, confined to the root: its path, how results show it, its text.
-    pub(crate) fn read_file(&self, file: &str) -> Result<(PathBuf, String, String), LspError> {
-        let path = confine_existing(self.ws(), "path", file)?;
-        let display = agent_tier::workspace::display_path(self.ws(), &path);
-        let text = crate::text::read_text(self.ws(), &path).map_err(|e| LspError::Read {
-            path: display.clone(),
-            source: e,
-        })?;
-        Ok((path, display, text))
-    }
-
-    /// Record diagnostics as reported to `room`; returns those not reported to it before.
-    pub(crate) fn unseen(&self, room: &RoomId, mut diags: Vec<Diag>) -> Vec<Diag> {
-        self.unseen_all(room, &mut [&mut diags], true);
-        diags
-    }
-
-    /// Keep in each list the diagnostics not reported to `room` before (nor earlier in the
-    /// lists); `record`: they now are (a dry run records nothing, so the write after it reports
-    /// the same).
-    pub(crate) fn unseen_all(&self, room: &RoomId, lists: &mut [&mut Vec<Diag>], record: bool) {
-        let ledger = self.ledger.get_or_init(room, Mutex::default);
-        let mut ledger = ledger.lock();
-        let mut scratch = (!record).then(|| ledger.clone());
-        let seen = match scratch.as_mut() {
-            Some(s) => s,
-            None => &mut *ledger,
-        };
-        for list in lists.iter_mut() {
-            list.retain(|d| seen.insert(d.key()));
-        }
-    }
-}
 
 /// An `lsp` operation. The variants carry no doc comments: the tool's description says what
 /// each does, once (a variant's doc comment would be repeated in the schema).
@@ -180,6 +116,185 @@ pub struct RenameArgs {
     pub dry_run: Option<bool>,
 }
 
+// What an `lsp` call means, parsed once from its flat arguments into a command holding exactly
+// the fields its operation needs; every operation is one variant, dispatched by `run`'s one
+// exhaustive `match`.
+
+/// Where a positional operation points: a file, a 1-based line, and a symbol on that line.
+#[derive(Debug, Clone)]
+struct At {
+    pub file: String,
+    pub line: u32,
+    pub symbol: String,
+    pub occurrence: Option<u32>,
+    /// The position is a declaration's, found by name: how the symbol was picked on the line
+    /// needs no note.
+    pub exact: bool,
+}
+
+/// A symbol given by name alone (no `line`): resolved to its one declaration in `file`, or
+/// without `file` in the workspace (`by_name.rs`).
+#[derive(Debug, Clone)]
+struct Named {
+    pub file: Option<String>,
+    pub symbol: String,
+}
+
+/// Where a positional operation points: a line, or a name to resolve first.
+#[derive(Debug, Clone)]
+enum Place {
+    At(At),
+    Named(Named),
+}
+
+/// The navigation requests that answer with locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nav {
+    Definition,
+    TypeDefinition,
+    Implementation,
+    References,
+}
+
+impl Nav {
+    pub fn op(self) -> Operation {
+        match self {
+            Nav::Definition => Operation::Definition,
+            Nav::TypeDefinition => Operation::TypeDefinition,
+            Nav::Implementation => Operation::Implementation,
+            Nav::References => Operation::References,
+        }
+    }
+}
+
+/// One step of a call or type hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    IncomingCalls,
+    OutgoingCalls,
+    Supertypes,
+    Subtypes,
+}
+
+impl Walk {
+    pub fn op(self) -> Operation {
+        match self {
+            Walk::IncomingCalls => Operation::IncomingCalls,
+            Walk::OutgoingCalls => Operation::OutgoingCalls,
+            Walk::Supertypes => Operation::Supertypes,
+            Walk::Subtypes => Operation::Subtypes,
+        }
+    }
+
+    /// A call hierarchy's step (else a type hierarchy's).
+    pub fn calls(self) -> bool {
+        matches!(self, Walk::IncomingCalls | Walk::OutgoingCalls)
+    }
+}
+
+/// What `diagnostics` checks.
+#[derive(Debug, Clone)]
+enum Checked {
+    /// One file, through its language server.
+    File(String),
+    /// `"*"`: every project checker of every root.
+    Project,
+}
+
+/// One `lsp` call, parsed.
+#[derive(Debug, Clone)]
+enum Command {
+    Diagnostics(Checked),
+    Navigate(Nav, Place),
+    Hover(Place),
+    CodeActions(Place),
+    Hierarchy(Walk, Place),
+    Symbols {
+        file: Option<String>,
+        query: Option<String>,
+    },
+    Status {
+        file: Option<String>,
+    },
+    Reload {
+        file: Option<String>,
+    },
+}
+
+impl Command {
+    /// Parse the flat arguments; a missing field is an error naming it and what to give.
+    pub fn parse(a: LspArgs) -> Result<Command, LspError> {
+        let op = a.operation;
+        let at = |a: LspArgs| -> Result<Place, LspError> {
+            let Some(line) = a.line else {
+                // No line: the symbol is a name, resolved to its declaration.
+                let symbol = a.symbol.filter(|s| !s.trim().is_empty()).ok_or_else(|| {
+                    arg_err(format!(
+                        "`symbol` is required for `{}`: a name (`Class.method` works), or with `path` and `line` a substring of that line",
+                        op.name()
+                    ))
+                })?;
+                if a.occurrence.is_some() {
+                    return Err(arg_err(
+                        "`occurrence` picks among the matches on `line`; give `path` and `line` too, or leave out `occurrence` to find `symbol` by name",
+                    ));
+                }
+                return Ok(Place::Named(Named {
+                    file: a.path,
+                    symbol: symbol.trim().to_string(),
+                }));
+            };
+            let file = a.path.ok_or_else(|| {
+                arg_err(format!(
+                    "`path` is required for `{}` with `line`: a path relative to the workspace root (or leave out `line` to find `symbol` by name)",
+                    op.name()
+                ))
+            })?;
+            // An empty symbol is refused where every target is resolved (`target::target`).
+            let symbol = a.symbol.ok_or_else(|| {
+                arg_err(format!(
+                    "`symbol` is required for `{}`: give a substring of line {line} that names the symbol (positions are never columns)",
+                    op.name()
+                ))
+            })?;
+            Ok(Place::At(At {
+                file,
+                line,
+                symbol,
+                occurrence: a.occurrence,
+                exact: false,
+            }))
+        };
+        Ok(match op {
+            Operation::Diagnostics => Command::Diagnostics(match a.path.as_deref() {
+                Some("*") => Checked::Project,
+                Some(f) => Checked::File(f.to_string()),
+                None => {
+                    return Err(arg_err(
+                        "`path` is required for `diagnostics`: a path relative to the workspace root, or \"*\" to run the project checker",
+                    ));
+                }
+            }),
+            Operation::Definition => Command::Navigate(Nav::Definition, at(a)?),
+            Operation::TypeDefinition => Command::Navigate(Nav::TypeDefinition, at(a)?),
+            Operation::Implementation => Command::Navigate(Nav::Implementation, at(a)?),
+            Operation::References => Command::Navigate(Nav::References, at(a)?),
+            Operation::Hover => Command::Hover(at(a)?),
+            Operation::IncomingCalls => Command::Hierarchy(Walk::IncomingCalls, at(a)?),
+            Operation::OutgoingCalls => Command::Hierarchy(Walk::OutgoingCalls, at(a)?),
+            Operation::Supertypes => Command::Hierarchy(Walk::Supertypes, at(a)?),
+            Operation::Subtypes => Command::Hierarchy(Walk::Subtypes, at(a)?),
+            Operation::CodeActions => Command::CodeActions(at(a)?),
+            Operation::Symbols => Command::Symbols {
+                file: a.path,
+                query: a.query,
+            },
+            Operation::Status => Command::Status { file: a.path },
+            Operation::Reload => Command::Reload { file: a.path },
+        })
+    }
+}
+
 struct Target {
     path: PathBuf,
     display: String,
@@ -197,8 +312,8 @@ fn arg_err(s: impl Into<String>) -> LspError {
 
 const PARTIAL: &str = "note: the server had not finished loading in time; this answer may be partial — ask again shortly";
 
+mod asking;
 mod by_name;
-mod command;
 mod file_diagnostics;
 mod locate;
 mod move_file;
@@ -213,65 +328,64 @@ mod witnessed;
 pub use locate::Locator;
 
 use by_name::{ByName, address_fields};
-use command::{At, Checked, Command, Place};
 
-impl State {
-    /// Run one `lsp` call. `project_code`: the call declared that it runs the project's code
-    /// (its effects).
-    pub async fn run(
-        &self,
-        a: LspArgs,
-        project_code: bool,
-        room: &RoomId,
-    ) -> Result<ToolOutput, LspError> {
-        match Command::parse(a)? {
-            Command::Status { file } => Ok(ToolOutput::report(&self.status(file.as_deref()).await)),
-            Command::Reload { file } => self.reload(file.as_deref()).await,
-            Command::Diagnostics(Checked::Project) => Ok(ToolOutput::report(
-                &checker::run_all(&self.sup, project_code).await,
-            )),
-            Command::Diagnostics(Checked::File(f)) => self
-                .diagnostics(&f, room)
+/// Run one `lsp` call. `project_code`: the call declared that it runs the project's code
+/// (its effects).
+pub async fn run(
+    st: &State,
+    a: LspArgs,
+    project_code: bool,
+    room: &RoomId,
+) -> Result<ToolOutput, LspError> {
+    match Command::parse(a)? {
+        Command::Status { file } => Ok(ToolOutput::report(
+            &status::status(st, file.as_deref()).await,
+        )),
+        Command::Reload { file } => status::reload(st, file.as_deref()).await,
+        Command::Diagnostics(Checked::Project) => Ok(ToolOutput::report(
+            &checker::run_all(&st.sup, project_code).await,
+        )),
+        Command::Diagnostics(Checked::File(f)) => file_diagnostics::diagnostics(st, &f, room)
+            .await
+            .map(|r| ToolOutput::report(&r)),
+        Command::Symbols { file, query } => symbols::symbols(st, file.as_deref(), query.as_deref())
+            .await
+            .map(|r| ToolOutput::report(&r)),
+        Command::Navigate(nav, p) => {
+            let (at, by) = place(st, nav.op(), p).await?;
+            ops::navigate(st, nav, &at).await.map(|o| explained(o, by))
+        }
+        Command::Hierarchy(walk, p) => {
+            let (at, by) = place(st, walk.op(), p).await?;
+            ops::hierarchy(st, walk, &at)
                 .await
-                .map(|r| ToolOutput::report(&r)),
-            Command::Symbols { file, query } => self
-                .symbols(file.as_deref(), query.as_deref())
-                .await
-                .map(|r| ToolOutput::report(&r)),
-            Command::Navigate(nav, p) => {
-                let (at, by) = self.place(nav.op(), p).await?;
-                self.navigate(nav, &at).await.map(|o| explained(o, by))
-            }
-            Command::Hierarchy(walk, p) => {
-                let (at, by) = self.place(walk.op(), p).await?;
-                self.hierarchy(walk, &at).await.map(|o| explained(o, by))
-            }
-            Command::Hover(p) => {
-                let (at, by) = self.place(Operation::Hover, p).await?;
-                self.hover(&at).await.map(|o| explained(o, by))
-            }
-            Command::CodeActions(p) => {
-                let (at, by) = self.place(Operation::CodeActions, p).await?;
-                self.code_actions(&at).await.map(|o| explained(o, by))
-            }
+                .map(|o| explained(o, by))
+        }
+        Command::Hover(p) => {
+            let (at, by) = place(st, Operation::Hover, p).await?;
+            ops::hover(st, &at).await.map(|o| explained(o, by))
+        }
+        Command::CodeActions(p) => {
+            let (at, by) = place(st, Operation::CodeActions, p).await?;
+            ops::code_actions(st, &at).await.map(|o| explained(o, by))
         }
     }
+}
 
-    /// A positional call's address: given, or resolved from a name.
-    async fn place(&self, op: Operation, p: Place) -> Result<(At, Option<ByName>), LspError> {
-        match p {
-            Place::At(at) => Ok((at, None)),
-            Place::Named(n) => {
-                let next = |path: &str, line: u32, symbol: &str| {
-                    format!(
-                        "{{\"operation\": \"{}\", {}}}",
-                        op.name(),
-                        address_fields(path, line, symbol)
-                    )
-                };
-                let by = self.by_name(op.name(), &n, false, &next).await?;
-                Ok((by.at.clone(), Some(by)))
-            }
+/// A positional call's address: given, or resolved from a name.
+async fn place(st: &State, op: Operation, p: Place) -> Result<(At, Option<ByName>), LspError> {
+    match p {
+        Place::At(at) => Ok((at, None)),
+        Place::Named(n) => {
+            let next = |path: &str, line: u32, symbol: &str| {
+                format!(
+                    "{{\"operation\": \"{}\", {}}}",
+                    op.name(),
+                    address_fields(path, line, symbol)
+                )
+            };
+            let by = by_name::by_name(st, op.name(), &n, false, &next).await?;
+            Ok((by.at.clone(), Some(by)))
         }
     }
 }
@@ -349,7 +463,7 @@ all. Locations are `path:line:col: <line text>`."
             if args.operation != Operation::Status {
                 crate::trust::settle(&st.sup, &st.trust, &cx).await?;
             }
-            crate::deadline::within(bound, st.run(args, project_code, &room))
+            crate::deadline::within(bound, run(&st, args, project_code, &room))
                 .await
                 .map_err(BoxError::from)
         }
@@ -387,7 +501,7 @@ the server's references then check the result, and a rename they contradict is r
         let bound = st.sup.cfg.ready_timeout;
         async move {
             crate::trust::settle(&st.sup, &st.trust, &cx).await?;
-            crate::deadline::within(bound, st.rename(args))
+            crate::deadline::within(bound, rename_tool::rename(&st, args))
                 .await
                 .map_err(BoxError::from)
         }

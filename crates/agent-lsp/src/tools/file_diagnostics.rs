@@ -2,50 +2,48 @@
 
 use crate::error::LspError;
 use crate::render::{Diag, Renderer};
-use crate::tools::State;
+use crate::state::State;
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::{Report, RoomId};
 use serde::Serialize;
 
-impl State {
-    pub(super) async fn diagnostics(
-        &self,
-        file: &str,
-        room: &RoomId,
-    ) -> Result<FileDiagnostics, LspError> {
-        let (path, display, text) = self.read_file(file)?;
-        let srv = self.sup.server_for(&path).await?;
-        let synced = srv.sync(&path, &text, false).await?;
-        let got = srv
-            .fresh_diagnostics(&path, synced, self.sup.cfg.ready_timeout)
-            .await;
-        let (items, fresh) = (got.items, got.complete);
-        let mut r = Renderer::new(self.ws(), srv.encoding());
-        r.preload(&path, &text);
-        let all: Vec<Diag> = items.iter().map(|d| r.diag(&path, d)).collect();
-        let minor = all
-            .iter()
-            .filter(|d| d.severity == "info" || d.severity == "hint")
-            .count();
-        let shown: Vec<Diag> = all
-            .into_iter()
-            .filter(|d| d.severity == "error" || d.severity == "warning")
-            .collect();
-        // What the agent has been shown is "already reported" for the write wrapper.
-        let _ = self.unseen(room, shown.clone());
-        Ok(FileDiagnostics {
-            operation: "diagnostics",
-            server: srv.spec.id.clone(),
-            file: display,
-            complete: fresh && !got.busy,
-            mode: if got.pulled { "pull" } else { "push" },
-            diagnostics: shown,
-            fresh,
-            busy: got.busy,
-            minor,
-            timeout_secs: self.sup.cfg.ready_timeout.as_secs(),
-        })
-    }
+pub(super) async fn diagnostics(
+    st: &State,
+    file: &str,
+    room: &RoomId,
+) -> Result<FileDiagnostics, LspError> {
+    let (path, display, text) = st.read_file(file)?;
+    let srv = st.sup.server_for(&path).await?;
+    let synced = srv.sync(&path, &text, false).await?;
+    let got = srv
+        .fresh_diagnostics(&path, synced, st.sup.cfg.ready_timeout)
+        .await;
+    let (items, fresh) = (got.items, got.complete);
+    let mut r = Renderer::new(st.ws(), srv.encoding());
+    r.preload(&path, &text);
+    let all: Vec<Diag> = items.iter().map(|d| r.diag(&path, d)).collect();
+    let minor = all
+        .iter()
+        .filter(|d| d.severity == "info" || d.severity == "hint")
+        .count();
+    let shown: Vec<Diag> = all
+        .into_iter()
+        .filter(|d| d.severity == "error" || d.severity == "warning")
+        .collect();
+    // What the agent has been shown is "already reported" for the write wrapper.
+    let _ = st.unseen(room, shown.clone());
+    Ok(FileDiagnostics {
+        operation: "diagnostics",
+        server: srv.spec.id.clone(),
+        file: display,
+        complete: fresh && !got.busy,
+        mode: if got.pulled { "pull" } else { "push" },
+        diagnostics: shown,
+        fresh,
+        busy: got.busy,
+        minor,
+        timeout_secs: st.sup.cfg.ready_timeout.as_secs(),
+    })
 }
 
 /// What `diagnostics` of one file found: its errors and warnings for the content on disk.

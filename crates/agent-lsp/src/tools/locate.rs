@@ -10,8 +10,11 @@ use crate::protocol::{
     WorkspaceSymbolParams, WorkspaceSymbols,
 };
 use crate::render::escapes;
+use crate::state::State;
 use crate::text::{lines, path_to_uri, uri_to_path};
-use crate::tools::{State, arg_err};
+use crate::tools::arg_err;
+use crate::tools::asking;
+use crate::tools::symbols;
 use agent_tier::BoxFuture;
 use agent_tier::locate::{Located, SymbolLocator, SymbolPlace};
 use std::path::{Path, PathBuf};
@@ -74,7 +77,7 @@ impl SymbolLocator for Locator {
         name: &'a str,
         near: Option<&'a Path>,
     ) -> BoxFuture<'a, Result<Located, Box<dyn std::error::Error + Send + Sync>>> {
-        Box::pin(async move { Ok(self.0.definitions_named(name, near).await?) })
+        Box::pin(async move { Ok(definitions_named(&self.0, name, near).await?) })
     }
 }
 
@@ -284,146 +287,143 @@ fn refine(
     best
 }
 
-impl State {
-    /// The callable definitions named `name`, searched by the server for `near` (or by every
-    /// server the workspace calls for).
-    pub(super) async fn definitions_named(
-        &self,
-        name: &str,
-        near: Option<&Path>,
-    ) -> Result<Located, LspError> {
-        let found = self.declarations_named(name, near, Kinds::Callable).await?;
-        Ok(Located {
-            places: found
-                .decls
-                .into_iter()
-                .map(|d| SymbolPlace {
-                    name: d.name,
-                    kind: crate::render::symbol_kind(d.kind).to_string(),
-                    container: d.container,
-                    path: d.path,
-                    line: d.line,
-                    end_line: d.end_line,
-                })
-                .collect(),
-            by: found.by,
-            partial: found.partial,
-            outside_root: found.outside_root,
-        })
-    }
+/// The callable definitions named `name`, searched by the server for `near` (or by every
+/// server the workspace calls for).
+pub(super) async fn definitions_named(
+    st: &State,
+    name: &str,
+    near: Option<&Path>,
+) -> Result<Located, LspError> {
+    let found = declarations_named(st, name, near, Kinds::Callable).await?;
+    Ok(Located {
+        places: found
+            .decls
+            .into_iter()
+            .map(|d| SymbolPlace {
+                name: d.name,
+                kind: crate::render::symbol_kind(d.kind).to_string(),
+                container: d.container,
+                path: d.path,
+                line: d.line,
+                end_line: d.end_line,
+            })
+            .collect(),
+        by: found.by,
+        partial: found.partial,
+        outside_root: found.outside_root,
+    })
+}
 
-    /// The declarations (of `kinds`) named `name` in the workspace, searched by the server for
-    /// `near` (or by every server the workspace calls for).
-    pub(super) async fn declarations_named(
-        &self,
-        name: &str,
-        near: Option<&Path>,
-        kinds: Kinds,
-    ) -> Result<Found, LspError> {
-        let (qualifier, last) = split_name(name.trim());
-        let near = near.filter(|p| p.is_file() && !escapes(self.ws(), p));
-        let (servers, _) = self.search_servers(near).await?;
-        let mut found = Found::default();
-        let mut ids = Vec::new();
-        for srv in servers {
-            let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-            let query = WorkspaceSymbolParams {
-                query: last.to_string(),
+/// The declarations (of `kinds`) named `name` in the workspace, searched by the server for
+/// `near` (or by every server the workspace calls for).
+pub(super) async fn declarations_named(
+    st: &State,
+    name: &str,
+    near: Option<&Path>,
+    kinds: Kinds,
+) -> Result<Found, LspError> {
+    let (qualifier, last) = split_name(name.trim());
+    let near = near.filter(|p| p.is_file() && !escapes(st.ws(), p));
+    let (servers, _) = symbols::search_servers(st, near).await?;
+    let mut found = Found::default();
+    let mut ids = Vec::new();
+    for srv in servers {
+        let ready = srv.wait_ready(st.sup.cfg.ready_timeout).await;
+        let query = WorkspaceSymbolParams {
+            query: last.to_string(),
+        };
+        let (v, partial) = asking::ask::<WorkspaceSymbols>(st, &srv, &query).await?;
+        found.partial |= partial || !ready;
+        ids.push(srv.spec.id.clone());
+        for item in v.iter() {
+            let kind = item.kind;
+            let Some(path) = uri_to_path(&item.location.uri) else {
+                continue;
             };
-            let (v, partial) = self.ask::<WorkspaceSymbols>(&srv, &query).await?;
-            found.partial |= partial || !ready;
-            ids.push(srv.spec.id.clone());
-            for item in v.iter() {
-                let kind = item.kind;
-                let Some(path) = uri_to_path(&item.location.uri) else {
-                    continue;
-                };
-                if !kinds.keeps(kind) || !matches(item, qualifier, last, Some(&path)) {
-                    continue;
+            if !kinds.keeps(kind) || !matches(item, qualifier, last, Some(&path)) {
+                continue;
+            }
+            if !path.starts_with(st.ws()) || escapes(st.ws(), &path) || !path.is_file() {
+                found.outside_root += 1;
+                continue;
+            }
+            let Some(range) = item.location.range else {
+                // A WorkspaceSymbol without a range: the file's symbols say where.
+                continue;
+            };
+            let start = range.start.line + 1;
+            let end = Some(range.end.line + 1).filter(|e| *e > start);
+            let character = range.start.character;
+            let text = crate::text::read_text(st.ws(), &path).ok();
+            let refined = match &text {
+                Some(text) if srv.supports::<DocumentSymbols>() => {
+                    srv.sync(&path, text, false).await?;
+                    let doc = DocumentParams::new(path_to_uri(&path));
+                    let (doc, _) = asking::ask::<DocumentSymbols>(st, &srv, &doc).await?;
+                    refine(&doc, last, start, kinds)
                 }
-                if !path.starts_with(self.ws()) || escapes(self.ws(), &path) || !path.is_file() {
-                    found.outside_root += 1;
-                    continue;
-                }
-                let Some(range) = item.location.range else {
-                    // A WorkspaceSymbol without a range: the file's symbols say where.
-                    continue;
-                };
-                let start = range.start.line + 1;
-                let end = Some(range.end.line + 1).filter(|e| *e > start);
-                let character = range.start.character;
-                let text = crate::text::read_text(self.ws(), &path).ok();
-                let refined = match &text {
-                    Some(text) if srv.supports::<DocumentSymbols>() => {
-                        srv.sync(&path, text, false).await?;
-                        let doc = DocumentParams::new(path_to_uri(&path));
-                        let (doc, _) = self.ask::<DocumentSymbols>(&srv, &doc).await?;
-                        refine(&doc, last, start, kinds)
-                    }
-                    _ => None,
-                };
-                let (line, end_line, character) = refined.unwrap_or((start, end, character));
-                let decl = Decl {
-                    name: item.name.clone(),
-                    kind,
-                    container: item.container_name.clone().filter(|c| !c.is_empty()),
-                    byte: text
-                        .as_deref()
-                        .and_then(|t| byte_at(t, line, character, srv.encoding())),
-                    path,
-                    line,
-                    end_line,
-                };
-                if !found
-                    .decls
-                    .iter()
-                    .any(|p| p.path == decl.path && p.line == decl.line)
-                {
-                    found.decls.push(decl);
-                }
+                _ => None,
+            };
+            let (line, end_line, character) = refined.unwrap_or((start, end, character));
+            let decl = Decl {
+                name: item.name.clone(),
+                kind,
+                container: item.container_name.clone().filter(|c| !c.is_empty()),
+                byte: text
+                    .as_deref()
+                    .and_then(|t| byte_at(t, line, character, srv.encoding())),
+                path,
+                line,
+                end_line,
+            };
+            if !found
+                .decls
+                .iter()
+                .any(|p| p.path == decl.path && p.line == decl.line)
+            {
+                found.decls.push(decl);
             }
         }
-        found.by = ids.join(", ");
-        Ok(found)
     }
+    found.by = ids.join(", ");
+    Ok(found)
+}
 
-    /// The declarations (of `kinds`) named `name` in one file, by its server's document
-    /// symbols; the file's server id comes with them.
-    pub(super) async fn declarations_in_file(
-        &self,
-        name: &str,
-        path: &Path,
-        text: &str,
-        kinds: Kinds,
-    ) -> Result<Found, LspError> {
-        let (qualifier, last) = split_name(name.trim());
-        let srv = self.sup.server_for(path).await?;
-        srv.sync(path, text, false).await?;
-        let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-        if !srv.supports::<DocumentSymbols>() {
-            return Err(arg_err(format!(
-                "{} does not list a file's symbols, so `symbol` cannot be found by name; give `line` too",
-                srv.spec.id
-            )));
-        }
-        let (doc, partial) = self
-            .ask::<DocumentSymbols>(&srv, &DocumentParams::new(path_to_uri(path)))
-            .await?;
-        let enc = srv.encoding();
-        let mut decls: Vec<Decl> = Vec::new();
-        for (mut d, character) in in_document(&doc, path, qualifier, last, kinds) {
-            d.byte = byte_at(text, d.line, character, enc);
-            if !decls.iter().any(|p| p.line == d.line && p.byte == d.byte) {
-                decls.push(d);
-            }
-        }
-        Ok(Found {
-            decls,
-            by: srv.spec.id.clone(),
-            partial: partial || !ready,
-            outside_root: 0,
-        })
+/// The declarations (of `kinds`) named `name` in one file, by its server's document
+/// symbols; the file's server id comes with them.
+pub(super) async fn declarations_in_file(
+    st: &State,
+    name: &str,
+    path: &Path,
+    text: &str,
+    kinds: Kinds,
+) -> Result<Found, LspError> {
+    let (qualifier, last) = split_name(name.trim());
+    let srv = st.sup.server_for(path).await?;
+    srv.sync(path, text, false).await?;
+    let ready = srv.wait_ready(st.sup.cfg.ready_timeout).await;
+    if !srv.supports::<DocumentSymbols>() {
+        return Err(arg_err(format!(
+            "{} does not list a file's symbols, so `symbol` cannot be found by name; give `line` too",
+            srv.spec.id
+        )));
     }
+    let (doc, partial) =
+        asking::ask::<DocumentSymbols>(st, &srv, &DocumentParams::new(path_to_uri(path))).await?;
+    let enc = srv.encoding();
+    let mut decls: Vec<Decl> = Vec::new();
+    for (mut d, character) in in_document(&doc, path, qualifier, last, kinds) {
+        d.byte = byte_at(text, d.line, character, enc);
+        if !decls.iter().any(|p| p.line == d.line && p.byte == d.byte) {
+            decls.push(d);
+        }
+    }
+    Ok(Found {
+        decls,
+        by: srv.spec.id.clone(),
+        partial: partial || !ready,
+        outside_root: 0,
+    })
 }
 
 #[cfg(test)]

@@ -7,8 +7,10 @@ use crate::client::Server;
 use crate::protocol::TextDocumentPositionParams;
 use crate::protocol::{ReferenceParams, References};
 use crate::rename::{Plan, Site};
+use crate::state::State;
 use crate::text::{Encoding, path_to_uri, units_of_byte};
-use crate::tools::{State, Target};
+use crate::tools::Target;
+use crate::tools::asking;
 use agent_tier::lines;
 use agent_tier::workspace::confine;
 use std::collections::HashSet;
@@ -82,150 +84,146 @@ fn new_name_at(plan: &Plan, site: &Site, new_name: &str, enc: Encoding) -> Optio
     line_col(bytes, site.at + idx, enc)
 }
 
-impl State {
-    /// Check a written rename with the server (which already holds the new contents).
-    pub(super) async fn check_rename(
-        &self,
-        srv: &Server,
-        t: &Target,
-        new_name: &str,
-        plan: &Plan,
-        before: &[u8],
-    ) -> Check {
-        let offers = srv
-            .caps()
-            .references_provider
-            .as_ref()
-            .is_some_and(|c| c.on());
-        if !offers {
-            return Check::NotVerified(format!(
-                "{} does not offer references to check the rename with",
-                srv.spec.id
-            ));
-        }
-        let enc = srv.encoding();
-        let asked = line_start(before, t.line0) + t.byte;
-        let Some(site) = plan
-            .sites
-            .iter()
-            .find(|s| s.path == t.path && s.before.0 <= asked && asked <= s.before.1)
-        else {
-            return Check::Failed(format!(
-                "{}'s edit does not change `{}` at {}:{} — the position that was asked about — so it renamed something else",
-                srv.spec.id,
-                t.symbol,
-                t.display,
-                t.line0 + 1
-            ));
-        };
-        let Some((line, character)) = new_name_at(plan, site, new_name, enc) else {
-            return Check::NotVerified(format!(
-                "the edit at the renamed position writes `{}`, not the new name",
-                site.text
-            ));
-        };
-        let params = ReferenceParams::with_declaration(TextDocumentPositionParams::new(
-            path_to_uri(&site.path),
-            line,
-            character,
+/// Check a written rename with the server (which already holds the new contents).
+pub(super) async fn check_rename(
+    st: &State,
+    srv: &Server,
+    t: &Target,
+    new_name: &str,
+    plan: &Plan,
+    before: &[u8],
+) -> Check {
+    let offers = srv
+        .caps()
+        .references_provider
+        .as_ref()
+        .is_some_and(|c| c.on());
+    if !offers {
+        return Check::NotVerified(format!(
+            "{} does not offer references to check the rename with",
+            srv.spec.id
         ));
-        let (refs, partial) = match self.ask_settled::<References>(srv, &params).await {
-            Ok(answer) => answer,
-            Err(e) => {
-                return Check::NotVerified(format!("asking for the references failed: {e}"));
-            }
-        };
-        let mut found: HashSet<(PathBuf, u32, u32)> = HashSet::new();
-        for r in &refs.0 {
-            let Some(p) = crate::text::uri_to_path(r.uri()) else {
-                continue;
-            };
-            let Ok(p) = confine(self.ws(), "reference", &p.display().to_string()) else {
-                continue;
-            };
-            let at = r.start();
-            found.insert((p, at.line, at.character));
-        }
-        let (mut covered, mut unchecked, mut commentary) = (0, 0, 0);
-        let mut missed = Vec::new();
-        for s in &plan.sites {
-            let name_at = s.text.find(new_name).map(|i| s.at + i);
-            let after = plan
-                .changes
-                .iter()
-                .find(|c| c.path == s.path)
-                .and_then(|c| c.new.as_deref())
-                .unwrap_or_default();
-            match new_name_at(plan, s, new_name, enc) {
-                Some((l, c)) if found.contains(&(s.path.clone(), l, c)) => covered += 1,
-                Some(_) if name_at.is_some_and(|at| in_comment_or_string(after, at)) => {
-                    commentary += 1
-                }
-                Some((l, _)) => missed.push(format!(
-                    "{}:{}",
-                    agent_tier::workspace::display_path(self.ws(), &s.path),
-                    l + 1
-                )),
-                None => unchecked += 1,
-            }
-        }
-        if missed.is_empty() {
-            return Check::Verified {
-                covered,
-                unchecked,
-                commentary,
-            };
-        }
-        let shown = missed
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        let more = missed.len().saturating_sub(5);
-        let more = if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        };
-        let why = format!(
-            "the references of `{new_name}` that {} gives after the write do not include {} of the {} edit(s): {shown}{more}",
+    }
+    let enc = srv.encoding();
+    let asked = line_start(before, t.line0) + t.byte;
+    let Some(site) = plan
+        .sites
+        .iter()
+        .find(|s| s.path == t.path && s.before.0 <= asked && asked <= s.before.1)
+    else {
+        return Check::Failed(format!(
+            "{}'s edit does not change `{}` at {}:{} — the position that was asked about — so it renamed something else",
             srv.spec.id,
-            missed.len(),
-            missed.len() + covered
-        );
-        if partial && !srv.is_idle() {
-            // A server still at work may answer incompletely: say so rather than undo on a
-            // guess. A server that reports no work in progress gets no such excuse.
-            Check::NotVerified(format!(
-                "{why} (the server was still indexing, so this may be incomplete; check those lines)"
-            ))
-        } else {
-            Check::Failed(why)
+            t.symbol,
+            t.display,
+            t.line0 + 1
+        ));
+    };
+    let Some((line, character)) = new_name_at(plan, site, new_name, enc) else {
+        return Check::NotVerified(format!(
+            "the edit at the renamed position writes `{}`, not the new name",
+            site.text
+        ));
+    };
+    let params = ReferenceParams::with_declaration(TextDocumentPositionParams::new(
+        path_to_uri(&site.path),
+        line,
+        character,
+    ));
+    let (refs, partial) = match asking::ask_settled::<References>(st, srv, &params).await {
+        Ok(answer) => answer,
+        Err(e) => {
+            return Check::NotVerified(format!("asking for the references failed: {e}"));
+        }
+    };
+    let mut found: HashSet<(PathBuf, u32, u32)> = HashSet::new();
+    for r in &refs.0 {
+        let Some(p) = crate::text::uri_to_path(r.uri()) else {
+            continue;
+        };
+        let Ok(p) = confine(st.ws(), "reference", &p.display().to_string()) else {
+            continue;
+        };
+        let at = r.start();
+        found.insert((p, at.line, at.character));
+    }
+    let (mut covered, mut unchecked, mut commentary) = (0, 0, 0);
+    let mut missed = Vec::new();
+    for s in &plan.sites {
+        let name_at = s.text.find(new_name).map(|i| s.at + i);
+        let after = plan
+            .changes
+            .iter()
+            .find(|c| c.path == s.path)
+            .and_then(|c| c.new.as_deref())
+            .unwrap_or_default();
+        match new_name_at(plan, s, new_name, enc) {
+            Some((l, c)) if found.contains(&(s.path.clone(), l, c)) => covered += 1,
+            Some(_) if name_at.is_some_and(|at| in_comment_or_string(after, at)) => commentary += 1,
+            Some((l, _)) => missed.push(format!(
+                "{}:{}",
+                agent_tier::workspace::display_path(st.ws(), &s.path),
+                l + 1
+            )),
+            None => unchecked += 1,
         }
     }
+    if missed.is_empty() {
+        return Check::Verified {
+            covered,
+            unchecked,
+            commentary,
+        };
+    }
+    let shown = missed
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = missed.len().saturating_sub(5);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let why = format!(
+        "the references of `{new_name}` that {} gives after the write do not include {} of the {} edit(s): {shown}{more}",
+        srv.spec.id,
+        missed.len(),
+        missed.len() + covered
+    );
+    if partial && !srv.is_idle() {
+        // A server still at work may answer incompletely: say so rather than undo on a
+        // guess. A server that reports no work in progress gets no such excuse.
+        Check::NotVerified(format!(
+            "{why} (the server was still indexing, so this may be incomplete; check those lines)"
+        ))
+    } else {
+        Check::Failed(why)
+    }
+}
 
-    /// Undo a written rename: every file back to the content it was planned from, and every
-    /// running server told. Fails (saying which file) when something changed a file meanwhile.
-    pub(super) async fn roll_back(
-        &self,
-        plan: &Plan,
-        applied: &agent_tier::workspace::Applied,
-    ) -> Result<(), agent_tier::workspace::FsError> {
-        agent_tier::workspace::undo_all(self.ws(), &plan.changes, applied)?;
-        for s in self.sup.running() {
-            for c in &plan.changes {
-                match &c.expected {
-                    Some(bytes) if s.is_open(&c.path).await => {
-                        let _ = s.sync(&c.path, &String::from_utf8_lossy(bytes), true).await;
-                    }
-                    None => s.close(&c.path).await,
-                    _ => {}
+/// Undo a written rename: every file back to the content it was planned from, and every
+/// running server told. Fails (saying which file) when something changed a file meanwhile.
+pub(super) async fn roll_back(
+    st: &State,
+    plan: &Plan,
+    applied: &agent_tier::workspace::Applied,
+) -> Result<(), agent_tier::workspace::FsError> {
+    agent_tier::workspace::undo_all(st.ws(), &plan.changes, applied)?;
+    for s in st.sup.running() {
+        for c in &plan.changes {
+            match &c.expected {
+                Some(bytes) if s.is_open(&c.path).await => {
+                    let _ = s.sync(&c.path, &String::from_utf8_lossy(bytes), true).await;
                 }
+                None => s.close(&c.path).await,
+                _ => {}
             }
         }
-        Ok(())
     }
+    Ok(())
 }
 
 #[cfg(test)]

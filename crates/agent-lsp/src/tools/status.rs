@@ -3,171 +3,169 @@
 use crate::binaries::{project_binary, resolve_command};
 use crate::config::ServerSpec;
 use crate::error::LspError;
+use crate::state::State;
 use crate::supervisor::{CapStatus, SlotStatus};
-use crate::tools::State;
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::{confine, confine_existing};
 use agent_tier::{Report, ToolOutput};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-impl State {
-    pub(super) async fn status(&self, file: Option<&str>) -> StatusReport {
-        let ws = self.ws();
-        let cfg = &self.sup.cfg;
-        let trusted = self.sup.trusted();
-        let servers = self.sup.status().await;
-        let mut detected = Vec::new();
-        let mut file_error = None;
-        // Folders the walk for roots could not list (the same walk for every server).
-        let mut unreadable = crate::roots::Unreadable::default();
-        // The project's own binaries that were not used because it is not trusted.
-        let mut ignored_bins: Vec<String> = Vec::new();
-        if let Some(f) = file {
-            match confine(ws, "file", f) {
-                Ok(path) => {
-                    for c in self.sup.candidates(&path) {
-                        if !trusted && let Some(r) = &c.root {
-                            ignored_bins.extend(untrusted_note(&c.spec, r, ws));
-                        }
-                        if let Some(p) = &c.ignored {
-                            ignored_bins.push(format!(
-                                "{} for {}",
-                                agent_tier::workspace::display_path(ws, p),
-                                c.spec.id
-                            ));
-                        }
-                        detected.push(Detected {
-                            id: c.spec.id.clone(),
-                            usable: c.usable(),
-                            roots: c.root.iter().map(|r| disp_root(ws, r)).collect(),
-                            roots_total: None,
-                            binary: c.binary.as_ref().map(|b| b.0.display().to_string()),
-                            missing: if c.usable() {
-                                String::new()
-                            } else {
-                                c.missing(ws)
-                            },
-                            language: None,
-                        });
+pub(super) async fn status(st: &State, file: Option<&str>) -> StatusReport {
+    let ws = st.ws();
+    let cfg = &st.sup.cfg;
+    let trusted = st.sup.trusted();
+    let servers = st.sup.status().await;
+    let mut detected = Vec::new();
+    let mut file_error = None;
+    // Folders the walk for roots could not list (the same walk for every server).
+    let mut unreadable = crate::roots::Unreadable::default();
+    // The project's own binaries that were not used because it is not trusted.
+    let mut ignored_bins: Vec<String> = Vec::new();
+    if let Some(f) = file {
+        match confine(ws, "file", f) {
+            Ok(path) => {
+                for c in st.sup.candidates(&path) {
+                    if !trusted && let Some(r) = &c.root {
+                        ignored_bins.extend(untrusted_note(&c.spec, r, ws));
                     }
+                    if let Some(p) = &c.ignored {
+                        ignored_bins.push(format!(
+                            "{} for {}",
+                            agent_tier::workspace::display_path(ws, p),
+                            c.spec.id
+                        ));
+                    }
+                    detected.push(Detected {
+                        id: c.spec.id.clone(),
+                        usable: c.usable(),
+                        roots: c.root.iter().map(|r| disp_root(ws, r)).collect(),
+                        roots_total: None,
+                        binary: c.binary.as_ref().map(|b| b.0.display().to_string()),
+                        missing: if c.usable() {
+                            String::new()
+                        } else {
+                            c.missing(ws)
+                        },
+                        language: None,
+                    });
                 }
-                Err(e) => file_error = Some(e.to_string()),
             }
-        } else {
-            for spec in cfg.servers.values() {
-                let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
-                let counted = crate::roots::roots_counted(ws, &markers);
-                let (roots, total_roots) = (counted.roots, counted.total);
-                if counted.unreadable.count > unreadable.count {
-                    unreadable = counted.unreadable;
-                }
-                let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
-                let binary = resolve_command(spec, base, ws, trusted);
-                if !trusted && let Some(r) = roots.first() {
-                    ignored_bins.extend(untrusted_note(spec, r, ws));
-                }
-                if !trusted && let Some(p) = project_binary(spec, base, ws) {
-                    ignored_bins.push(format!(
-                        "{} for {}",
-                        agent_tier::workspace::display_path(ws, &p),
-                        spec.id
-                    ));
-                }
-                let mut missing = Vec::new();
-                if roots.is_empty() {
-                    missing.push(format!(
-                        "no root marker ({}) in the workspace",
-                        spec.root_markers.join(", ")
-                    ));
-                }
-                if binary.is_none() {
-                    let progs: Vec<&str> = spec
-                        .commands
-                        .iter()
-                        .filter_map(|c| c.first().map(String::as_str))
-                        .collect();
-                    missing.push(format!(
-                        "binary not found ({}; install: {})",
-                        progs.join(", "),
-                        spec.install
-                    ));
-                }
-                detected.push(Detected {
-                    id: spec.id.clone(),
-                    usable: !roots.is_empty() && binary.is_some(),
-                    roots: roots.iter().map(|r| disp_root(ws, r)).collect(),
-                    roots_total: Some(total_roots),
-                    binary: binary.as_ref().map(|b| b.0.display().to_string()),
-                    missing: missing.join("; "),
-                    language: Some(spec.language.clone()),
-                });
-            }
+            Err(e) => file_error = Some(e.to_string()),
         }
-        // Only when something would start: working it out asks rustup where the host's
-        // toolchain is.
-        let contained = match (
-            self.sup.containment(),
-            servers.is_empty() && detected.is_empty(),
-        ) {
-            (None, _) | (_, true) => None,
-            (Some(Ok(c)), _) => Some(c.summary.clone()),
-            (Some(Err(e)), _) => Some(format!("none, so servers do not start: {}", e.0)),
-        };
-        let ignored: Vec<String> = cfg.ignored.iter().chain(&ignored_bins).cloned().collect();
-        StatusReport {
-            cap: self.sup.cap(),
-            detected,
-            trusted,
-            contained,
-            how_to_trust: (!ignored.is_empty()).then(|| cfg.how_to_trust()),
-            ignored,
-            unreadable_folders: unreadable.shown(ws),
-            unreadable_note: unreadable.note(ws, "roots").map(|note| {
-                format!(
-                    "note: {note}; a root inside {} is not listed",
-                    if unreadable.count == 1 { "it" } else { "them" }
-                )
-            }),
-            servers: servers
-                .into_iter()
-                .map(|s| ServerShown {
-                    shown_root: disp_root(ws, &s.root),
-                    slot: s,
-                })
-                .collect(),
-            file: file.map(str::to_string),
-            file_error,
-            warnings: cfg.warnings.clone(),
+    } else {
+        for spec in cfg.servers.values() {
+            let markers: Vec<&str> = spec.root_markers.iter().map(String::as_str).collect();
+            let counted = crate::roots::roots_counted(ws, &markers);
+            let (roots, total_roots) = (counted.roots, counted.total);
+            if counted.unreadable.count > unreadable.count {
+                unreadable = counted.unreadable;
+            }
+            let base = roots.first().map(PathBuf::as_path).unwrap_or(ws);
+            let binary = resolve_command(spec, base, ws, trusted);
+            if !trusted && let Some(r) = roots.first() {
+                ignored_bins.extend(untrusted_note(spec, r, ws));
+            }
+            if !trusted && let Some(p) = project_binary(spec, base, ws) {
+                ignored_bins.push(format!(
+                    "{} for {}",
+                    agent_tier::workspace::display_path(ws, &p),
+                    spec.id
+                ));
+            }
+            let mut missing = Vec::new();
+            if roots.is_empty() {
+                missing.push(format!(
+                    "no root marker ({}) in the workspace",
+                    spec.root_markers.join(", ")
+                ));
+            }
+            if binary.is_none() {
+                let progs: Vec<&str> = spec
+                    .commands
+                    .iter()
+                    .filter_map(|c| c.first().map(String::as_str))
+                    .collect();
+                missing.push(format!(
+                    "binary not found ({}; install: {})",
+                    progs.join(", "),
+                    spec.install
+                ));
+            }
+            detected.push(Detected {
+                id: spec.id.clone(),
+                usable: !roots.is_empty() && binary.is_some(),
+                roots: roots.iter().map(|r| disp_root(ws, r)).collect(),
+                roots_total: Some(total_roots),
+                binary: binary.as_ref().map(|b| b.0.display().to_string()),
+                missing: missing.join("; "),
+                language: Some(spec.language.clone()),
+            });
         }
     }
+    // Only when something would start: working it out asks rustup where the host's
+    // toolchain is.
+    let contained = match (
+        st.sup.containment(),
+        servers.is_empty() && detected.is_empty(),
+    ) {
+        (None, _) | (_, true) => None,
+        (Some(Ok(c)), _) => Some(c.summary.clone()),
+        (Some(Err(e)), _) => Some(format!("none, so servers do not start: {}", e.0)),
+    };
+    let ignored: Vec<String> = cfg.ignored.iter().chain(&ignored_bins).cloned().collect();
+    StatusReport {
+        cap: st.sup.cap(),
+        detected,
+        trusted,
+        contained,
+        how_to_trust: (!ignored.is_empty()).then(|| cfg.how_to_trust()),
+        ignored,
+        unreadable_folders: unreadable.shown(ws),
+        unreadable_note: unreadable.note(ws, "roots").map(|note| {
+            format!(
+                "note: {note}; a root inside {} is not listed",
+                if unreadable.count == 1 { "it" } else { "them" }
+            )
+        }),
+        servers: servers
+            .into_iter()
+            .map(|s| ServerShown {
+                shown_root: disp_root(ws, &s.root),
+                slot: s,
+            })
+            .collect(),
+        file: file.map(str::to_string),
+        file_error,
+        warnings: cfg.warnings.clone(),
+    }
+}
 
-    pub(super) async fn reload(&self, file: Option<&str>) -> Result<ToolOutput, LspError> {
-        let path = match file {
-            Some(f) => Some(confine_existing(self.ws(), "file", f)?),
-            None => None,
-        };
-        let stopped = self.sup.reload(path.as_deref()).await;
-        let mut out = Vec::new();
-        if stopped.is_empty() {
-            out.push("no running server to restart".to_string());
-        }
-        for (id, root) in &stopped {
-            out.push(format!("stopped {id} for {}", disp_root(self.ws(), root)));
-        }
-        if let Some(p) = &path {
-            let srv = self.sup.server_for(p).await?;
-            out.push(format!(
-                "started {} for {} (pid {})",
-                srv.spec.id,
-                disp_root(self.ws(), &srv.root),
-                srv.pid.unwrap_or(0)
-            ));
-        } else if !stopped.is_empty() {
-            out.push("each starts again at the next call on one of its files".to_string());
-        }
-        Ok(ToolOutput::text(out.join("\n")))
+pub(super) async fn reload(st: &State, file: Option<&str>) -> Result<ToolOutput, LspError> {
+    let path = match file {
+        Some(f) => Some(confine_existing(st.ws(), "file", f)?),
+        None => None,
+    };
+    let stopped = st.sup.reload(path.as_deref()).await;
+    let mut out = Vec::new();
+    if stopped.is_empty() {
+        out.push("no running server to restart".to_string());
     }
+    for (id, root) in &stopped {
+        out.push(format!("stopped {id} for {}", disp_root(st.ws(), root)));
+    }
+    if let Some(p) = &path {
+        let srv = st.sup.server_for(p).await?;
+        out.push(format!(
+            "started {} for {} (pid {})",
+            srv.spec.id,
+            disp_root(st.ws(), &srv.root),
+            srv.pid.unwrap_or(0)
+        ));
+    } else if !stopped.is_empty() {
+        out.push("each starts again at the next call on one of its files".to_string());
+    }
+    Ok(ToolOutput::text(out.join("\n")))
 }
 
 /// What a server is not allowed to do for a project that is not trusted, when it is something

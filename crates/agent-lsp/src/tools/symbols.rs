@@ -3,9 +3,11 @@
 use crate::client::Server;
 use crate::error::LspError;
 use crate::protocol::{DocumentParams, DocumentSymbols, WorkspaceSymbolParams, WorkspaceSymbols};
-use crate::render::{Renderer, Sym, workspace_symbols};
+use crate::render::{self, Renderer, Sym, workspace_symbols};
+use crate::state::State;
 use crate::text::path_to_uri;
-use crate::tools::{PARTIAL, State, arg_err, symbols};
+use crate::tools::asking;
+use crate::tools::{PARTIAL, arg_err};
 use agent_tier::Report;
 use agent_tier::schemars::{self, JsonSchema};
 use agent_tier::workspace::confine_existing;
@@ -13,145 +15,140 @@ use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
 
-impl State {
-    pub(super) async fn symbols(
-        &self,
-        file: Option<&str>,
-        query: Option<&str>,
-    ) -> Result<SymbolsReport, LspError> {
-        match (file, query) {
-            (Some(file), None) => {
-                let (path, display, text) = self.read_file(file)?;
-                let srv = self.sup.server_for(&path).await?;
-                srv.sync(&path, &text, false).await?;
-                let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                let (v, partial) = self
-                    .ask::<DocumentSymbols>(&srv, &DocumentParams::new(path_to_uri(&path)))
+pub(super) async fn symbols(
+    st: &State,
+    file: Option<&str>,
+    query: Option<&str>,
+) -> Result<SymbolsReport, LspError> {
+    match (file, query) {
+        (Some(file), None) => {
+            let (path, display, text) = st.read_file(file)?;
+            let srv = st.sup.server_for(&path).await?;
+            srv.sync(&path, &text, false).await?;
+            let ready = srv.wait_ready(st.sup.cfg.ready_timeout).await;
+            let (v, partial) =
+                asking::ask::<DocumentSymbols>(st, &srv, &DocumentParams::new(path_to_uri(&path)))
                     .await?;
-                let mut r = Renderer::new(self.ws(), srv.encoding());
-                r.preload(&path, &text);
-                let syms = symbols(&mut r, &v, &path);
-                Ok(render_syms(
-                    format!("symbols in `{display}` ({})", srv.spec.id),
-                    syms,
-                    200,
-                    partial || !ready,
-                    &srv.spec.id,
-                ))
-            }
-            (file, Some(query)) => {
-                let file = match file {
-                    Some(f) => Some(confine_existing(self.ws(), "path", f)?),
-                    None => None,
-                };
-                let (servers, note) = self.search_servers(file.as_deref()).await?;
-                let mut all = Vec::new();
-                let mut partial = false;
-                let mut ids = Vec::new();
-                for srv in servers {
-                    let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-                    let params = WorkspaceSymbolParams {
-                        query: query.to_string(),
-                    };
-                    let (v, p) = self.ask::<WorkspaceSymbols>(&srv, &params).await?;
-                    partial |= p || !ready;
-                    let mut r = Renderer::new(self.ws(), srv.encoding());
-                    all.extend(workspace_symbols(&mut r, &v));
-                    ids.push(srv.spec.id.clone());
-                }
-                let ids = ids.join(", ");
-                let mut out = render_syms(
-                    format!("workspace symbols matching `{query}` ({ids})"),
-                    all,
-                    100,
-                    partial,
-                    &ids,
-                );
-                out.note = note;
-                Ok(out)
-            }
-            (None, None) => Err(arg_err(
-                "`symbols` needs `query` (workspace search) or `path` (that file's symbols)",
-            )),
+            let mut r = Renderer::new(st.ws(), srv.encoding());
+            r.preload(&path, &text);
+            let syms = render::symbols(&mut r, &v, &path);
+            Ok(render_syms(
+                format!("symbols in `{display}` ({})", srv.spec.id),
+                syms,
+                200,
+                partial || !ready,
+                &srv.spec.id,
+            ))
         }
+        (file, Some(query)) => {
+            let file = match file {
+                Some(f) => Some(confine_existing(st.ws(), "path", f)?),
+                None => None,
+            };
+            let (servers, note) = search_servers(st, file.as_deref()).await?;
+            let mut all = Vec::new();
+            let mut partial = false;
+            let mut ids = Vec::new();
+            for srv in servers {
+                let ready = srv.wait_ready(st.sup.cfg.ready_timeout).await;
+                let params = WorkspaceSymbolParams {
+                    query: query.to_string(),
+                };
+                let (v, p) = asking::ask::<WorkspaceSymbols>(st, &srv, &params).await?;
+                partial |= p || !ready;
+                let mut r = Renderer::new(st.ws(), srv.encoding());
+                all.extend(workspace_symbols(&mut r, &v));
+                ids.push(srv.spec.id.clone());
+            }
+            let ids = ids.join(", ");
+            let mut out = render_syms(
+                format!("workspace symbols matching `{query}` ({ids})"),
+                all,
+                100,
+                partial,
+                &ids,
+            );
+            out.note = note;
+            Ok(out)
+        }
+        (None, None) => Err(arg_err(
+            "`symbols` needs `query` (workspace search) or `path` (that file's symbols)",
+        )),
     }
 }
 
-impl State {
-    /// The servers a workspace symbol search asks: the one for `file` (synced first), else the
-    /// running ones, else (cold) those the workspace calls for — one file per extension, at
-    /// most four servers — with a note when a folder could not be looked in for such files. An
-    /// error says why none can search.
-    pub(super) async fn search_servers(
-        &self,
-        file: Option<&Path>,
-    ) -> Result<(Vec<Arc<Server>>, Option<String>), LspError> {
-        let servers: Vec<Arc<Server>> = match file {
-            Some(path) => {
-                let srv = self.sup.server_for(path).await?;
-                if let Ok(text) = crate::text::read_text(self.ws(), path) {
-                    srv.sync(path, &text, false).await?;
-                }
-                vec![srv]
+/// The servers a workspace symbol search asks: the one for `file` (synced first), else the
+/// running ones, else (cold) those the workspace calls for — one file per extension, at
+/// most four servers — with a note when a folder could not be looked in for such files. An
+/// error says why none can search.
+pub(super) async fn search_servers(
+    st: &State,
+    file: Option<&Path>,
+) -> Result<(Vec<Arc<Server>>, Option<String>), LspError> {
+    let servers: Vec<Arc<Server>> = match file {
+        Some(path) => {
+            let srv = st.sup.server_for(path).await?;
+            if let Ok(text) = crate::text::read_text(st.ws(), path) {
+                srv.sync(path, &text, false).await?;
             }
-            None => self.sup.running(),
-        };
-        let mut servers: Vec<Arc<Server>> = servers
-            .into_iter()
-            .filter(|s| s.supports::<WorkspaceSymbols>())
-            .collect();
-        let mut why_none = Vec::new();
-        let mut note = None;
-        if servers.is_empty() && file.is_none() {
-            let (samples, unreadable) = crate::discover::one_file_per_extension(self.ws(), 5000);
-            note = unreadable.note(self.ws(), "files").map(|n| {
-                format!(
-                    "{n}; a file inside {} was not looked at",
-                    if unreadable.count == 1 { "it" } else { "them" }
-                )
-            });
-            for sample in samples {
-                if servers.len() >= 4 {
-                    break;
-                }
-                if self.sup.candidates(&sample).is_empty() {
-                    continue;
-                }
-                match self.sup.server_for(&sample).await {
-                    Ok(srv) => {
-                        if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
-                            continue;
-                        }
-                        if let Ok(text) = crate::text::read_text(self.ws(), &sample) {
-                            let _ = srv.sync(&sample, &text, false).await;
-                        }
-                        if srv.supports::<WorkspaceSymbols>() {
-                            servers.push(srv);
-                        } else {
-                            why_none
-                                .push(format!("{} offers no workspace symbol search", srv.spec.id));
-                        }
+            vec![srv]
+        }
+        None => st.sup.running(),
+    };
+    let mut servers: Vec<Arc<Server>> = servers
+        .into_iter()
+        .filter(|s| s.supports::<WorkspaceSymbols>())
+        .collect();
+    let mut why_none = Vec::new();
+    let mut note = None;
+    if servers.is_empty() && file.is_none() {
+        let (samples, unreadable) = crate::discover::one_file_per_extension(st.ws(), 5000);
+        note = unreadable.note(st.ws(), "files").map(|n| {
+            format!(
+                "{n}; a file inside {} was not looked at",
+                if unreadable.count == 1 { "it" } else { "them" }
+            )
+        });
+        for sample in samples {
+            if servers.len() >= 4 {
+                break;
+            }
+            if st.sup.candidates(&sample).is_empty() {
+                continue;
+            }
+            match st.sup.server_for(&sample).await {
+                Ok(srv) => {
+                    if servers.iter().any(|s| Arc::ptr_eq(s, &srv)) {
+                        continue;
                     }
-                    Err(e) => why_none.push(e.to_string()),
+                    if let Ok(text) = crate::text::read_text(st.ws(), &sample) {
+                        let _ = srv.sync(&sample, &text, false).await;
+                    }
+                    if srv.supports::<WorkspaceSymbols>() {
+                        servers.push(srv);
+                    } else {
+                        why_none.push(format!("{} offers no workspace symbol search", srv.spec.id));
+                    }
                 }
+                Err(e) => why_none.push(e.to_string()),
             }
         }
-        if servers.is_empty() {
-            let why = if why_none.is_empty() {
-                match file {
-                    Some(_) => "its server offers no workspace symbol search".to_string(),
-                    None => "no file of the workspace has a configured language server".to_string(),
-                }
-            } else {
-                why_none.join("; ")
-            };
-            let note = note.map(|n| format!("; {n}")).unwrap_or_default();
-            return Err(arg_err(format!(
-                "no language server could search workspace symbols ({why}); pass `path` (any file of the language to search) together with `query`{note}"
-            )));
-        }
-        Ok((servers, note))
     }
+    if servers.is_empty() {
+        let why = if why_none.is_empty() {
+            match file {
+                Some(_) => "its server offers no workspace symbol search".to_string(),
+                None => "no file of the workspace has a configured language server".to_string(),
+            }
+        } else {
+            why_none.join("; ")
+        };
+        let note = note.map(|n| format!("; {n}")).unwrap_or_default();
+        return Err(arg_err(format!(
+            "no language server could search workspace symbols ({why}); pass `path` (any file of the language to search) together with `query`{note}"
+        )));
+    }
+    Ok((servers, note))
 }
 
 /// At most `limit` of `syms`, under `head` (`symbols in …`, `workspace symbols matching …`).

@@ -1,202 +1,220 @@
-//! Where a call points (line + symbol resolved on the file) and how the server is asked:
-//! retried, settled, the document synced first.
+//! Where a call points: `line` + `symbol` resolved on the file, with the notes that say how
+//! ([`target`]), and for a positional operation that target synced to its server and turned
+//! into the position the server is asked about ([`locate`]). How the server is then asked is
+//! `asking`.
 
-use super::command::At;
-use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
+use crate::address;
+use crate::client::Server;
 use crate::error::LspError;
-use crate::protocol::{Locations, MaybeEmpty};
+use crate::protocol::TextDocumentPositionParams;
+use crate::state::State;
 use crate::text::lines;
-use crate::tools::{State, Target, arg_err};
-use crate::{address, protocol};
+use crate::text::{path_to_uri, units_of_byte};
+use crate::tools::At;
+use crate::tools::{Operation, Target, arg_err};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-impl State {
-    pub(super) fn target(&self, op: &str, at: &At, for_write: bool) -> Result<Target, LspError> {
-        let (file, line, occurrence) = (at.file.as_str(), at.line, at.occurrence);
-        let symbol = Some(at.symbol.as_str())
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| {
-                arg_err(format!(
-                    "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
-                ))
-            })?;
-        let (path, display, text) = self.read_file(file)?;
-        let ls = lines(&text);
-        if line == 0 || line as usize > ls.len() {
-            return Err(arg_err(format!(
-                "`line` = {line} is not a line of `{display}` (it has {} lines; lines are 1-based)",
-                ls.len()
-            )));
-        }
-        let line_text = ls[line as usize - 1].to_string();
-        let r = match address::resolve(&ls, line as usize - 1, symbol, occurrence, for_write) {
-            Ok(r) => r,
-            Err(address::Miss::NotOnLine { nearby }) => {
-                let ident = address::identifier(symbol);
-                let near = if nearby.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; `{ident}` does occur on {}",
-                        nearby
-                            .iter()
-                            .map(|(n, t)| format!("line {n} (`{t}`)"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                return Err(arg_err(format!(
-                    "symbol `{symbol}` is not on line {line} of `{display}`; that line reads: `{}`{near}",
-                    line_text.trim()
-                )));
-            }
-            Err(address::Miss::OutOfRange { count }) => {
-                return Err(arg_err(format!(
-                    "`occurrence` = {} is out of range: `{symbol}` occurs {count} time(s) on line {line} of `{display}`; that line reads: `{}`",
-                    occurrence.unwrap_or(1),
-                    line_text.trim()
-                )));
-            }
-            Err(address::Miss::Ambiguous { candidates }) => {
-                return Err(arg_err(format!(
-                    "`{symbol}` occurs {} times on line {line} of `{display}` (`{}`): {}; `{op}` never acts on a guess: pass `occurrence`",
-                    candidates.len(),
-                    line_text.trim(),
-                    candidates
+pub(super) fn target(st: &State, op: &str, at: &At, for_write: bool) -> Result<Target, LspError> {
+    let (file, line, occurrence) = (at.file.as_str(), at.line, at.occurrence);
+    let symbol = Some(at.symbol.as_str())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            arg_err(format!(
+                "`symbol` is required for `{op}`: give a substring of line {line} that names the symbol (positions are never columns)"
+            ))
+        })?;
+    let (path, display, text) = st.read_file(file)?;
+    let ls = lines(&text);
+    if line == 0 || line as usize > ls.len() {
+        return Err(arg_err(format!(
+            "`line` = {line} is not a line of `{display}` (it has {} lines; lines are 1-based)",
+            ls.len()
+        )));
+    }
+    let line_text = ls[line as usize - 1].to_string();
+    let r = match address::resolve(&ls, line as usize - 1, symbol, occurrence, for_write) {
+        Ok(r) => r,
+        Err(address::Miss::NotOnLine { nearby }) => {
+            let ident = address::identifier(symbol);
+            let near = if nearby.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; `{ident}` does occur on {}",
+                    nearby
                         .iter()
-                        .map(|(k, col)| format!("occurrence {k} at column {col}"))
+                        .map(|(n, t)| format!("line {n} (`{t}`)"))
                         .collect::<Vec<_>>()
                         .join(", ")
-                )));
-            }
-        };
-        let byte = r.byte;
-        let mut notes = Vec::new();
-        if r.count > 1 && occurrence.is_none() {
-            notes.push(format!(
-                "`{}` occurs {} times on line {line}; the first was used (pass `occurrence` to pick another)",
-                r.ident, r.count
-            ));
+                )
+            };
+            return Err(arg_err(format!(
+                "symbol `{symbol}` is not on line {line} of `{display}`; that line reads: `{}`{near}",
+                line_text.trim()
+            )));
         }
-        if r.inside {
-            notes.push(format!(
-                "`{}` is not a whole identifier on line {line}; the match inside `{}` was used",
-                r.ident,
-                line_text[byte..]
-                    .split(|c: char| !address::is_ident(c))
-                    .next()
-                    .unwrap_or_default()
-            ));
+        Err(address::Miss::OutOfRange { count }) => {
+            return Err(arg_err(format!(
+                "`occurrence` = {} is out of range: `{symbol}` occurs {count} time(s) on line {line} of `{display}`; that line reads: `{}`",
+                occurrence.unwrap_or(1),
+                line_text.trim()
+            )));
         }
-        if !r.also_inside.is_empty() {
-            notes.push(format!(
-                "`{}` was taken as a whole identifier (also inside: {})",
-                r.ident,
-                r.also_inside
+        Err(address::Miss::Ambiguous { candidates }) => {
+            return Err(arg_err(format!(
+                "`{symbol}` occurs {} times on line {line} of `{display}` (`{}`): {}; `{op}` never acts on a guess: pass `occurrence`",
+                candidates.len(),
+                line_text.trim(),
+                candidates
                     .iter()
-                    .map(|w| format!("`{w}`"))
+                    .map(|(k, col)| format!("occurrence {k} at column {col}"))
                     .collect::<Vec<_>>()
                     .join(", ")
-            ));
+            )));
         }
-        if r.ident != symbol {
-            notes.push(format!(
-                "`{symbol}` was resolved to its identifier `{}`",
-                r.ident
-            ));
-        }
-        let note = (!notes.is_empty() && !at.exact).then(|| format!("note: {}", notes.join("; ")));
-        let symbol = r.ident.as_str();
-        Ok(Target {
-            path,
-            display,
-            text,
-            line0: line - 1,
-            line_text,
-            byte,
-            symbol: symbol.to_string(),
-            note,
-        })
+    };
+    let byte = r.byte;
+    let mut notes = Vec::new();
+    if r.count > 1 && occurrence.is_none() {
+        notes.push(format!(
+            "`{}` occurs {} times on line {line}; the first was used (pass `occurrence` to pick another)",
+            r.ident, r.count
+        ));
     }
-
-    /// The request `R` with retries: ContentModified / cancelled are retried; an empty answer
-    /// from a server that is still young or loading is asked again. Returns the answer and
-    /// whether it may be partial.
-    pub(super) async fn ask<R>(
-        &self,
-        srv: &Server,
-        params: &R::Params,
-    ) -> Result<(R::Result, bool), LspError>
-    where
-        R: agent_rpc::Request,
-        R::Result: MaybeEmpty,
-    {
-        let ready_timeout = self.sup.cfg.ready_timeout;
-        let mut attempt = 0u32;
-        loop {
-            attempt += 1;
-            match srv.call::<R>(params).await {
-                Err(LspError::Rpc { code, .. })
-                    if attempt < 8
-                        && (code == CONTENT_MODIFIED
-                            || code == SERVER_CANCELLED
-                            || code == REQUEST_CANCELLED) =>
-                {
-                    tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
-                    srv.wait_ready(ready_timeout).await;
-                }
-                Err(e) => return Err(e),
-                Ok(v) => {
-                    let empty = v.is_empty();
-                    let young = srv.started.elapsed() < Duration::from_secs(20);
-                    if empty && (young || !srv.is_idle()) && attempt < 5 {
-                        tokio::time::sleep(Duration::from_millis(700)).await;
-                        srv.wait_ready(ready_timeout).await;
-                        continue;
-                    }
-                    return Ok((v, empty && !srv.is_idle()));
-                }
-            }
-        }
+    if r.inside {
+        notes.push(format!(
+            "`{}` is not a whole identifier on line {line}; the match inside `{}` was used",
+            r.ident,
+            line_text[byte..]
+                .split(|c: char| !address::is_ident(c))
+                .next()
+                .unwrap_or_default()
+        ));
     }
-
-    /// [`State::ask`], repeated until two consecutive answers hold the same locations (bounded
-    /// by the ready timeout); an answer that never settled is partial.
-    pub(super) async fn ask_settled<R>(
-        &self,
-        srv: &Server,
-        params: &R::Params,
-    ) -> Result<(Locations, bool), LspError>
-    where
-        R: agent_rpc::Request<Result = Locations>,
-    {
-        fn key(v: &Locations) -> Vec<protocol::AnyLocation> {
-            let mut k = v.0.clone();
-            k.sort();
-            k
-        }
-        let deadline = Instant::now() + self.sup.cfg.ready_timeout;
-        let (mut last, _) = self.ask::<R>(srv, params).await?;
-        loop {
-            if Instant::now() >= deadline {
-                return Ok((last, true));
-            }
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
-                .await;
-            let (next, p) = self.ask::<R>(srv, params).await?;
-            if key(&next) == key(&last) {
-                return Ok((next, p));
-            }
-            last = next;
-        }
+    if !r.also_inside.is_empty() {
+        notes.push(format!(
+            "`{}` was taken as a whole identifier (also inside: {})",
+            r.ident,
+            r.also_inside
+                .iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
+    if r.ident != symbol {
+        notes.push(format!(
+            "`{symbol}` was resolved to its identifier `{}`",
+            r.ident
+        ));
+    }
+    let note = (!notes.is_empty() && !at.exact).then(|| format!("note: {}", notes.join("; ")));
+    let symbol = r.ident.as_str();
+    Ok(Target {
+        path,
+        display,
+        text,
+        line0: line - 1,
+        line_text,
+        byte,
+        symbol: symbol.to_string(),
+        note,
+    })
+}
 
-    pub(super) async fn open(&self, t: &Target) -> Result<(Arc<Server>, bool), LspError> {
-        let srv = self.sup.server_for(&t.path).await?;
-        srv.sync(&t.path, &t.text, false).await?;
-        let ready = srv.wait_ready(self.sup.cfg.ready_timeout).await;
-        Ok((srv, ready))
+/// A positional call's target, resolved on the file and synced to its server.
+pub(in crate::tools) struct Located {
+    pub t: Target,
+    pub srv: Arc<Server>,
+    /// Whether the server had finished loading.
+    pub ready: bool,
+    /// The symbol's start and end column, in the server's units.
+    pub character: u32,
+    pub end: u32,
+    /// The symbol's start, as the server is asked about it.
+    pub pos: TextDocumentPositionParams,
+    /// `file:line:column` as shown to the model (1-based, columns in characters).
+    pub at: String,
+}
+
+pub(in crate::tools) async fn locate(
+    st: &State,
+    op: Operation,
+    at: &At,
+) -> Result<Located, LspError> {
+    locate_with(st, op, at, true).await
+}
+
+/// [`locate`]; `wait`: wait (bounded) for the server to finish loading, else only
+/// note whether it has.
+pub(in crate::tools) async fn locate_with(
+    st: &State,
+    op: Operation,
+    at: &At,
+    wait: bool,
+) -> Result<Located, LspError> {
+    let t = target(st, op.name(), at, false)?;
+    let srv = st.sup.server_for(&t.path).await?;
+    srv.sync(&t.path, &t.text, false).await?;
+    let ready = if wait {
+        wait_ready_reporting(st, &srv).await
+    } else {
+        srv.is_idle()
+    };
+    let enc = srv.encoding();
+    let character = units_of_byte(&t.line_text, t.byte, enc);
+    let end = units_of_byte(&t.line_text, t.byte + t.symbol.len(), enc);
+    let pos = TextDocumentPositionParams::new(path_to_uri(&t.path), t.line0, character);
+    let shown_at = format!(
+        "{}:{}:{}",
+        t.display,
+        t.line0 + 1,
+        t.line_text[..t.byte].chars().count() + 1
+    );
+    Ok(Located {
+        t,
+        srv,
+        ready,
+        character,
+        end,
+        pos,
+        at: shown_at,
+    })
+}
+
+/// Wait (bounded by the ready timeout) until the server has finished loading, telling the
+/// call's progress what it waits for, about once a second; `false` when it had not in time.
+async fn wait_ready_reporting(st: &State, srv: &Server) -> bool {
+    let timeout = st.sup.cfg.ready_timeout;
+    if !agent_tier::progress_wanted() || srv.is_idle() || srv.stalled() {
+        return srv.wait_ready(timeout).await;
+    }
+    let started = Instant::now();
+    let deadline = started + crate::deadline::left(timeout);
+    let root = match agent_tier::workspace::display_path(st.ws(), &srv.root) {
+        d if d.is_empty() => ".".to_string(),
+        d => d,
+    };
+    loop {
+        let (tasks, _) = srv.loading();
+        let tasks = match tasks {
+            0 => String::new(),
+            n => format!(", {n} task(s) in progress"),
+        };
+        agent_tier::progress(format!(
+            "waiting for {} to finish indexing {root} ({} s{tasks})",
+            srv.spec.id,
+            started.elapsed().as_secs()
+        ));
+        let step = deadline
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_secs(1));
+        if srv.wait_ready(step).await {
+            return true;
+        }
+        if srv.exited().is_some() || Instant::now() >= deadline {
+            return false;
+        }
     }
 }

@@ -14,10 +14,11 @@ use crate::protocol::{
 };
 use crate::protocol::{Locations, TextDocumentPositionParams};
 use crate::render::locations;
+use crate::state::State;
 use crate::text::{lines, path_to_uri, units_of_byte};
-use crate::tools::{State, arg_err};
+use crate::tools::arg_err;
+use crate::tools::asking;
 use agent_tier::schemars::{self, JsonSchema};
-use agent_tier::witness::IdentifierWitness;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -246,157 +247,144 @@ async fn reaches(srv: &Arc<Server>, defs: &[Site], decl: &[(PathBuf, u32)]) -> b
     false
 }
 
-impl State {
-    /// Keep the run's witness for this family's answers (once, when the registry is sealed).
-    pub(crate) fn set_witness(&self, w: Option<Arc<dyn IdentifierWitness>>) {
-        let _ = self.witness.set(w);
+/// Where the witness sees `name` in `near`'s language, as positions in the server's units.
+/// `Err` says why there is no witness for this answer.
+pub(super) async fn sightings(
+    st: &State,
+    srv: &Server,
+    near: &Path,
+    name: &str,
+) -> Result<Seen, NoWitness> {
+    let Some(w) = st.witness() else {
+        return Err(NoWitness::Absent);
+    };
+    let (near, name_s) = (near.to_path_buf(), name.to_string());
+    let seen = tokio::task::spawn_blocking(move || w.occurrences(&near, &name_s, MAX_SIGHTINGS))
+        .await
+        .map_err(|e| NoWitness::Failed(e.to_string()))?
+        .map_err(|e| NoWitness::Refused(e.to_string()))?;
+    if seen.truncated {
+        return Err(NoWitness::TooCommon {
+            name: name.to_string(),
+            max: MAX_SIGHTINGS,
+        });
     }
-
-    pub(crate) fn witness(&self) -> Option<Arc<dyn IdentifierWitness>> {
-        self.witness.get().cloned().flatten()
-    }
-
-    /// Where the witness sees `name` in `near`'s language, as positions in the server's units.
-    /// `Err` says why there is no witness for this answer.
-    pub(super) async fn sightings(
-        &self,
-        srv: &Server,
-        near: &Path,
-        name: &str,
-    ) -> Result<Seen, NoWitness> {
-        let Some(w) = self.witness() else {
-            return Err(NoWitness::Absent);
+    let enc = srv.encoding();
+    let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+    let mut sites = Vec::new();
+    for o in seen.occurrences {
+        let text = texts
+            .entry(o.path.clone())
+            .or_insert_with(|| crate::text::read_text(st.ws(), &o.path).ok());
+        let Some(line) = text
+            .as_deref()
+            .and_then(|t| lines(t).get(o.line as usize).copied())
+        else {
+            continue;
         };
-        let (near, name_s) = (near.to_path_buf(), name.to_string());
-        let seen =
-            tokio::task::spawn_blocking(move || w.occurrences(&near, &name_s, MAX_SIGHTINGS))
-                .await
-                .map_err(|e| NoWitness::Failed(e.to_string()))?
-                .map_err(|e| NoWitness::Refused(e.to_string()))?;
-        if seen.truncated {
-            return Err(NoWitness::TooCommon {
-                name: name.to_string(),
-                max: MAX_SIGHTINGS,
-            });
+        let byte = (o.byte as usize).min(line.len());
+        if !line.is_char_boundary(byte) {
+            continue;
         }
-        let enc = srv.encoding();
-        let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
-        let mut sites = Vec::new();
-        for o in seen.occurrences {
-            let text = texts
-                .entry(o.path.clone())
-                .or_insert_with(|| crate::text::read_text(self.ws(), &o.path).ok());
-            let Some(line) = text
-                .as_deref()
-                .and_then(|t| lines(t).get(o.line as usize).copied())
-            else {
-                continue;
-            };
-            let byte = (o.byte as usize).min(line.len());
-            if !line.is_char_boundary(byte) {
-                continue;
-            }
-            sites.push(Site {
-                path: o.path,
-                line: o.line,
-                character: units_of_byte(line, byte, enc),
-            });
-        }
-        Ok(Seen {
-            sites,
-            files: seen.files,
-            skipped: seen.skipped,
-            unread: seen.unread,
-        })
+        sites.push(Site {
+            path: o.path,
+            line: o.line,
+            character: units_of_byte(line, byte, enc),
+        });
     }
+    Ok(Seen {
+        sites,
+        files: seen.files,
+        skipped: seen.skipped,
+        unread: seen.unread,
+    })
+}
 
-    /// Ask the server for the definition at each of `sites` (at most [`MAX_ASKED`], a few at
-    /// a time, each file opened with its disk content first) and sort them: the asked
-    /// declaration (`decl`), another symbol, or unknown.
-    pub(super) async fn classify(
-        &self,
-        srv: &Arc<Server>,
-        decl: &[(PathBuf, u32)],
-        sites: Vec<Site>,
-        w: &mut Witnessed,
-    ) {
-        let (asked, rest): (Vec<Site>, Vec<Site>) = {
-            let mut s = sites;
-            let rest = s.split_off(s.len().min(MAX_ASKED));
-            (s, rest)
-        };
-        w.unconfirmed.extend(rest);
-        let mut files: Vec<&PathBuf> = asked.iter().map(|s| &s.path).collect();
-        files.sort();
-        files.dedup();
-        for f in files {
-            if !srv.is_open(f).await
-                && let Ok(text) = crate::text::read_text(self.ws(), f)
-            {
-                let _ = srv.sync(f, &text, false).await;
-            }
-        }
-        let sem = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
-        let mut set = tokio::task::JoinSet::new();
-        for site in asked {
-            let (srv, sem) = (srv.clone(), sem.clone());
-            let decl = decl.to_vec();
-            set.spawn(async move {
-                let _permit = sem.acquire_owned().await.ok();
-                let d = match definition_at(srv.clone(), site.clone()).await {
-                    None => None,
-                    Some(defs) => Some(reaches(&srv, &defs, &decl).await),
-                };
-                (site, d)
-            });
-        }
-        while let Some(done) = set.join_next().await {
-            let Ok((site, d)) = done else { continue };
-            match d {
-                None => w.unconfirmed.push(site),
-                Some(true) => w.missing.push(site),
-                Some(false) => w.ruled_out += 1,
-            }
-        }
-        w.missing.sort();
-        w.unconfirmed.sort();
-    }
-
-    /// The declaration(s) the symbol at the asked position resolves to, as `(path, line)`:
-    /// its definitions, its declarations where the server tells them apart, and the
-    /// definitions of those (so that a C definition and its header declaration are one).
-    pub(super) async fn declaration(
-        &self,
-        srv: &Arc<Server>,
-        path: &Path,
-        line: u32,
-        character: u32,
-    ) -> Option<Vec<(PathBuf, u32)>> {
-        let site = Site {
-            path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
-            line,
-            character,
-        };
-        let mut found: Vec<Site> = vec![site.clone()];
-        found.extend(
-            definition_at(srv.clone(), site.clone())
-                .await
-                .unwrap_or_default(),
-        );
-        if srv.supports::<Declaration>()
-            && let Ok(v) = srv.call::<Declaration>(&site.params()).await
+/// Ask the server for the definition at each of `sites` (at most [`MAX_ASKED`], a few at
+/// a time, each file opened with its disk content first) and sort them: the asked
+/// declaration (`decl`), another symbol, or unknown.
+pub(super) async fn classify(
+    st: &State,
+    srv: &Arc<Server>,
+    decl: &[(PathBuf, u32)],
+    sites: Vec<Site>,
+    w: &mut Witnessed,
+) {
+    let (asked, rest): (Vec<Site>, Vec<Site>) = {
+        let mut s = sites;
+        let rest = s.split_off(s.len().min(MAX_ASKED));
+        (s, rest)
+    };
+    w.unconfirmed.extend(rest);
+    let mut files: Vec<&PathBuf> = asked.iter().map(|s| &s.path).collect();
+    files.sort();
+    files.dedup();
+    for f in files {
+        if !srv.is_open(f).await
+            && let Ok(text) = crate::text::read_text(st.ws(), f)
         {
-            found.extend(listed(&v));
+            let _ = srv.sync(f, &text, false).await;
         }
-        let first: Vec<Site> = found.iter().skip(1).cloned().collect();
-        for d in first.into_iter().take(3) {
-            found.extend(definition_at(srv.clone(), d).await.unwrap_or_default());
-        }
-        let mut decl: Vec<(PathBuf, u32)> = found.into_iter().map(|s| (s.path, s.line)).collect();
-        decl.sort();
-        decl.dedup();
-        Some(decl)
     }
+    let sem = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    let mut set = tokio::task::JoinSet::new();
+    for site in asked {
+        let (srv, sem) = (srv.clone(), sem.clone());
+        let decl = decl.to_vec();
+        set.spawn(async move {
+            let _permit = sem.acquire_owned().await.ok();
+            let d = match definition_at(srv.clone(), site.clone()).await {
+                None => None,
+                Some(defs) => Some(reaches(&srv, &defs, &decl).await),
+            };
+            (site, d)
+        });
+    }
+    while let Some(done) = set.join_next().await {
+        let Ok((site, d)) = done else { continue };
+        match d {
+            None => w.unconfirmed.push(site),
+            Some(true) => w.missing.push(site),
+            Some(false) => w.ruled_out += 1,
+        }
+    }
+    w.missing.sort();
+    w.unconfirmed.sort();
+}
+
+/// The declaration(s) the symbol at the asked position resolves to, as `(path, line)`:
+/// its definitions, its declarations where the server tells them apart, and the
+/// definitions of those (so that a C definition and its header declaration are one).
+pub(super) async fn declaration(
+    srv: &Arc<Server>,
+    path: &Path,
+    line: u32,
+    character: u32,
+) -> Option<Vec<(PathBuf, u32)>> {
+    let site = Site {
+        path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
+        line,
+        character,
+    };
+    let mut found: Vec<Site> = vec![site.clone()];
+    found.extend(
+        definition_at(srv.clone(), site.clone())
+            .await
+            .unwrap_or_default(),
+    );
+    if srv.supports::<Declaration>()
+        && let Ok(v) = srv.call::<Declaration>(&site.params()).await
+    {
+        found.extend(listed(&v));
+    }
+    let first: Vec<Site> = found.iter().skip(1).cloned().collect();
+    for d in first.into_iter().take(3) {
+        found.extend(definition_at(srv.clone(), d).await.unwrap_or_default());
+    }
+    let mut decl: Vec<(PathBuf, u32)> = found.into_iter().map(|s| (s.path, s.line)).collect();
+    decl.sort();
+    decl.dedup();
+    Some(decl)
 }
 
 /// `(path, line, character)` of every location in a server's answer.
@@ -431,197 +419,188 @@ pub(crate) enum WitnessCheck {
     NotChecked(NoWitness),
 }
 
-impl State {
-    /// `references` checked by the witness: the server's first answer, compared with where the
-    /// name occurs; sites it missed make the server be asked again after it settles (bounded
-    /// by the ready timeout), and sites still missing are added to the answer, which is then
-    /// partial. `Err` (no witness for this answer) says why, and the caller asks as before.
-    pub(super) async fn references_witnessed(
-        &self,
-        srv: &Arc<Server>,
-        at: (&Path, u32, u32),
-        name: &str,
-        params: &ReferenceParams,
-    ) -> Result<WitnessCheck, LspError> {
-        let (mut result, mut partial) = self.ask::<References>(srv, params).await?;
-        let Seen {
-            sites,
-            files,
-            skipped,
-            unread,
-        } = match self.sightings(srv, at.0, name).await {
-            Ok(s) => s,
-            Err(why) => return Ok(WitnessCheck::NotChecked(why)),
-        };
-        // Asked only when some occurrence needs classifying (a warm, complete answer needs
-        // no more requests).
-        let mut decl: Option<Vec<(PathBuf, u32)>> = None;
-        let started = Instant::now();
-        let deadline = started + self.sup.cfg.ready_timeout;
-        let mut round = 0u32;
-        loop {
-            let listed = listed(&result);
-            let answered: HashSet<&PathBuf> = listed.iter().map(|s| &s.path).collect();
-            let mut w = Witnessed {
-                occurrences: sites.len(),
-                files,
-                skipped,
-                unread: unread.clone(),
-                ..Default::default()
-            };
-            let mut to_ask = Vec::new();
-            for s in &sites {
-                if listed.contains(s) {
-                    w.confirmed += 1;
-                } else if answered.contains(&s.path) {
-                    w.in_answered_files += 1;
-                } else {
-                    to_ask.push(s.clone());
-                }
-            }
-            if !to_ask.is_empty() {
-                if decl.is_none() {
-                    decl = Some(
-                        self.declaration(srv, at.0, at.1, at.2)
-                            .await
-                            .unwrap_or_default(),
-                    );
-                }
-                let d = decl.as_deref().unwrap_or_default();
-                self.classify(srv, d, to_ask, &mut w).await;
-            }
-            if w.missing.is_empty() {
-                let note = (round > 0).then(|| {
-                    format!(
-                        "{}'s first answer left out sites the witness found; asked again after it settled ({round} time(s), {} s), its answer now covers them",
-                        srv.spec.id,
-                        started.elapsed().as_secs()
-                    )
-                });
-                return Ok(WitnessCheck::Checked(Checked {
-                    locations: result,
-                    partial,
-                    witness: Some(w),
-                    note,
-                }));
-            }
-            if Instant::now() >= deadline || round >= 6 {
-                // Still missing: the server's answer plus the sites it left out, flagged.
-                let state = if srv.is_idle() {
-                    "ready"
-                } else {
-                    "still indexing"
-                };
-                result.0.extend(w.missing.iter().map(|s| {
-                    let at = Position {
-                        line: s.line,
-                        character: s.character,
-                    };
-                    AnyLocation::Location(Location {
-                        uri: path_to_uri(&s.path),
-                        range: Range { start: at, end: at },
-                    })
-                }));
-                let missing: Vec<String> =
-                    w.missing.iter().map(|s| site_text(self.ws(), s)).collect();
-                w.confirmed += w.missing.len();
-                partial = true;
-                let note = format!(
-                    "partial: {}'s references left out {} site(s) whose definition is this declaration, after asking {} more time(s) over {} s (server {state}); they are added above: {}",
-                    srv.spec.id,
-                    w.missing.len(),
-                    round,
-                    started.elapsed().as_secs(),
-                    missing.join(", ")
-                );
-                return Ok(WitnessCheck::Checked(Checked {
-                    locations: result,
-                    partial,
-                    witness: Some(w),
-                    note: Some(note),
-                }));
-            }
-            round += 1;
-            agent_tier::progress(format!(
-                "{} left out {} site(s) of `{name}` the witness found; waiting for it to settle, then asking again ({round})",
-                srv.spec.id,
-                w.missing.len()
-            ));
-            tokio::time::sleep(Duration::from_millis(400 * u64::from(round))).await;
-            srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
-                .await;
-            (result, partial) = self.ask::<References>(srv, params).await?;
-        }
-    }
-}
-
-impl State {
-    /// Before a rename is written: the occurrences of the old name the plan does not edit,
-    /// put to the server (see [`State::classify`]). `Err` says why there is no witness.
-    pub(super) async fn rename_coverage(
-        &self,
-        srv: &Arc<Server>,
-        name: &str,
-        near: &Path,
-        decl: &[(PathBuf, u32)],
-        plan: &crate::rename::Plan,
-        synced: &HashMap<PathBuf, Vec<u8>>,
-    ) -> Result<Witnessed, NoWitness> {
-        let Seen {
-            sites,
-            files,
-            skipped,
-            unread,
-        } = self.sightings(srv, near, name).await?;
-        let enc = srv.encoding();
-        let mut edited: HashSet<Site> = HashSet::new();
-        let mut disk: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
-        for s in &plan.sites {
-            let bytes = match synced.get(&s.path) {
-                Some(b) => Some(b.clone()),
-                None => disk
-                    .entry(s.path.clone())
-                    .or_insert_with(|| crate::rename::read_bytes(self.ws(), &s.path).ok().flatten())
-                    .clone(),
-            };
-            if let Some((line, character)) = bytes
-                .as_deref()
-                .and_then(|b| super::rename_check::line_col(b, s.before.0, enc))
-            {
-                edited.insert(Site {
-                    path: s.path.canonicalize().unwrap_or_else(|_| s.path.clone()),
-                    line,
-                    character,
-                });
-            }
-        }
+/// `references` checked by the witness: the server's first answer, compared with where the
+/// name occurs; sites it missed make the server be asked again after it settles (bounded
+/// by the ready timeout), and sites still missing are added to the answer, which is then
+/// partial. `Err` (no witness for this answer) says why, and the caller asks as before.
+pub(super) async fn references_witnessed(
+    st: &State,
+    srv: &Arc<Server>,
+    at: (&Path, u32, u32),
+    name: &str,
+    params: &ReferenceParams,
+) -> Result<WitnessCheck, LspError> {
+    let (mut result, mut partial) = asking::ask::<References>(st, srv, params).await?;
+    let Seen {
+        sites,
+        files,
+        skipped,
+        unread,
+    } = match sightings(st, srv, at.0, name).await {
+        Ok(s) => s,
+        Err(why) => return Ok(WitnessCheck::NotChecked(why)),
+    };
+    // Asked only when some occurrence needs classifying (a warm, complete answer needs
+    // no more requests).
+    let mut decl: Option<Vec<(PathBuf, u32)>> = None;
+    let started = Instant::now();
+    let deadline = started + st.sup.cfg.ready_timeout;
+    let mut round = 0u32;
+    loop {
+        let listed = listed(&result);
+        let answered: HashSet<&PathBuf> = listed.iter().map(|s| &s.path).collect();
         let mut w = Witnessed {
             occurrences: sites.len(),
             files,
             skipped,
-            unread,
+            unread: unread.clone(),
             ..Default::default()
         };
-        let planned: HashSet<&PathBuf> = edited.iter().map(|s| &s.path).collect();
-        // Files the plan does not touch first: that is where a cold server's plan falls short.
-        let (mut elsewhere, mut inside) = (Vec::new(), Vec::new());
-        for s in sites {
-            if edited.contains(&s) {
+        let mut to_ask = Vec::new();
+        for s in &sites {
+            if listed.contains(s) {
                 w.confirmed += 1;
-            } else if planned.contains(&s.path) {
-                inside.push(s);
+            } else if answered.contains(&s.path) {
+                w.in_answered_files += 1;
             } else {
-                elsewhere.push(s);
+                to_ask.push(s.clone());
             }
         }
-        elsewhere.extend(inside);
-        if decl.is_empty() {
-            w.unconfirmed = elsewhere;
-        } else {
-            self.classify(srv, decl, elsewhere, &mut w).await;
+        if !to_ask.is_empty() {
+            if decl.is_none() {
+                decl = Some(declaration(srv, at.0, at.1, at.2).await.unwrap_or_default());
+            }
+            let d = decl.as_deref().unwrap_or_default();
+            classify(st, srv, d, to_ask, &mut w).await;
         }
-        Ok(w)
+        if w.missing.is_empty() {
+            let note = (round > 0).then(|| {
+                format!(
+                    "{}'s first answer left out sites the witness found; asked again after it settled ({round} time(s), {} s), its answer now covers them",
+                    srv.spec.id,
+                    started.elapsed().as_secs()
+                )
+            });
+            return Ok(WitnessCheck::Checked(Checked {
+                locations: result,
+                partial,
+                witness: Some(w),
+                note,
+            }));
+        }
+        if Instant::now() >= deadline || round >= 6 {
+            // Still missing: the server's answer plus the sites it left out, flagged.
+            let state = if srv.is_idle() {
+                "ready"
+            } else {
+                "still indexing"
+            };
+            result.0.extend(w.missing.iter().map(|s| {
+                let at = Position {
+                    line: s.line,
+                    character: s.character,
+                };
+                AnyLocation::Location(Location {
+                    uri: path_to_uri(&s.path),
+                    range: Range { start: at, end: at },
+                })
+            }));
+            let missing: Vec<String> = w.missing.iter().map(|s| site_text(st.ws(), s)).collect();
+            w.confirmed += w.missing.len();
+            partial = true;
+            let note = format!(
+                "partial: {}'s references left out {} site(s) whose definition is this declaration, after asking {} more time(s) over {} s (server {state}); they are added above: {}",
+                srv.spec.id,
+                w.missing.len(),
+                round,
+                started.elapsed().as_secs(),
+                missing.join(", ")
+            );
+            return Ok(WitnessCheck::Checked(Checked {
+                locations: result,
+                partial,
+                witness: Some(w),
+                note: Some(note),
+            }));
+        }
+        round += 1;
+        agent_tier::progress(format!(
+            "{} left out {} site(s) of `{name}` the witness found; waiting for it to settle, then asking again ({round})",
+            srv.spec.id,
+            w.missing.len()
+        ));
+        tokio::time::sleep(Duration::from_millis(400 * u64::from(round))).await;
+        srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
+            .await;
+        (result, partial) = asking::ask::<References>(st, srv, params).await?;
     }
+}
+
+/// Before a rename is written: the occurrences of the old name the plan does not edit,
+/// put to the server (see [`classify`]). `Err` says why there is no witness.
+pub(super) async fn rename_coverage(
+    st: &State,
+    srv: &Arc<Server>,
+    name: &str,
+    near: &Path,
+    decl: &[(PathBuf, u32)],
+    plan: &crate::rename::Plan,
+    synced: &HashMap<PathBuf, Vec<u8>>,
+) -> Result<Witnessed, NoWitness> {
+    let Seen {
+        sites,
+        files,
+        skipped,
+        unread,
+    } = sightings(st, srv, near, name).await?;
+    let enc = srv.encoding();
+    let mut edited: HashSet<Site> = HashSet::new();
+    let mut disk: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
+    for s in &plan.sites {
+        let bytes = match synced.get(&s.path) {
+            Some(b) => Some(b.clone()),
+            None => disk
+                .entry(s.path.clone())
+                .or_insert_with(|| crate::rename::read_bytes(st.ws(), &s.path).ok().flatten())
+                .clone(),
+        };
+        if let Some((line, character)) = bytes
+            .as_deref()
+            .and_then(|b| super::rename_check::line_col(b, s.before.0, enc))
+        {
+            edited.insert(Site {
+                path: s.path.canonicalize().unwrap_or_else(|_| s.path.clone()),
+                line,
+                character,
+            });
+        }
+    }
+    let mut w = Witnessed {
+        occurrences: sites.len(),
+        files,
+        skipped,
+        unread,
+        ..Default::default()
+    };
+    let planned: HashSet<&PathBuf> = edited.iter().map(|s| &s.path).collect();
+    // Files the plan does not touch first: that is where a cold server's plan falls short.
+    let (mut elsewhere, mut inside) = (Vec::new(), Vec::new());
+    for s in sites {
+        if edited.contains(&s) {
+            w.confirmed += 1;
+        } else if planned.contains(&s.path) {
+            inside.push(s);
+        } else {
+            elsewhere.push(s);
+        }
+    }
+    elsewhere.extend(inside);
+    if decl.is_empty() {
+        w.unconfirmed = elsewhere;
+    } else {
+        classify(st, srv, decl, elsewhere, &mut w).await;
+    }
+    Ok(w)
 }
 
 /// Whether `name` is one identifier in the language of `path` (the new name of a rename):
@@ -652,47 +631,45 @@ pub(super) fn check_identifier(name: &str, path: &Path) -> Result<(), LspError> 
     )))
 }
 
-impl State {
-    /// `implementation` with the witness: an implementation is another definition with the
-    /// same name, which syntax cannot tell from an unrelated one, so the witness only says
-    /// where else the name occurs. When it occurs in files the answer does not list and the
-    /// server is still at work, the server is asked again once it settles (bounded); the note
-    /// says how many occurrences were left unexplained.
-    pub(super) async fn implementations_witnessed(
-        &self,
-        srv: &Arc<Server>,
-        near: &Path,
-        name: &str,
-        params: &TextDocumentPositionParams,
-    ) -> Result<WitnessCheck, LspError> {
-        let (mut result, mut partial) = self.ask::<Implementation>(srv, params).await?;
-        let Seen { sites, files, .. } = match self.sightings(srv, near, name).await {
-            Ok(s) => s,
-            Err(why) => return Ok(WitnessCheck::NotChecked(why)),
-        };
-        let outside = |v: &Locations| {
-            let answered: HashSet<PathBuf> = listed(v).into_iter().map(|s| s.path).collect();
-            sites
-                .iter()
-                .filter(|s| !answered.contains(&s.path) && s.path != near)
-                .count()
-        };
-        let mut elsewhere = outside(&result);
-        if elsewhere > 0 && !srv.is_idle() {
-            srv.wait_ready(self.sup.cfg.ready_timeout).await;
-            (result, partial) = self.ask::<Implementation>(srv, params).await?;
-            elsewhere = outside(&result);
-            partial = partial || !srv.is_idle();
-        }
-        let note = format!(
-            "witness: `{name}` occurs {} time(s) as an identifier in {files} file(s); {elsewhere} in files this answer does not list (other symbols or uses with the same name: syntax cannot tell an implementation from them, so they were not checked)",
-            sites.len()
-        );
-        Ok(WitnessCheck::Checked(Checked {
-            locations: result,
-            partial,
-            witness: None,
-            note: Some(note),
-        }))
+/// `implementation` with the witness: an implementation is another definition with the
+/// same name, which syntax cannot tell from an unrelated one, so the witness only says
+/// where else the name occurs. When it occurs in files the answer does not list and the
+/// server is still at work, the server is asked again once it settles (bounded); the note
+/// says how many occurrences were left unexplained.
+pub(super) async fn implementations_witnessed(
+    st: &State,
+    srv: &Arc<Server>,
+    near: &Path,
+    name: &str,
+    params: &TextDocumentPositionParams,
+) -> Result<WitnessCheck, LspError> {
+    let (mut result, mut partial) = asking::ask::<Implementation>(st, srv, params).await?;
+    let Seen { sites, files, .. } = match sightings(st, srv, near, name).await {
+        Ok(s) => s,
+        Err(why) => return Ok(WitnessCheck::NotChecked(why)),
+    };
+    let outside = |v: &Locations| {
+        let answered: HashSet<PathBuf> = listed(v).into_iter().map(|s| s.path).collect();
+        sites
+            .iter()
+            .filter(|s| !answered.contains(&s.path) && s.path != near)
+            .count()
+    };
+    let mut elsewhere = outside(&result);
+    if elsewhere > 0 && !srv.is_idle() {
+        srv.wait_ready(st.sup.cfg.ready_timeout).await;
+        (result, partial) = asking::ask::<Implementation>(st, srv, params).await?;
+        elsewhere = outside(&result);
+        partial = partial || !srv.is_idle();
     }
+    let note = format!(
+        "witness: `{name}` occurs {} time(s) as an identifier in {files} file(s); {elsewhere} in files this answer does not list (other symbols or uses with the same name: syntax cannot tell an implementation from them, so they were not checked)",
+        sites.len()
+    );
+    Ok(WitnessCheck::Checked(Checked {
+        locations: result,
+        partial,
+        witness: None,
+        note: Some(note),
+    }))
 }

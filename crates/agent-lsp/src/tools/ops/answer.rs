@@ -4,7 +4,12 @@
 
 use super::super::witnessed::{WitnessReport, identifier_of};
 use super::super::{PARTIAL, escaped_note};
-use crate::render::Loc;
+use crate::error::LspError;
+use crate::protocol::Offered;
+use crate::render::{Loc, Renderer};
+use crate::state::State;
+use crate::tools::target::Located;
+use crate::tools::{Operation, arg_err};
 use agent_tier::Report;
 use agent_tier::schemars::{self, JsonSchema};
 use serde::Serialize;
@@ -325,5 +330,56 @@ impl Body for Hierarchy {
         }
         text.extend(self.witness_note.iter().cloned());
         text
+    }
+}
+
+/// The refusal of an operation the server does not offer.
+pub(in crate::tools) fn not_offered(l: &Located, op: Operation) -> LspError {
+    arg_err(format!(
+        "{} does not offer `{}`; use another operation (definition, hover, references), or make another server serve this language with `languages` in the lsp config",
+        l.srv.spec.id,
+        op.name()
+    ))
+}
+
+/// Refuse an operation the server does not offer (`R` is the request that answers it).
+pub(in crate::tools) fn offered<R: Offered>(l: &Located, op: Operation) -> Result<(), LspError> {
+    if l.srv.supports::<R>() {
+        return Ok(());
+    }
+    Err(not_offered(l, op))
+}
+
+/// The answer's head, and its renderer with the target file loaded.
+pub(in crate::tools) fn answer_head<'a>(
+    st: &'a State,
+    l: &Located,
+    op: Operation,
+    partial: bool,
+) -> (Head, Renderer<'a>) {
+    let head = Head {
+        operation: op.name(),
+        server: l.srv.spec.id.clone(),
+        file: l.t.display.clone(),
+        line: l.t.line0 + 1,
+        symbol: l.t.symbol.clone(),
+        partial,
+        at: l.at.clone(),
+        note: l.t.note.clone(),
+        escaped: Vec::new(),
+    };
+    let mut r = Renderer::new(st.ws(), l.srv.encoding());
+    r.preload(&l.t.path, &l.t.text);
+    (head, r)
+}
+
+/// The answer: its head, the locations the renderer withheld because they lead out of the
+/// root, and what the operation found.
+pub(in crate::tools) fn finish<B: Body>(mut head: Head, body: B, r: &Renderer) -> Answer<B> {
+    head.escaped = r.escaped.clone();
+    Answer {
+        head,
+        body,
+        resolved: None,
     }
 }
