@@ -42,7 +42,8 @@ pub struct Command {
     /// When set, only these variables of the host's environment reach the child (a name ending
     /// in `*` keeps every variable with that prefix); [`Command::env`] and the run's tag always do.
     kept_env: Option<Vec<String>>,
-    /// Landlock confinement applied in the child before it runs the program.
+    /// Landlock confinement (and the seccomp network filter) applied in the child before it runs
+    /// the program.
     confinement: Option<crate::Confinement>,
     stdin: bool,
     stdout: bool,
@@ -120,8 +121,9 @@ impl Command {
     }
 
     /// Confine the child with Landlock ([`crate::Confinement`]): it and everything it starts
-    /// read the file system, write only and run programs only where the confinement says, and
-    /// hold no capability. Spawning fails when the kernel has no Landlock.
+    /// read the file system, write only and run programs only where the confinement says, hold
+    /// no capability and open no socket but a local one (seccomp, where the kernel has it).
+    /// Spawning fails when the kernel has no Landlock.
     pub fn confine(mut self, confinement: crate::Confinement) -> Self {
         self.confinement = Some(confinement);
         self
@@ -229,16 +231,17 @@ impl Command {
             }
         }
         if let Some(c) = &self.confinement {
-            let ruleset = c.prepare()?;
+            let (ruleset, net) = c.prepare()?;
             let slot = std::sync::Mutex::new(Some(ruleset));
             #[allow(unsafe_code)]
             // SAFETY: runs between fork and exec; the slot is locked by this child only (the
-            // parent never locks it), and `apply_in_child` makes only async-signal-safe calls.
+            // parent never locks it), the network filter is only read (it is freed in the
+            // parent, with the closure), and `apply_in_child` makes only async-signal-safe calls.
             unsafe {
                 cmd.pre_exec(move || {
                     let taken = slot.lock().ok().and_then(|mut s| s.take());
                     match taken {
-                        Some(ruleset) => crate::confine::apply_in_child(ruleset),
+                        Some(ruleset) => crate::confine::apply_in_child(ruleset, net.as_ref()),
                         None => Err(io::Error::other("the Landlock ruleset was already used")),
                     }
                 });

@@ -1,18 +1,23 @@
 //! Landlock confinement of a child, for where bubblewrap is missing or cannot make its
-//! namespaces (most containers): unprivileged, no namespace, Linux ≥ 5.13.
+//! namespaces (most containers): unprivileged, no namespace, Linux ≥ 5.13; with a seccomp
+//! filter beside it for the network ([`crate::seccomp`]).
 //!
 //! A [`Confinement`] is plain data — which folders the child may write beneath and which it may
 //! run programs from. [`Command::confine`](crate::Command::confine) builds the Landlock ruleset
-//! in the parent (it opens the folders) and, between fork and exec, the child drops every
-//! capability it could use (the bounding and ambient sets, then its own: as root it is root of
-//! nothing), sets `no_new_privs` and restricts itself. From then on the child and everything it
-//! starts may read the whole file system but write only beneath [`Confinement::writable`], run
-//! programs only from beneath [`Confinement::executable`], connect or bind no TCP port (Landlock
-//! ABI 4 on), and neither signal nor reach an abstract socket of a process outside its domain
+//! and the seccomp filter in the parent (it opens the folders) and, between fork and exec, the
+//! child drops every capability it could use (the bounding and ambient sets, then its own: as
+//! root it is root of nothing), sets `no_new_privs`, restricts itself and installs the filter.
+//! From then on the child and everything it starts may read the whole file system but write
+//! only beneath [`Confinement::writable`], run programs only from beneath
+//! [`Confinement::executable`], open no socket but a Unix or netlink one (seccomp: no TCP, no
+//! UDP, no raw socket, no io_uring), connect or bind no TCP port (Landlock ABI 4 on, a second
+//! wall), and neither signal nor reach an abstract socket of a process outside its domain
 //! (ABI 6 on); `/proc/<pid>` of a process outside (its `environ`, `root`, `fd`, `mem`) is
-//! refused by Landlock's ptrace rule. What the running kernel lacks is left out, and
+//! refused by Landlock's ptrace rule. A Unix socket by path (a daemon's, where the file system
+//! lets the child reach it) is not refused. What the running kernel lacks is left out, and
 //! [`Confinement::describe`] says what holds.
 
+use crate::seccomp::NetFilter;
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
@@ -68,6 +73,9 @@ impl Confinement {
                     "no capability",
                     "no access to other processes' /proc entries",
                 ];
+                if crate::seccomp::available() {
+                    held.push("no network but local sockets (seccomp)");
+                }
                 if abi >= 4 {
                     held.push("no TCP");
                 }
@@ -79,9 +87,10 @@ impl Confinement {
         }
     }
 
-    /// The ruleset, built in the parent (it opens the named folders; one that does not exist is
-    /// left out). An error when the kernel has no Landlock.
-    pub(crate) fn prepare(&self) -> io::Result<RulesetCreated> {
+    /// The ruleset and the network filter, built in the parent (it opens the named folders; one
+    /// that does not exist is left out; no filter where the kernel has no seccomp filters). An
+    /// error when the kernel has no Landlock.
+    pub(crate) fn prepare(&self) -> io::Result<(RulesetCreated, Option<NetFilter>)> {
         if landlock_abi().is_none() {
             return Err(io::Error::other(
                 "Landlock is not available on this kernel (Linux 5.13 or later with Landlock enabled is needed)",
@@ -129,20 +138,24 @@ impl Confinement {
             .no_new_privs(true)
             .add_rules(rules.into_iter().map(Ok::<_, landlock::RulesetError>))
             .map_err(err)?;
-        Ok(ruleset)
+        Ok((ruleset, NetFilter::build()?))
     }
 }
 
 /// In the child, between fork and exec: drop every capability (the bounding and ambient sets
-/// first, then the effective, permitted and inheritable ones), then restrict the child with
-/// `ruleset` (which sets `no_new_privs`). Only async-signal-safe calls: prctl, capset, the
-/// Landlock system calls.
-pub(crate) fn apply_in_child(ruleset: RulesetCreated) -> io::Result<()> {
+/// first, then the effective, permitted and inheritable ones), restrict the child with
+/// `ruleset` (which sets `no_new_privs`), then install `net`. Only async-signal-safe calls:
+/// prctl, capset, the Landlock and seccomp system calls; `net` is only read (freeing it here
+/// could take the allocator's lock).
+pub(crate) fn apply_in_child(ruleset: RulesetCreated, net: Option<&NetFilter>) -> io::Result<()> {
     drop_capabilities();
     ruleset
         .restrict_self()
-        .map(|_| ())
-        .map_err(|e| io::Error::other(format!("Landlock: {e}")))
+        .map_err(|e| io::Error::other(format!("Landlock: {e}")))?;
+    match net {
+        Some(net) => net.install_in_child(),
+        None => Ok(()),
+    }
 }
 
 /// Drop what capabilities the process has: nothing for an ordinary user, everything for root

@@ -17,7 +17,8 @@
 //!   *thread* that forked the child exits, so a child spawned from a short-lived thread (a
 //!   `spawn_blocking` worker that tokio retires after 10 s idle) would be killed at random.
 //! - [`Confinement`]: Landlock for a child where bubblewrap cannot run (read everything, write
-//!   and run programs only where it says, no capability, no TCP, no signal outside).
+//!   and run programs only where it says, no capability, no TCP, no signal outside), with a
+//!   seccomp filter beside it: no socket but a Unix or netlink one, no io_uring.
 //! - [`Launcher`]: on the host, or behind a sandbox prefix (`docker exec -i box`); it decides on
 //!   which side of the boundary a program name is resolved, and whether a pid a child reports
 //!   is one of ours ([`Launcher::owns_reported_pids`]).
@@ -42,6 +43,7 @@ mod confine;
 mod exit;
 mod launcher;
 pub mod reaper;
+mod seccomp;
 mod spawner;
 pub mod sweep;
 mod tail;
