@@ -427,6 +427,71 @@ fn no_module_imports_its_parent_whole() {
     );
 }
 
+/// An enum's name is derived, not written out (issue 43): no `fn …(self) -> &'static str` is a
+/// `match self` whose every arm returns the variant's own name in snake case — `strum`'s
+/// `IntoStaticStr` says that once, beside serde's `rename_all`. A table that maps to other words
+/// (a DAP request's method, a description) is not such a table.
+#[test]
+fn no_enum_name_table_is_written_by_hand() {
+    fn snake(variant: &str) -> String {
+        let mut out = String::new();
+        for (i, c) in variant.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    }
+    let mut offenders = Vec::new();
+    let mut tables = 0;
+    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        let mut files = Vec::new();
+        let src = entry.path().join("src");
+        if src.is_dir() {
+            rs_files(&src, &mut files);
+        }
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                if !(l.contains("(self) -> &'static str {")
+                    && lines.get(i + 1).is_some_and(|n| n.trim() == "match self {"))
+                {
+                    continue;
+                }
+                tables += 1;
+                let arms: Vec<(&str, &str)> = lines[i + 2..]
+                    .iter()
+                    .map(|a| a.trim())
+                    .take_while(|a| *a != "}")
+                    .filter_map(|a| {
+                        let (lhs, rhs) = a.split_once(" => ")?;
+                        let variant = lhs.rsplit("::").next()?;
+                        Some((
+                            variant,
+                            rhs.strip_suffix(',')?
+                                .strip_prefix('"')?
+                                .strip_suffix('"')?,
+                        ))
+                    })
+                    .collect();
+                if arms.len() > 1 && arms.iter().all(|(v, name)| snake(v) == *name) {
+                    offenders.push(format!("{}:{}", path.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        tables > 0,
+        "the check found no `match self` name function at all"
+    );
+    assert!(
+        offenders.is_empty(),
+        "derive the names (`strum::IntoStaticStr` with `serialize_all`): {offenders:#?}"
+    );
+}
+
 /// agent-lsp's operations are free functions over its state, each in the module named for it
 /// (issue 43): the state's own `impl` is its one block (`state.rs`: the root, a confined read, the
 /// ledger, the witness), so following a call never means finding which of many files extends

@@ -12,9 +12,10 @@ use std::collections::BTreeMap;
 // missing_docs is allowed: the schema's description is written once, elsewhere (the tool's
 // description), and a variant's doc comment would be repeated in the schema.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
 #[schemars(inline)]
+#[strum(serialize_all = "snake_case")]
 pub enum Op {
     Adapters,
     Status,
@@ -39,26 +40,7 @@ pub enum Op {
 impl Op {
     /// The name the model writes.
     pub fn name(self) -> &'static str {
-        match self {
-            Op::Adapters => "adapters",
-            Op::Status => "status",
-            Op::Breakpoints => "breakpoints",
-            Op::Launch => "launch",
-            Op::Attach => "attach",
-            Op::Continue => "continue",
-            Op::Pause => "pause",
-            Op::StepOver => "step_over",
-            Op::StepIn => "step_in",
-            Op::StepOut => "step_out",
-            Op::Threads => "threads",
-            Op::Stack => "stack",
-            Op::Scopes => "scopes",
-            Op::Variables => "variables",
-            Op::Evaluate => "evaluate",
-            Op::Output => "output",
-            Op::Terminate => "terminate",
-            Op::Restart => "restart",
-        }
+        self.into()
     }
 }
 
@@ -74,9 +56,12 @@ pub struct BreakpointOptions {
 }
 
 /// Which exceptions stop the debuggee, mapped onto the filters the adapter advertises.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
 #[schemars(inline)]
+#[strum(serialize_all = "snake_case")]
 pub enum Exceptions {
     /// Never stop on an exception.
     None,
@@ -90,11 +75,7 @@ pub enum Exceptions {
 impl Exceptions {
     /// The name the model writes.
     pub fn name(self) -> &'static str {
-        match self {
-            Exceptions::None => "none",
-            Exceptions::Uncaught => "uncaught",
-            Exceptions::All => "all",
-        }
+        self.into()
     }
 
     /// The filters of `advertised` (an adapter's `exceptionBreakpointFilters` ids) that this

@@ -194,7 +194,8 @@ impl Package {
 }
 
 /// The kernel languages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum Lang {
     Python,
     Javascript,
@@ -202,10 +203,7 @@ pub(crate) enum Lang {
 
 impl Lang {
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Lang::Python => "python",
-            Lang::Javascript => "javascript",
-        }
+        self.into()
     }
 }
 

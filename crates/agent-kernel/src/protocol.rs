@@ -53,9 +53,10 @@ pub(crate) enum DriverFrame {
 }
 
 /// Which of the cell's streams a `stream` frame carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, strum::IntoStaticStr)]
 #[cfg_attr(test, derive(Serialize))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum StreamName {
     Stdout,
     Stderr,
@@ -63,10 +64,7 @@ pub(crate) enum StreamName {
 
 impl StreamName {
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            StreamName::Stdout => "stdout",
-            StreamName::Stderr => "stderr",
-        }
+        self.into()
     }
 }
 

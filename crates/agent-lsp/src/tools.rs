@@ -17,8 +17,9 @@ use std::sync::Arc;
 /// each does, once (a variant's doc comment would be repeated in the schema).
 // missing_docs is allowed for that reason: the schema's description is written once, elsewhere.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Operation {
     Diagnostics,
     Definition,
@@ -38,22 +39,7 @@ pub enum Operation {
 
 impl Operation {
     fn name(self) -> &'static str {
-        match self {
-            Operation::Diagnostics => "diagnostics",
-            Operation::Definition => "definition",
-            Operation::TypeDefinition => "type_definition",
-            Operation::Implementation => "implementation",
-            Operation::References => "references",
-            Operation::IncomingCalls => "incoming_calls",
-            Operation::OutgoingCalls => "outgoing_calls",
-            Operation::Supertypes => "supertypes",
-            Operation::Subtypes => "subtypes",
-            Operation::Hover => "hover",
-            Operation::Symbols => "symbols",
-            Operation::CodeActions => "code_actions",
-            Operation::Status => "status",
-            Operation::Reload => "reload",
-        }
+        self.into()
     }
 }
 

@@ -3,8 +3,21 @@ use std::fmt;
 use std::str::FromStr;
 
 /// What a tool may do. The tier decides which surfaces can see the tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "snake_case")]
 pub enum Tier {
     /// No side effects.
     Read,
@@ -17,11 +30,7 @@ pub enum Tier {
 impl Tier {
     /// The lowercase name used in schemas and messages.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Read => "read",
-            Tier::Write => "write",
-            Tier::Exec => "exec",
-        }
+        self.into()
     }
 }
 
@@ -32,14 +41,16 @@ impl fmt::Display for Tier {
 }
 
 /// Who is looking at the tool list: the full agent, plan mode, or a read-only subagent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Surface {
     /// Every registered tool.
     Full,
     /// Plan mode: read-tier tools only.
     Plan,
     /// Read-only subagents: read-tier tools only.
+    #[strum(serialize = "read-only")]
     ReadOnly,
 }
 
@@ -78,11 +89,7 @@ impl Surface {
 
     /// The name used on the command line and in messages.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Surface::Full => "full",
-            Surface::Plan => "plan",
-            Surface::ReadOnly => "read-only",
-        }
+        self.into()
     }
 }
 

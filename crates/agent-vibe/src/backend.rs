@@ -22,9 +22,22 @@ pub use agent_tier::BoxFuture;
 /// `vibe_spawn`'s `tier` field says it, once, in the schema.)
 // missing_docs is allowed for that reason: the schema's description is written once, elsewhere.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
+#[strum(serialize_all = "snake_case")]
 pub enum WorkerTier {
     #[default]
     Fast,
@@ -34,10 +47,7 @@ pub enum WorkerTier {
 impl WorkerTier {
     /// The lowercase name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            WorkerTier::Fast => "fast",
-            WorkerTier::Good => "good",
-        }
+        self.into()
     }
 }
 

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 /// Where a worker is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema, strum::IntoStaticStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "snake_case")]
 pub enum WorkerState {
     /// Its current run has not ended.
     Running,
@@ -32,13 +33,7 @@ pub enum WorkerState {
 impl WorkerState {
     /// The lowercase name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            WorkerState::Running => "running",
-            WorkerState::Done => "done",
-            WorkerState::Failed => "failed",
-            WorkerState::TimedOut => "timed_out",
-            WorkerState::Killed => "killed",
-        }
+        self.into()
     }
 }
 
