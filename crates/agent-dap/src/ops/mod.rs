@@ -1,4 +1,5 @@
-//! The operations of `debug`, one module each, and the one dispatch from a parsed
+//! The operations of `debug` — one module each, but for the five that read a stopped debuggee
+//! (`inspection`: threads, stack, scopes, variables, evaluate) — and the one dispatch from a parsed
 //! [`DebugCommand`] to them, where each operation's result (a value of its own type, from
 //! `report`) is rendered with [`ToolOutput::report`]. `inspect`, `rows` and `stop` hold what
 //! several operations share: finding threads and frames, building result rows from the
@@ -7,22 +8,18 @@
 mod adapters;
 mod attach;
 mod breakpoints;
-mod evaluate;
 mod inspect;
+mod inspection;
 mod launch;
 mod launch_test;
 mod motion;
 mod output;
 mod plan;
 mod rows;
-mod scopes;
-mod stack;
 mod start;
 mod status;
 mod stop;
 mod terminate;
-mod threads;
-mod variables;
 
 use crate::DapError;
 use crate::args::DebugCommand;
@@ -89,16 +86,20 @@ pub(crate) async fn run(sup: &Supervisor, command: DebugCommand) -> Result<ToolO
                 Moving::Nothing(why) => ToolOutput::text(why),
             }
         }
-        DebugCommand::Threads => ToolOutput::report(&threads::run(sup).await?),
-        DebugCommand::Stack { thread_id } => ToolOutput::report(&stack::run(sup, thread_id).await?),
-        DebugCommand::Scopes { frame_id } => ToolOutput::report(&scopes::run(sup, frame_id).await?),
+        DebugCommand::Threads => ToolOutput::report(&inspection::threads(sup).await?),
+        DebugCommand::Stack { thread_id } => {
+            ToolOutput::report(&inspection::stack(sup, thread_id).await?)
+        }
+        DebugCommand::Scopes { frame_id } => {
+            ToolOutput::report(&inspection::scopes(sup, frame_id).await?)
+        }
         DebugCommand::Variables { reference } => {
-            ToolOutput::report(&variables::run(sup, reference).await?)
+            ToolOutput::report(&inspection::variables(sup, reference).await?)
         }
         DebugCommand::Evaluate {
             expression,
             frame_id,
-        } => ToolOutput::report(&evaluate::run(sup, &expression, frame_id).await?),
+        } => ToolOutput::report(&inspection::evaluate(sup, &expression, frame_id).await?),
         DebugCommand::Output { cursor } => ToolOutput::report(&output::run(sup, cursor).await?),
         DebugCommand::Terminate => match terminate::run(sup).await {
             Some(t) => ToolOutput::report(&t),
