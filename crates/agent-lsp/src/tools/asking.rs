@@ -1,10 +1,10 @@
 //! How a server is asked: the document synced first ([`open`]), a request retried while the
 //! server is busy or still loading ([`ask`]), and asked again until its answer settles
-//! ([`ask_settled`]).
+//! ([`ask_settled`]); a request whose answer is an edit is asked again only once ([`ask_edit`]).
 
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;
-use crate::protocol::{self, Locations, MaybeEmpty};
+use crate::protocol::{self, Locations, MaybeEmpty, WorkspaceEdit};
 use crate::state::State;
 use crate::tools::Target;
 use std::sync::Arc;
@@ -88,4 +88,24 @@ pub(super) async fn open(st: &State, t: &Target) -> Result<(Arc<Server>, bool), 
     srv.sync(&t.path, &t.text, false).await?;
     let ready = srv.wait_ready(st.sup.cfg.ready_timeout).await;
     Ok((srv, ready))
+}
+
+/// A request whose answer is an edit (`rename`, `workspace/willRenameFiles`), asked again once
+/// if the content was modified meanwhile; no edit (`null`) is an empty one.
+pub(super) async fn ask_edit<R>(
+    st: &State,
+    srv: &Server,
+    params: &R::Params,
+) -> Result<WorkspaceEdit, LspError>
+where
+    R: agent_rpc::Request<Result = Option<WorkspaceEdit>>,
+{
+    let edit = match srv.call::<R>(params).await {
+        Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
+            srv.wait_ready(st.sup.cfg.ready_timeout).await;
+            srv.call::<R>(params).await
+        }
+        other => other,
+    }?;
+    Ok(edit.unwrap_or_default())
 }

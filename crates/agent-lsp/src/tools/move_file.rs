@@ -4,7 +4,6 @@
 //! the old path, and a move it finds one for is rolled back. A server that cannot say what a
 //! move needs is refused up front: a bare move would break the imports.
 
-use crate::client::{CONTENT_MODIFIED, Server};
 use crate::error::LspError;
 use crate::protocol::{
     DocumentChange, FileOperation, FileRename, RenameFilesParams, TextDocumentEdit,
@@ -14,6 +13,7 @@ use crate::rename;
 use crate::state::State;
 use crate::text::path_to_uri;
 use crate::tools::arg_err;
+use crate::tools::asking;
 use crate::tools::rename_check;
 use agent_tier::ToolOutput;
 use agent_tier::workspace::{apply_all, confine, confine_existing};
@@ -59,7 +59,7 @@ pub(super) async fn move_file(
             new_uri: path_to_uri(&new),
         }],
     };
-    let mut edit = will_rename(st, &srv, &params).await?;
+    let mut edit = asking::ask_edit::<WillRenameFiles>(st, &srv, &params).await?;
     // Files the edit names that the server read by itself: synced and asked again.
     for _ in 0..3 {
         let missing = rename::unsynced(st.ws(), &edit, &synced)?;
@@ -73,7 +73,7 @@ pub(super) async fn move_file(
                 synced.insert(p, bytes);
             }
         }
-        edit = will_rename(st, &srv, &params).await?;
+        edit = asking::ask_edit::<WillRenameFiles>(st, &srv, &params).await?;
     }
     let plan = rename::plan_edit(
         st.ws(),
@@ -181,23 +181,6 @@ pub(super) async fn move_file(
         }))
         .with_file_changes(st.ws(), &plan.changes);
     Ok(out)
-}
-
-/// `workspace/willRenameFiles`, asked again once if the content was modified meanwhile;
-/// `null` is an empty edit (nothing imports the file).
-async fn will_rename(
-    st: &State,
-    srv: &Server,
-    params: &RenameFilesParams,
-) -> Result<WorkspaceEdit, LspError> {
-    let edit = match srv.call::<WillRenameFiles>(params).await {
-        Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
-            srv.wait_ready(st.sup.cfg.ready_timeout).await;
-            srv.call::<WillRenameFiles>(params).await
-        }
-        other => other,
-    }?;
-    Ok(edit.unwrap_or_default())
 }
 
 /// The server's edit, then the move itself, as one list of document changes.

@@ -4,10 +4,9 @@ use super::by_name::address_fields;
 use super::by_name::quoted;
 use super::rename_check::Check;
 use super::witnessed::{NoWitness, check_identifier, identifier_of, site_text};
-use crate::client::{CONTENT_MODIFIED, Server};
 use crate::error::LspError;
 use crate::protocol::TextDocumentPositionParams;
-use crate::protocol::{PrepareRename, Rename, RenameParams, WorkspaceEdit};
+use crate::protocol::{PrepareRename, Rename, RenameParams};
 use crate::rename;
 use crate::state::State;
 use crate::text::{path_to_uri, units_of_byte};
@@ -26,23 +25,6 @@ use crate::tools::rename_check;
 use crate::tools::target;
 use crate::tools::witnessed;
 use report::{FileEdits, RenameReport, RenamedFile};
-
-/// `textDocument/rename`, asked again once if the content was modified meanwhile; no
-/// edit (`null`) is an empty one.
-pub(super) async fn rename_request(
-    st: &State,
-    srv: &Server,
-    params: &RenameParams,
-) -> Result<WorkspaceEdit, LspError> {
-    let edit = match srv.call::<Rename>(params).await {
-        Err(LspError::Rpc { code, .. }) if code == CONTENT_MODIFIED => {
-            srv.wait_ready(st.sup.cfg.ready_timeout).await;
-            srv.call::<Rename>(params).await
-        }
-        other => other,
-    }?;
-    Ok(edit.unwrap_or_default())
-}
 
 /// `lsp_rename`: a symbol renamed, or with `new_path` the file `path` moved.
 pub async fn rename(st: &State, a: RenameArgs) -> Result<ToolOutput, LspError> {
@@ -149,7 +131,7 @@ async fn rename_symbol(
         position: pos.position,
         new_name: new_name.clone(),
     };
-    let mut edit = rename_request(st, &srv, &params).await?;
+    let mut edit = asking::ask_edit::<Rename>(st, &srv, &params).await?;
     // A file the edit changes that the server read from disk by itself may be stale: open
     // it with its disk content and ask again, until the edit names only synced files.
     let mut absent = Vec::new();
@@ -182,7 +164,7 @@ async fn rename_symbol(
                 None => absent.push(p),
             }
         }
-        edit = rename_request(st, &srv, &params).await?;
+        edit = asking::ask_edit::<Rename>(st, &srv, &params).await?;
     }
     if edit.is_empty() {
         return Err(arg_err(format!(
@@ -242,7 +224,7 @@ async fn rename_symbol(
                 tokio::time::sleep(Duration::from_millis(400 * u64::from(round))).await;
                 srv.wait_ready(deadline.saturating_duration_since(Instant::now()))
                     .await;
-                edit = rename_request(st, &srv, &params).await?;
+                edit = asking::ask_edit::<Rename>(st, &srv, &params).await?;
                 for p in rename::unsynced(st.ws(), &edit, &synced)? {
                     if let Some(bytes) = rename::read_bytes(st.ws(), &p)? {
                         srv.sync(&p, &String::from_utf8_lossy(&bytes), false)
