@@ -1,3 +1,6 @@
+//! The crate's error types: a call's ([`LspError`]) and a project checker's ([`CheckerError`]),
+//! each message saying what to do next.
+
 /// Everything that can go wrong in this family; each message says what to do next.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -40,8 +40,10 @@
 //!   detection and restart with backoff, and the cap on running
 //!   servers (`max_servers`, default 8): at the cap the least recently used idle server is shut
 //!   down and starts again at its next use; `lsp status` shows the cap and the evictions.
-//! - `tools`: the `lsp` and `lsp_rename` tools, the family's run state with its per-conversation
-//!   (room) ledger keyed by (severity, code, message), and the witness-checked answers.
+//! - `state`: the family's run state — the supervisor, the trust question, the per-conversation
+//!   (room) ledger keyed by (severity, code, message) and the witness; every operation is a free
+//!   function over it.
+//! - `tools`: the `lsp` and `lsp_rename` tools, their operations and the witness-checked answers.
 //! - `on_write` (with `on_write_scope`): the diagnostics-on-write wrapper — the new problems of
 //!   every changed file, and which other files were checked; `outside`: the same for files a
 //!   client changed with its own tools, at the next call.
@@ -50,9 +52,10 @@
 //! - `imports`: the import witness of a file move (no import of the old module path left).
 //! - `rename`: `lsp_rename`'s plan — open documents re-synced from disk first, edits applied to
 //!   the bytes the server was given (kept exactly outside the edited ranges), all or nothing.
-//! - `checker`: `diagnostics` with `"*"` — `cargo check`, `pyright --outputjson`, `tsc --noEmit`,
-//!   `go vet ./...` per detected root; an exec-tier call (it runs project code), launched
-//!   through the sandbox prefix.
+//! - `checker` (with `checker_c`): `diagnostics` with `"*"` — `cargo check`,
+//!   `pyright --outputjson`, `tsc --noEmit`, `go vet ./...`, `dart analyze` per detected root,
+//!   and each `compile_commands.json` compiled again with `-fsyntax-only`; an exec-tier call (it
+//!   runs project code), launched through the sandbox prefix.
 //!
 //! ## Which Python server
 //!

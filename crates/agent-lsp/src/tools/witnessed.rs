@@ -3,8 +3,9 @@
 //! family) says where the name occurs as an identifier; each occurrence the server's answer does
 //! not account for is put back to the server as a `definition` question. An occurrence whose
 //! definition is the asked declaration is a site the answer missed; one whose definition lies
-//! elsewhere is another symbol with the same name. The witness decides what to ask next, never
-//! what to edit.
+//! elsewhere is another symbol with the same name. For `implementation` the witness only says
+//! where else the name occurs (syntax cannot tell an implementation from another definition).
+//! The witness decides what to ask next, never what to edit.
 
 use crate::client::Server;
 use crate::error::LspError;

@@ -1,6 +1,7 @@
 //! What a positional answer is — its [`Head`] (the target and who answered), what the operation
-//! found (a [`Body`]: [`Places`], [`HoverBody`], [`Actions`], [`Hierarchy`]) and how a name given alone was
-//! resolved — and the text a model reads, rendered from it.
+//! found (a [`Body`]: [`Places`], [`HoverBody`], [`Actions`], [`Hierarchy`]) and how a name
+//! given alone was resolved — the text a model reads, rendered from it, and the refusal of an
+//! operation the server does not offer ([`offered`]).
 
 use super::super::witnessed::{WitnessReport, identifier_of};
 use super::super::{PARTIAL, escaped_note};
