@@ -5,9 +5,10 @@
 //!
 //! - [`attach`] registers `debug` (exec tier, not parallel-safe) when the run has a conversation
 //!   id; without one it registers nothing.
-//! - The model fills one flat object ([`DebugArgs`], `operation` naming the operation); it is parsed
-//!   once into a [`DebugCommand`] holding exactly that operation's arguments, and each command
-//!   runs in its own module under `ops`.
+//! - The model fills one flat object ([`DebugArgs`], `operation` naming the operation); it is
+//!   parsed once into a [`DebugCommand`] holding exactly that operation's arguments, and `ops`
+//!   runs it (a module per operation, but one for the moves and one for the five reads of a
+//!   stopped debuggee).
 //! - `launch` starts a program, a Python module (`python -m`, debugpy's `module`) or one test
 //!   (`ops::launch_test`): a `.py` file's test under `python -m pytest -s FILE::NAME`, a Go
 //!   package's in delve's test mode (`-test.run ^NAME$`), a Rust package's in the test binary

@@ -1,6 +1,7 @@
-//! The per-conversation (per-room) supervisor: the workspace, the configuration, the one session slot, the
-//! breakpoints kept across sessions, and the questions every operation asks of them (which
-//! session is live, how a path is shown). The operations themselves are in `ops`.
+//! The per-conversation (per-room) supervisor: the workspace, the configuration, the one session
+//! slot, the breakpoints kept across sessions, the last launch (for `restart`), and the
+//! questions every operation asks of them (which session is live, how a path is shown). The
+//! operations themselves are in `ops`.
 
 use crate::adapters::{self, AdapterId, Detected, Scratch};
 use crate::breakpoints::{FileBreakpoints, FunctionBreakpoints, Placed};

@@ -1,5 +1,6 @@
-//! What several operations ask of a live session: its threads, a thread's frames (remembered
-//! until the debuggee moves), whether an id the model passed is one it was given.
+//! What several operations ask of a live session: that it is stopped, its threads, a thread's
+//! frames (remembered until the debuggee moves), a frame's scopes and a reference's variables,
+//! and whether an id the model passed is one it was given.
 
 use crate::DapError;
 use crate::limits::MAX_FRAMES;

@@ -1,7 +1,8 @@
-//! The operations of `debug` — one module each, but for the five that read a stopped debuggee
-//! (`inspection`: threads, stack, scopes, variables, evaluate) — and the one dispatch from a parsed
-//! [`DebugCommand`] to them, where each operation's result (a value of its own type, from
-//! `report`) is rendered with [`ToolOutput::report`]. `inspect`, `rows` and `stop` hold what
+//! The operations of `debug` — one module each, but for the moves (`motion`: continue, pause,
+//! the steps) and the five that read a stopped debuggee (`inspection`: threads, stack, scopes,
+//! variables, evaluate) — and the one dispatch from a parsed [`DebugCommand`] to them (`restart`
+//! is the last launch run again, here), where each operation's result (a value of its own type,
+//! from `report`) is rendered with [`ToolOutput::report`]. `inspect`, `rows` and `stop` hold what
 //! several operations share: finding threads and frames, building result rows from the
 //! adapter's answers, and finding where the debuggee went.
 
