@@ -1,3 +1,6 @@
+//! The registry's errors: why a call was refused or failed ([`CallError`]) and why a tool, a
+//! wrapper or a provider was refused while the run was composed ([`RegisterError`]).
+
 use crate::{Surface, Tier};
 
 /// Why the registry refused or failed a call. Every variant becomes an error result for the

@@ -17,19 +17,24 @@
 //!   staged edits, ledgers, workers) is kept per room — the requester's — and ended together by
 //!   [`Registry::end_room`] when the conversation ends;
 //! - [`Approver`] and [`ApprovalPolicy`]: approvals fail closed when no approver is connected;
-//! - [`Wrapper`]: code outside a tool that post-processes named tools' results;
-//! - [`locate::SymbolLocator`]: where a named function is defined, provided by the family that
-//!   knows definitions and asked for by type by another (never by a tool's name);
-//! - [`witness::IdentifierWitness`]: where a name occurs as an identifier token, provided by the
-//!   family that parses code, so that another family's cross-file answer has a second witness;
-//! - small shared mechanisms the families need identically: root confinement and all-or-nothing
-//!   atomic writes ([`workspace`]), how outside text is shown escaped and path arguments
-//!   clipped ([`display`]), what a line of a file's text is and where a position falls
-//!   ([`lines`]: a line ends at `\n`, `\r\n` or a lone `\r`), binary and root-marker lookup
-//!   ([`process`]), and the plain data of `doctor` reports ([`doctor`]).
+//! - [`Wrapper`]: code outside a tool that post-processes call results, selecting by what a call
+//!   did (its typed effects, such as [`ToolOutput::changed_files`]), never by a tool's name;
+//! - the services one family provides and another asks the registry for by type (never by a
+//!   tool's name): [`locate::SymbolLocator`] (where a named function is defined),
+//!   [`witness::IdentifierWitness`] (where a name occurs as an identifier token, so that another
+//!   family's cross-file answer has a second witness), [`definitions::DefinitionFinder`] (a
+//!   file's definitions by name path, from its grammar), [`outside::ChangeChecker`] (the
+//!   problems a change made outside the run's write tools introduced) and
+//!   [`person::PersonAsker`] (a family's own question to the caller's operator);
+//! - lean input schemas ([`schema`]), and small shared mechanisms the families need
+//!   identically: root confinement and all-or-nothing atomic writes ([`workspace`]), how outside
+//!   text is shown escaped and path arguments clipped ([`display`]), what a line of a file's
+//!   text is and where a position falls ([`lines`]: a line ends at `\n`, `\r\n` or a lone
+//!   `\r`), which ignore files a search honours ([`ignore_rules`]), binary and root-marker
+//!   lookup ([`process`]), and the plain data of `doctor` reports ([`doctor`]).
 //!
-//! It never starts a process (`agent-proc` is the only code that does), never speaks a protocol (no LSP, DAP, MCP or kernel wire types), and never depends
-//! on a family crate.
+//! It never starts a process (`agent-proc` is the only code that does), never speaks a protocol
+//! (no LSP, DAP, MCP or kernel wire types), and never depends on a family crate.
 
 pub mod definitions;
 pub mod display;

@@ -1,3 +1,8 @@
+//! The run's [`Registry`]: the tools, the wrappers and the services the families provide, and
+//! the one call path every call takes (surface check, argument validation, approval, the lock
+//! of the call's resource, panic capture, wrappers), whoever makes it. Sealed by its first call
+//! or listing: what a surface sees never changes under a running model.
+
 use crate::resource::Held;
 use crate::rooms::{RoomEnd, RoomId};
 use crate::tool::{Tool, ToolInfo, ToolOutput};

@@ -1,3 +1,6 @@
+//! What a tool may do ([`Tier`]: `read`, `write`, `exec`) and who is looking at the tool list
+//! ([`Surface`]: `full`, `plan`, `read-only`), and which tiers each surface sees.
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

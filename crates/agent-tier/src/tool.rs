@@ -1,3 +1,9 @@
+//! What a tool is — the [`Tool`] trait (its name, tier, description, typed arguments, and the
+//! [`Effects`] one call declares before it runs) and what a listing shows of it ([`ToolInfo`],
+//! [`Hints`]) — and what a call returns: a [`ToolOutput`] (text, structured content rendered
+//! from a [`Report`], images, and the typed effects wrappers select on: the changed files,
+//! their previous content, a [`DryRun`]'s proposed change).
+
 use crate::{CallContext, ResourceKey, Tier};
 use schemars::JsonSchema;
 use serde::Serialize;
