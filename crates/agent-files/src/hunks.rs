@@ -2,8 +2,9 @@
 //! recounting a hunk whose header counts disagree with its body.
 //!
 //! After the first file header, every ` `, `-` and `+` line of the input ends up in a hunk, or
-//! the patch is refused: a line is never skipped (before it, a message or a diffstat is ignored). A hunk's body is taken by its header's counts (`@@ -l,s +l,s @@`) when they
-//! are consistent — the counted lines are followed by the end of the input, the next `@@`, a
+//! the patch is refused: a line is never skipped (before it, a message or a diffstat is
+//! ignored). A hunk's body is taken by its header's counts (`@@ -l,s +l,s @@`) when they are
+//! consistent — the counted lines are followed by the end of the input, the next `@@`, a
 //! `diff ` line, a `--- `/`+++ ` file header or a line that cannot be part of a hunk — so a
 //! deleted line that starts with `--- ` (an SQL comment) stays a deleted line. Otherwise the
 //! header is wrong (models miscount often) and the hunk is recounted from its body, as

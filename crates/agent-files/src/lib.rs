@@ -9,12 +9,14 @@
 //! - Every path is confined to the run's root (`..`, absolute paths elsewhere and symlinks that
 //!   lead out are refused) through `agent_tier::workspace`, which also makes every write
 //!   all-or-nothing, symlink-proof and serialised per file with every other writer of the run.
-//! - `read` reads regular files only and at most what it returns; FIFOs and devices are refused.
-//!   `grep` and `glob` walk as ripgrep does (ignore files honoured, symlinks never followed) and
-//!   open regular files only, each searched in at most its first 64 MiB.
+//! - `read` reads regular files only, holds at most what it returns and scans at most a file's
+//!   first 64 MiB; FIFOs and devices are refused. `grep` and `glob` walk as ripgrep does (ignore
+//!   files honoured, symlinks never followed) and list regular files only; `grep` opens them
+//!   and searches each in at most its first 64 MiB.
 //! - The file work runs off the async threads (`spawn_blocking`).
 //! - Each writing tool reports the files it changed as [`agent_tier::ToolOutput::changed_files`],
-//!   so wrappers (diagnostics on write) cover it without knowing its name.
+//!   so wrappers (diagnostics on write) cover it without knowing its name; with `dry_run` it
+//!   writes nothing and returns the change as [`agent_tier::ToolOutput::proposed`].
 //!
 //! It never: starts a process, speaks a protocol, or writes outside the root.
 
