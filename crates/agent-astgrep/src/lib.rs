@@ -61,6 +61,8 @@
 //! - `witness`: the run's identifier witness (provided to the registry at attach): where a
 //!   name occurs as an identifier token, parsing only the files whose tokens (the token index)
 //!   hold it; the language-server family checks its cross-file answers against it.
+//! - `definitions`: the run's definition finder (provided to the registry at attach): a file's
+//!   definitions by name path from its grammar's tags query, for `edit` by `symbol`.
 //! - `staged`: each conversation's staged edits, numbered across the run, and the resource
 //!   `ast_edit` and `resolve` hold.
 //! - one file per tool, each with its result type as a child (`report.rs`): `grep` (`ast_grep`:
@@ -68,6 +70,8 @@
 //!   compute it, stage it; [`EditReport`]) and `resolve` (`resolve`: write or drop a staged edit;
 //!   [`ResolveReport`]). A result is a value of its own type implementing
 //!   [`agent_tier::Report`]: its fields are the structured result, its text is rendered from it.
+//!   `scopes` (with `glob`) plans what a call searches when `path` is a glob or `language` is
+//!   left out; `tree` is `ast_grep`'s `tree: true` (the syntax a pattern is matched against).
 //! - `bench`: the bare parse `examples/bench` measures a search against.
 //! - this file: the configuration, `attach`, the blocking thread each call runs on, and the
 //!   hook a binary sets tree-sitter's allocator with (this crate never chooses one).

@@ -1,7 +1,7 @@
 //! The run's token index (issue 26): per file, the sorted 32-bit hashes of its word tokens,
-//! with the [`Fingerprint`] (size, mtime, ctime) it was read at. `ast_grep` asks it whether a file can hold a
-//! pattern's literals before reading the file; the identifier witness asks it which files may
-//! hold a name before parsing them. Built once, for both.
+//! with the [`Fingerprint`] (size, mtime, ctime) it was read at. `ast_grep` asks it whether a
+//! file can hold a pattern's literals before reading the file; the identifier witness asks it
+//! which files may hold a name before parsing them. Built once, for both.
 //!
 //! A word token is a maximal run of word characters (`_` and what `char::is_alphanumeric`
 //! takes), found by a lexical scan, never a parse: it costs a pass over the bytes already read,

@@ -3,9 +3,9 @@
 //!
 //! Which files may hold a name comes from the run's token index (`tokens`, shared with
 //! `ast_grep`'s prefilter): per file the sorted hashes of its word tokens, with the fingerprint
-//! (size, mtime, ctime) it was read at — a few bytes per distinct word, not trees. A query walks the language
-//! family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git` skipped, symlinks
-//! not followed), indexes the files that are new or changed (in parallel, a lexical scan), and
+//! (size, mtime, ctime) it was read at — a few bytes per distinct word, not trees. A query
+//! walks the language family's files (the walk `ast_grep` makes: `.gitignore` honoured, `.git`
+//! skipped, symlinks not followed), indexes the files that are new or changed (in parallel, a lexical scan), and
 //! parses only the files whose tokens hold the name, to give each occurrence's position. An
 //! identifier token is a named leaf whose kind is one of the grammar's identifier kinds (its
 //! entry in the grammar table: `identifier`, `type_identifier`, `field_identifier`, …): never a
