@@ -1,5 +1,6 @@
 //! The commands, run: `serve` hands the run to the library's [`host::serve`]; `call`, `tools`
-//! and `doctor` print what the registry says; `repl` is [`crate::repl`].
+//! and `doctor` print what the registry says; `repl` is [`crate::repl`], `hook` is
+//! [`crate::hook`].
 
 use crate::args::{Command, Common};
 use crate::out;

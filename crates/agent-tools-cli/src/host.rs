@@ -1,5 +1,6 @@
 //! Composing one run: the registry, the host's file tools, every family compiled in (one list,
-//! [`FAMILIES`]), the way `ask_user` reaches a person, and the run served over MCP ([`serve`]).
+//! [`FAMILIES`]), less what `serve --tools`/`--without` leave out ([`ToolSelection`]), the way
+//! `ask_user` reaches a person, and the run served over MCP ([`serve`]).
 
 mod families;
 mod selection;

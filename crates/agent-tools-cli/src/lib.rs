@@ -10,6 +10,8 @@
 //!   MCP elicitation through the connected client;
 //! - [`mcp`]: the `rmcp` server handler over the registry, each MCP session the requester of its
 //!   own calls; [`stdio`] and [`http`], its transports;
+//! - [`control`]: the stdio host's control socket, through which a client's own hook reports an
+//!   edit made by the client's own tools and gets the run's `ChangeChecker` report back;
 //! - [`lifecycle`]: the run's reaper, the ending signals, and ending every process of the run;
 //! - [`logging`]: the `tracing` subscriber (stderr or `--log-file`, level from `AGENT_TOOLS_LOG`),
 //!   and each session's subscription to the log;

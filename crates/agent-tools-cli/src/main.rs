@@ -1,10 +1,11 @@
 //! # agent-tools — the per-run tool host
 //!
 //! `agent-tools serve` serves one run's built-in tools over MCP (stdio, or Streamable HTTP with
-//! `--listen`); `call`, `tools`, `doctor` and `repl` are the same registry from a terminal. This
-//! binary owns argument parsing ([`args`]), `main`, and the terminal commands' printing
-//! ([`cli`], [`repl`], [`out`]); composing the run, the MCP server and the process lifecycle are
-//! the `agent_tools_cli` library's.
+//! `--listen`); `call`, `tools`, `doctor` and `repl` are the same registry from a terminal;
+//! `hook claude-code` is a client's own hook ([`hook`]). This binary owns argument parsing
+//! ([`args`]), `main`, the terminal commands' printing ([`cli`], [`repl`], [`out`]) and the
+//! allocator of parsed trees ([`alloc`]); composing the run, the MCP server and the process
+//! lifecycle are the `agent_tools_cli` library's.
 //!
 //! It never implements a family's tool, and never serves more than one run per process.
 

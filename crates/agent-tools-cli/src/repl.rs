@@ -1,7 +1,8 @@
 //! `agent-tools repl`: an interactive console on a root. It prints what is attached (as
 //! `doctor`), then reads tool calls `name {json}` line by line, runs them through the registry
-//! and prints the results, escaped for the terminal as every command's output is. With stdin not a TTY it reads calls line by line (for scripts). When
-//! its reader goes away (`… | head`) it stops quietly.
+//! and prints the results, escaped for the terminal as every command's output is. With stdin not
+//! a TTY it reads calls line by line (for scripts). When its reader goes away (`… | head`) it
+//! stops quietly.
 
 use crate::args::Common;
 use crate::out;
