@@ -11,8 +11,10 @@
 //!   through an [`Elicitor`] (accept → answer, decline → declined, cancel → skip);
 //! - [`ScriptedPort`]: queued outcomes, for tests and embedding.
 //!
-//! [`attach`] registers `ask_user` when a port and a target space both exist; [`AskApprover`]
-//! renders the registry's permission prompts as the same card through the same port.
+//! [`attach`] registers `ask_user` when a port and a target space both exist, and provides the
+//! run's [`PersonAsker`](agent_tier::person::PersonAsker) (a family's own question, such as the
+//! language servers' trust question) through the same port; [`AskApprover`] renders the
+//! registry's permission prompts as the same card through the same port.
 //!
 //! Never: invents an answer, blocks when nobody is attached, or speaks the MCP transport (the
 //! host's [`Elicitor`] does).

@@ -1,3 +1,6 @@
+//! The one error type of this crate ([`KernelError`]): why an `eval` call could not run its
+//! cell, each message saying what to do next.
+
 use std::path::PathBuf;
 
 /// Why an `eval` call could not run its cell. Every variant becomes an error result; none of them

@@ -6,9 +6,10 @@
 //!   run stops the worker);
 //! - [`CommandBackend`]: the shipped backend — a configured program per tier (`fast`, `good`),
 //!   started through `agent_proc` (own process group, run tag, swept when it ends) with the
-//!   brief on stdin and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its stdout is the result;
-//! - the roster, one per room (conversation): every worker it spawned, with its state (running, done, failed, timed_out,
-//!   killed), elapsed time, when it last wrote output, and last result, kept for the whole run
+//!   brief on stdin and `VIBE_LABEL`, `VIBE_TIER`, `VIBE_WORKER_ID` in its environment; its
+//!   stdout is the result;
+//! - the roster, one per room (conversation): every worker it spawned, with its state (running,
+//!   done, failed, timed_out, killed), elapsed time, when it last wrote output, and last result, kept for the whole run
 //!   (a finished worker's result can be read again by `vibe_wait` any number of times).
 //!
 //! Each worker has a time budget per run (`timeout_s` on spawn, default 30 minutes): over it,
