@@ -2,8 +2,8 @@
 //! its environment or by leaving its parent.
 //!
 //! Where the machine offers a writable cgroup v2 (the unified hierarchy, pure or beside v1), the
-//! run gets a group `agent-tools-<host pid>-<run>` below the host's own, and each child a group `c<n>`
-//! inside it, which the child joins between fork and exec. Everything the child starts is born
+//! run gets a group `agent-tools-<host pid>-<run>` below the host's own, and each child a group
+//! `c<n>` inside it, which the child joins between fork and exec. Everything the child starts is born
 //! in the same group, whatever it does to its environment, session or parents. Ending a child
 //! writes `cgroup.kill` (Linux ≥ 5.14; before it, each listed pid is SIGKILLed, round after
 //! round) of its group; ending the run, or the reaper after a killed host, writes the run

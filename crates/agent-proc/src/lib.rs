@@ -4,7 +4,8 @@
 //!
 //! - [`Command`] → [`Child`]: a supervised child leads its own session and process group (no
 //!   controlling terminal: it cannot read the person's terminal or push keystrokes into it),
-//!   never sees a variable the host [withholds](withhold_env) (the HTTP token), carries the run's
+//!   never sees a variable the host [withholds](withhold_env) (the HTTP token), gets only an
+//!   allow-listed environment when asked ([`Command::env_only`]), carries the run's
 //!   tag in its environment (`AGENT_TOOLS_RUN_<run>=<n>`, inherited by every descendant, even one
 //!   that starts a new session), and gets `PR_SET_PDEATHSIG(SIGKILL)`, so a host killed outright
 //!   takes its direct children with it. Its stderr is pumped into a bounded [`Tail`] whose end can
@@ -24,8 +25,9 @@
 //!   is one of ours ([`Launcher::owns_reported_pids`]).
 //! - [`describe_exit`]: the one wording of an exit status.
 //! - The run as a whole: [`shutdown`] runs the polite exits registered with [`on_shutdown`], then
-//!   ends every live child of the run (SIGTERM, grace, SIGKILL, then the run's sweep), and [`reaper`] is the small process that sweeps the run after a host
-//!   that died without running any code of ours.
+//!   ends every live child of the run (SIGTERM, grace, SIGKILL, then the run's sweep), and
+//!   [`reaper`] is the small process that sweeps the run after a host that died without running
+//!   any code of ours.
 //!
 //! - The log: `tracing` events (target `agent_proc`) when a child starts (`info`: purpose, pid,
 //!   command line), exits on its own with a failure (`warn`: the crash, its status and how many

@@ -5,9 +5,11 @@
 //! calls [`main`]). It watches the host's pid through a pidfd (readable when the host has
 //! exited; no other process can hold it open), and holds the read end of a pipe whose write end
 //! the host holds (every descriptor the host opens is close-on-exec, so no other child inherits
-//! it): end-of-file means the host has exited too, where pidfds are missing. It then sweeps every process that carries the run's tag and exits. It
-//! leads its own process group, ignores the terminal's SIGINT and SIGHUP, and has no parent-death
-//! signal (it must outlive the host); it carries `AGENT_TOOLS_REAPER=<run>` and not the run's tag.
+//! it): end-of-file means the host has exited too, where pidfds are missing. It then kills the
+//! run's cgroup where there is one, sweeps every process that carries the run's tag, and exits.
+//! It leads its own process group, ignores the terminal's SIGINT and SIGHUP, and has no
+//! parent-death signal (it must outlive the host); it carries `AGENT_TOOLS_REAPER=<run>` and
+//! not the run's tag.
 //! Direct children need it least: their parent-death signal already ended them.
 
 use crate::sweep::{self, Scope};
