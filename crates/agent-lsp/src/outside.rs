@@ -6,9 +6,9 @@
 //! with the file on disk (by size and modification time first, then by content). A file whose
 //! content is no longer what the server last had — and is not what our own tools last wrote
 //! there ([`agent_tier::workspace::is_own_write`]) — was changed outside: it goes through the
-//! same check as a write ([`after_write`], with the server's last text as the previous
-//! content: the same ledger, baseline and scope rules), and the call's answer carries the
-//! report, naming the files. A document synced by the call itself (an `lsp` call on the changed
+//! same check as a write ([`after_write`](crate::on_write::after_write), with the server's last
+//! text as the previous content: the same ledger, baseline and scope rules), and the call's
+//! answer carries the report, naming the files. A document synced by the call itself (an `lsp` call on the changed
 //! file) counts from the text the server had before that sync.
 //!
 //! What it does not see: a file no server had open (there is no earlier content to compare

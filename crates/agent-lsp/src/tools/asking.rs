@@ -1,6 +1,7 @@
 //! How a server is asked: the document synced first ([`open`]), a request retried while the
 //! server is busy or still loading ([`ask`]), and asked again until its answer settles
-//! ([`ask_settled`]); a request whose answer is an edit is asked again only once ([`ask_edit`]).
+//! ([`ask_settled`]); a request whose answer is an edit is asked again only once, when the
+//! server says its content was modified ([`ask_edit`]).
 
 use crate::client::{CONTENT_MODIFIED, REQUEST_CANCELLED, SERVER_CANCELLED, Server};
 use crate::error::LspError;

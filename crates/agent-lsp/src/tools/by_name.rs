@@ -1,7 +1,7 @@
 //! Name-only addressing: `symbol` without `line` is resolved to its one declaration — in
 //! `path` (the file's document symbols), or without `path` (or when `path` does not declare it)
 //! in the workspace (workspace symbols) — through the same resolver as the run's
-//! [`Locator`]. A name matching several declarations is refused with the
+//! [`Locator`](super::Locator). A name matching several declarations is refused with the
 //! candidates and the exact next call; nothing is guessed, for a read or a write.
 
 use super::locate::{Decl, Found, Kinds};
