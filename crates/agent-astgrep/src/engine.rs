@@ -1,8 +1,8 @@
 //! The engine under `ast_grep`, `ast_edit` and `resolve`: which files a search takes
 //! ([`scope`]), and the walk that reads them in parallel, rules out those lacking the pattern's
 //! literals, and parses the rest (or takes a tree, or a remembered answer, from the run's
-//! cache). What is done with each parsed file is its caller's: [`search`] (`engine/search.rs`)
-//! lists and counts matches, [`rewrite`] (`engine/rewrite.rs`) computes a file's new text.
+//! cache). What is done with each parsed file is its caller's: [`search()`] (`engine/search.rs`)
+//! lists and counts matches, [`rewrite()`] (`engine/rewrite.rs`) computes a file's new text.
 
 mod retire;
 mod rewrite;

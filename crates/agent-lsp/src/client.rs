@@ -1,7 +1,8 @@
 //! Our LSP client: one `agent-rpc` connection per server process (capped framing, a send task
-//! owning the writer, abandoned requests cancelled with `$/cancelRequest`); here the server's own
-//! requests are answered and its notifications recorded (progress, status, published
-//! diagnostics); stderr goes into a bounded [`Tail`].
+//! owning the writer, abandoned requests cancelled with `$/cancelRequest`), a server's start,
+//! typed calls with their timeouts, readiness and shutdown; stderr goes into a bounded [`Tail`].
+//! The server's own requests and notifications are `events`', the open documents
+//! `documents`', fresh diagnostics `diagnostics`'.
 
 use crate::config::ServerSpec;
 use crate::error::LspError;
