@@ -4,7 +4,10 @@
 //! without a long-lived host runs the tools: `grep` against ripgrep (`rg -c`, the same
 //! pattern; the counts must be identical; median of 3 after a warm-up) and `ast_grep` against
 //! the ast-grep CLI (one run each: a whole-tree search takes minutes), with each process's peak
-//! RSS. Prints the ratio at every size; docs/benchmarks.md records a run.
+//! RSS; and the identifier witness (`examples/witness_scale.rs`, one process per size: the first
+//! query walks and indexes the tree, then warm and repeated queries) against ripgrep's
+//! whole-word count of the same name, with its peak RSS. Prints the ratio at every size;
+//! docs/benchmarks.md records a run.
 
 use crate::bench_calls::{median, timed};
 use anyhow::{Context, Result, bail};
@@ -25,6 +28,17 @@ const GREPS: &[(&str, &str, bool)] = &[
         false,
     ),
 ];
+
+/// The witness's names: the first is timed cold (the index build), then every one warm.
+const NAMES: &[&str] = &[
+    "netif_rx",
+    "dev_kfree_skb_any",
+    "kfree",
+    "spin_lock_irqsave",
+];
+
+/// The file the witness is asked near (its language family picks what is indexed).
+const NEAR: &str = "drivers/net/loopback.c";
 
 /// ast_grep's patterns, the issue's.
 const PATTERNS: &[&str] = &[
@@ -100,8 +114,68 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// The witness example, built in release.
+fn witness_binary(root: &Path) -> Result<PathBuf> {
+    let mut c = crate::cargo(root);
+    c.args([
+        "build",
+        "-q",
+        "--release",
+        "-p",
+        "agent-tools",
+        "--features",
+        "astgrep",
+        "--example",
+        "witness_scale",
+    ]);
+    crate::run(&mut c)?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    Ok(target.join("release/examples/witness_scale"))
+}
+
+/// The witness at one size: one process (the index is built by its first query), against
+/// `rg -w --count-matches` of the first name (ripgrep has no index: every query is a first).
+fn witness_row(witness: &str, rg: &str, tree: &Path, size: &str) -> Result<()> {
+    let dir = tree.join(size);
+    let near = Path::new(NEAR)
+        .strip_prefix(size.trim_start_matches("./"))
+        .unwrap_or(Path::new(NEAR));
+    let (near_s, dir_s) = (near.display().to_string(), dir.display().to_string());
+    let mut cmd = vec![witness, dir_s.as_str(), near_s.as_str()];
+    cmd.extend(NAMES);
+    let ours = measure(&cmd, tree, 1)?;
+    let v: Value = serde_json::from_slice(&ours.2).context("witness_scale printed no JSON")?;
+    let peer = measure(
+        &[rg, "-w", "--count-matches", "-t", "c", "--", NAMES[0], size],
+        tree,
+        3,
+    )?;
+    let peer_count: u64 = String::from_utf8_lossy(&peer.2)
+        .lines()
+        .filter_map(|l| l.rsplit(':').next()?.parse::<u64>().ok())
+        .sum();
+    let build = v["build_ms"].as_f64().unwrap_or(0.0);
+    println!(
+        "| {size} | witness | `{}`: first query (index of {} files, {} skipped) / warm / repeated | {build:.0} / {:.1} / {:.1} ms | {:.0} ms | {:.2}× (first) | {} / {peer_count} (identifiers / rg -w) | {:.0} / {:.0} MB |",
+        NAMES[0],
+        v["files"],
+        v["skipped"],
+        v["warm_ms"].as_f64().unwrap_or(0.0),
+        v["repeated_ms"].as_f64().unwrap_or(0.0),
+        ms(peer.0),
+        build / ms(peer.0),
+        v["counts"][0],
+        ours.1,
+        peer.1
+    );
+    Ok(())
+}
+
 pub fn run(root: &Path, bin: &Path) -> Result<()> {
     let tree = kernel_tree(root)?;
+    let witness = witness_binary(root)?.display().to_string();
     let rg = crate::setup::on_path("rg")
         .context("ripgrep (`rg`) is the peer: apt-get install ripgrep")?;
     let sg = root.join(".tools/node/node_modules/.bin/ast-grep");
@@ -153,6 +227,7 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
                 peer.1
             );
         }
+        witness_row(&witness, &rg_s, &tree, size)?;
         for pattern in PATTERNS {
             let args = json!({"pattern": pattern, "language": "c", "path": size});
             let args_s = args.to_string();
