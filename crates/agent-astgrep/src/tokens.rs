@@ -306,6 +306,11 @@ impl TokenIndex {
         }
     }
 
+    /// How many more token hashes the index would keep before its bound.
+    pub fn room(&self) -> usize {
+        self.max_tokens.saturating_sub(self.inner.lock().held)
+    }
+
     /// (files known, files indexed, token hashes held).
     #[cfg(test)]
     pub fn size(&self) -> (usize, usize, usize) {

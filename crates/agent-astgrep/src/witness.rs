@@ -220,22 +220,30 @@ impl Witness {
         out
     }
 
-    /// The tokens of every file (indexing the stale ones in parallel); returns the files that
-    /// could not be read, and the tokens of every other file (held by the index, or for this
-    /// query only when the index would not keep them).
-    fn refresh(&self, found: &[Found]) -> (HashSet<PathBuf>, HashMap<PathBuf, Box<[TokenHash]>>) {
-        let mut known = HashMap::new();
+    /// The files that may hold `name` (a superset: their positions are parsed next), and the
+    /// files that could not be read. A file the index holds is screened by its tokens; a stale
+    /// one is read (in parallel), tokenized and offered to the index while the index keeps what
+    /// it is offered — once it refuses one for its bound the rest are screened by a byte search for `name` where it may be a token ([`may_hold`]),
+    /// which costs a pass over bytes already read instead of a tokenization that would be
+    /// thrown away (a tree the size of Linux's `drivers/net` is past the bound).
+    fn refresh(&self, found: &[Found], name: &str) -> (HashSet<PathBuf>, HashSet<PathBuf>) {
+        let want = name_hash(name.as_bytes());
+        let mut holders = HashSet::new();
         let mut stale = Vec::new();
         for f in found {
             match f.print.and_then(|p| self.index.tokens_of(&f.path, p)) {
                 Some(t) => {
-                    known.insert(f.path.clone(), t);
+                    if t.binary_search(&want).is_ok() {
+                        holders.insert(f.path.clone());
+                    }
                 }
                 None => stale.push(f),
             }
         }
         let skipped = Mutex::new(HashSet::new());
-        let fresh = Mutex::new(known);
+        let holders = Mutex::new(holders);
+        let refused = std::sync::atomic::AtomicBool::new(false);
+        let finder = memchr::memmem::Finder::new(name.as_bytes());
         let below = Beneath::open(&self.root).ok();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = std::thread::available_parallelism()
@@ -254,17 +262,50 @@ impl Witness {
                             skipped.lock().insert(f.path.clone());
                             continue;
                         };
-                        let toks = tokens::tokens(&text);
-                        if let Some(print) = f.print.filter(|p| p.len == text.len() as u64) {
-                            self.index.note(&f.path, print, Some(toks.clone()), false);
+                        let holds = if refused.load(std::sync::atomic::Ordering::Relaxed) {
+                            may_hold(&finder, text.as_bytes())
+                        } else {
+                            let toks = tokens::tokens(&text);
+                            let (holds, n) = (toks.binary_search(&want).is_ok(), toks.len());
+                            let kept = f.print.filter(|p| p.len == text.len() as u64).is_some_and(
+                                |print| self.index.note(&f.path, print, Some(toks), false),
+                            );
+                            // Refused for the bound (not for being too recent): the rest would
+                            // be refused too.
+                            if !kept && self.index.room() < n {
+                                refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            holds
+                        };
+                        if holds {
+                            holders.lock().insert(f.path.clone());
                         }
-                        fresh.lock().insert(f.path.clone(), toks);
                     }
                 });
             }
         });
-        (skipped.into_inner(), fresh.into_inner())
+        (skipped.into_inner(), holders.into_inner())
     }
+}
+
+/// Whether `bytes` may hold `finder`'s name as a word token: some occurrence starts or ends a
+/// word run (the token index holds a run's prefixes and suffixes), or lies in a run that starts
+/// with a digit (the index holds such a run's pieces). Bytes past ASCII count as a run's end, so
+/// this admits every file the index would, and maybe more.
+fn may_hold(finder: &memchr::memmem::Finder<'_>, bytes: &[u8]) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let len = finder.needle().len();
+    finder.find_iter(bytes).any(|a| {
+        let b = a + len;
+        if a == 0 || !word(bytes[a - 1]) || b >= bytes.len() || !word(bytes[b]) {
+            return true;
+        }
+        let run = bytes[..a]
+            .iter()
+            .rposition(|&c| !word(c))
+            .map_or(0, |k| k + 1);
+        bytes[run].is_ascii_digit()
+    })
 }
 
 impl IdentifierWitness for Witness {
@@ -309,17 +350,10 @@ impl Witness {
             });
         }
         let (found, links) = self.walk(langs);
-        let (skipped, toks) = self.refresh(&found);
+        let (skipped, may) = self.refresh(&found, name);
         let mut unread: Vec<PathBuf> = links.iter().chain(&skipped).cloned().collect();
         unread.sort();
-        let want = name_hash(name.as_bytes());
-        let holders: Vec<&Found> = found
-            .iter()
-            .filter(|f| {
-                toks.get(&f.path)
-                    .is_some_and(|n| n.binary_search(&want).is_ok())
-            })
-            .collect();
+        let holders: Vec<&Found> = found.iter().filter(|f| may.contains(&f.path)).collect();
         let key = (langs.to_vec(), name.to_string());
         let held: Vec<(PathBuf, Option<Fingerprint>)> =
             holders.iter().map(|f| (f.path.clone(), f.print)).collect();
@@ -430,6 +464,86 @@ mod tests {
                 (rel, o.line, o.byte)
             })
             .collect()
+    }
+
+    /// A file the token index would admit for a name, the byte screen admits too: every
+    /// substring of every line of real and hostile text, as a name.
+    #[test]
+    fn the_byte_screen_admits_every_file_the_index_would() {
+        let texts = [
+            "def fetch_all(x): return fetch(x) + prefetch(x) + fetcher",
+            "1u32 0x1f 12ab34cd _x9 x_9_ a1b2 3d __init__",
+            "café naïve → arrow αβγ_δ x→y",
+            "kfree(p); kfree_skb(s); dev_kfree_skb_any(s); skb_kfree",
+            "",
+        ];
+        let (mut checked, mut admitted_more) = (0, 0);
+        for text in texts {
+            let toks = tokens::tokens(text);
+            for a in 0..text.len() {
+                for b in a + 1..=text.len().min(a + 24) {
+                    let (Some(name), true) = (text.get(a..b), text.is_char_boundary(a)) else {
+                        continue;
+                    };
+                    let finder = memchr::memmem::Finder::new(name.as_bytes());
+                    let by_bytes = may_hold(&finder, text.as_bytes());
+                    if toks.binary_search(&name_hash(name.as_bytes())).is_ok() {
+                        checked += 1;
+                        assert!(by_bytes, "{name:?} in {text:?}: the index holds it");
+                    } else if by_bytes {
+                        admitted_more += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 200, "{checked}");
+        // It is a screen, not the index: it lets some more through (to be parsed, and found not
+        // to be identifiers).
+        assert!(admitted_more > 0);
+        // A name only inside words is ruled out.
+        let finder = memchr::memmem::Finder::new(b"ree");
+        assert!(!may_hold(&finder, b"kfree_x(a) xkfreex"));
+    }
+
+    /// A tree past the index's bound (here a bound of 0: nothing is kept) gets the same answers
+    /// as one the index holds, query after query.
+    #[test]
+    fn a_full_index_answers_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = write(
+            &root,
+            "a.c",
+            "void kfree(void *p);\nvoid f(void *p) { kfree(p); kfree_skb(p); }\n",
+        );
+        write(
+            &root,
+            "b.c",
+            "/* kfree */ int g(void) { return kfreed + 1; }\n",
+        );
+        write(
+            &root,
+            "c/d.c",
+            "#define K kfree\nint h(int kfree) { return kfree; }\n",
+        );
+        let roomy = Witness::new(root.clone(), Arc::new(TokenIndex::indexing_recent(1 << 20)));
+        let full = Witness::new(root.clone(), Arc::new(TokenIndex::indexing_recent(0)));
+        for name in ["kfree", "kfree_skb", "p", "h", "kfreed", "ree"] {
+            let want = sites(&roomy, &a, name);
+            for _ in 0..2 {
+                assert_eq!(sites(&full, &a, name), want, "{name}");
+            }
+        }
+        // The macro's body is not parsed as code: its `kfree` is not an identifier there.
+        assert_eq!(
+            sites(&full, &a, "kfree"),
+            vec![
+                ("a.c".into(), 0, 5),
+                ("a.c".into(), 1, 18),
+                ("c/d.c".into(), 1, 10),
+                ("c/d.c".into(), 1, 26),
+            ]
+        );
     }
 
     #[test]
