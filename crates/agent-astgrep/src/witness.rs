@@ -102,6 +102,30 @@ fn identifier_spans(text: &str, lang: Lang) -> Option<Vec<(usize, usize)>> {
     }
 }
 
+/// A file's occurrences of a name: (line, byte in the line).
+type Sites = Vec<(u32, u32)>;
+
+/// Where `name` is an identifier in `text` parsed as `lang`: (line, byte in the line), lines as
+/// the language servers count them (`\n`, `\r\n` or a lone `\r`); `None` when it cannot be
+/// parsed.
+fn sites_in(text: &str, lang: Lang, name: &str) -> Option<Sites> {
+    let spans = identifier_spans(text, lang)?;
+    let bytes = text.as_bytes();
+    let mut cursor = agent_tier::lines::Cursor::new(bytes);
+    let mut out = Vec::new();
+    for (a, b) in spans {
+        if &bytes[a..b] != name.as_bytes() {
+            continue;
+        }
+        let (line, line_start) = cursor.seek(a);
+        out.push((
+            u32::try_from(line).unwrap_or(u32::MAX),
+            (a - line_start) as u32,
+        ));
+    }
+    Some(out)
+}
+
 /// A file's text, read below the root through no symlink (`None`: unreadable, too large, not
 /// UTF-8, or the root itself could not be opened).
 fn read_text(below: Option<&Beneath>, path: &Path) -> Option<String> {
@@ -393,8 +417,9 @@ impl Witness {
         Ok(out)
     }
 
-    /// The positions of `name` in `holders` (parsed again), into `out`; `Some` with the
-    /// truncated answer when `limit` is reached.
+    /// The positions of `name` in `holders` (parsed again, a chunk of files at a time on every
+    /// core, in the holders' order), into `out`; `Some` with the truncated answer when `limit`
+    /// is reached.
     fn positions(
         &self,
         holders: &[&Found],
@@ -403,39 +428,45 @@ impl Witness {
         out: &mut Sightings,
     ) -> Option<Sightings> {
         let below = Beneath::open(&self.root).ok();
-        for f in holders {
-            let unread = |out: &mut Sightings| {
-                out.skipped += 1;
-                if out.unread.len() < UNREAD_SHOWN {
-                    out.unread.push(f.path.clone());
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for chunk in holders.chunks(threads * 8) {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let found: Mutex<Vec<(usize, Option<Sites>)>> = Mutex::new(Vec::new());
+            std::thread::scope(|s| {
+                for _ in 0..threads.min(chunk.len()) {
+                    s.spawn(|| {
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(f) = chunk.get(i) else { break };
+                            let sites = read_text(below.as_ref(), &f.path)
+                                .and_then(|text| sites_in(&text, f.lang, name));
+                            found.lock().push((i, sites));
+                        }
+                    });
                 }
-            };
-            let Some(text) = read_text(below.as_ref(), &f.path) else {
-                unread(out);
-                continue;
-            };
-            let Some(spans) = identifier_spans(&text, f.lang) else {
-                unread(out);
-                continue;
-            };
-            let bytes = text.as_bytes();
-            // Lines as the language servers count them (`\n`, `\r\n` or a lone `\r`).
-            let mut cursor = agent_tier::lines::Cursor::new(bytes);
-            for (a, b) in spans {
-                if &bytes[a..b] != name.as_bytes() {
+            });
+            let mut found = found.into_inner();
+            found.sort_by_key(|(i, _)| *i);
+            for (i, sites) in found {
+                let f = chunk[i];
+                let Some(sites) = sites else {
+                    out.skipped += 1;
+                    if out.unread.len() < UNREAD_SHOWN {
+                        out.unread.push(f.path.clone());
+                    }
                     continue;
+                };
+                for (line, byte) in sites {
+                    if out.occurrences.len() >= limit {
+                        out.truncated = true;
+                        return Some(out.clone());
+                    }
+                    out.occurrences.push(Occurrence {
+                        path: f.path.clone(),
+                        line,
+                        byte,
+                    });
                 }
-                let (line, line_start) = cursor.seek(a);
-                let line = u32::try_from(line).unwrap_or(u32::MAX);
-                if out.occurrences.len() >= limit {
-                    out.truncated = true;
-                    return Some(out.clone());
-                }
-                out.occurrences.push(Occurrence {
-                    path: f.path.clone(),
-                    line,
-                    byte: (a - line_start) as u32,
-                });
             }
         }
         None
