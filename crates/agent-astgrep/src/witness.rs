@@ -575,6 +575,11 @@ mod tests {
                 ("c/d.c".into(), 1, 26),
             ]
         );
+        // A limit cuts at the same occurrence, in the holders' order.
+        let cut = full.occurrences(&a, "kfree", 3).unwrap();
+        assert!(cut.truncated);
+        let cut: Vec<(u32, u32)> = cut.occurrences.iter().map(|o| (o.line, o.byte)).collect();
+        assert_eq!(cut, [(0, 5), (1, 18), (1, 10)]);
     }
 
     #[test]
