@@ -30,6 +30,11 @@ pub async fn with_purpose<F: Future>(purpose: impl Into<String>, f: F) -> F::Out
 /// Whether the run is ending ([`shutdown`] was called): exits from then on are expected.
 static RUN_ENDING: AtomicBool = AtomicBool::new(false);
 
+/// Whether the run ever tried to start a child: until then no process carries the run's tag
+/// (it is set on a child's own environment only) nor sits in its cgroup, so the end of the run
+/// has nothing to sweep.
+static EVER_STARTED: AtomicBool = AtomicBool::new(false);
+
 /// A child to start: program, arguments, working directory, extra environment, which pipes.
 /// stdout is piped and stdin is null unless asked otherwise; stderr always goes to a bounded
 /// [`Tail`] (and, when given, to an [`on_stderr`](Command::on_stderr) callback).
@@ -167,6 +172,7 @@ impl Command {
     /// Start the child (on the spawner thread; see the crate docs).
     pub async fn spawn(mut self) -> io::Result<Child> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
+        EVER_STARTED.store(true, Ordering::SeqCst);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let command = self.display();
         let purpose = self

@@ -1,7 +1,7 @@
 //! The end of the run: polite exits registered by the families ([`on_shutdown`]), then every
 //! live child's group signalled, then the run's sweep.
 
-use super::{RUN_ENDING, killpg, live};
+use super::{EVER_STARTED, RUN_ENDING, killpg, live};
 use crate::run_id;
 use crate::sweep::{self, Scope};
 use parking_lot::Mutex;
@@ -58,6 +58,12 @@ pub async fn shutdown(grace: Duration) -> usize {
     let _ =
         tokio::time::timeout(grace, async { while polite.join_next().await.is_some() {} }).await;
     polite.abort_all();
+    if !EVER_STARTED.load(Ordering::SeqCst) {
+        // No child was ever started: nothing carries the run's tag and its cgroup was never
+        // made, so there is nothing to signal or sweep (a `call` of a tool that starts no
+        // process ends without reading every process's `/proc` entry).
+        return 0;
+    }
     let children: Vec<(u32, Arc<AtomicBool>)> = live().values().cloned().collect();
     for (pid, reaped) in &children {
         if !reaped.load(Ordering::SeqCst) {
