@@ -1,6 +1,8 @@
 use crate::common::{Fixture, config, filters, require};
 use serde_json::json;
 
+// `r` is set before the call: a stop inside `add` shows it in `main`'s locals, and an
+// uninitialised local is whatever the stack held (0 in one run, 32767 in another).
 const C_SRC: &str = r#"#include <stdio.h>
 
 struct point { int x; int y; };
@@ -12,7 +14,7 @@ int add(int a, int b) {
 
 int main(void) {
     struct point p = { 3, 4 };
-    int r = add(p.x, p.y);
+    int r = 0; r = add(p.x, p.y);
     printf("r=%d\n", r);
     return 0;
 }
