@@ -18,6 +18,13 @@
 //!   `.venv/bin/python` its pyrightconfig names, a `node_modules/.bin/pyright-langserver`, a
 //!   `node_modules/typescript` tsserver, the compiler its compile commands and `.clangd` name)
 //!   do not run.
+//! - The same image with the host's Rust toolchain mounted read-only as the Containerfile tells a
+//!   user to add one (`RUSTUP_HOME`, `CARGO_HOME`, its `bin` on PATH): on a mounted Rust project
+//!   with a `rustc-wrapper`, a `runner`, a path toolchain, a `build.rs` and a proc macro (the
+//!   cases of untrusted_repo.rs), the real rust-analyzer answers `lsp hover` contained by
+//!   Landlock and none of the project's programs runs — seen through a Unix socket a contained
+//!   program could still reach (a probe server of the user's config shows it can), and trusted
+//!   (`--trust`) they do run and report.
 //! - The Kubernetes example is parsed by `kubectl create --dry-run=client --validate=false -f`
 //!   (kubectl maps kinds through a server's discovery, so a stand-in serving only discovery
 //!   documents, tests/clients/kube_discovery.py, is the `--server`), and what it declares is
@@ -367,23 +374,66 @@ fn node_image() -> String {
     image
 }
 
-#[test]
-fn runtime_image_answers_hover_contained_without_flags() {
+/// The `runtime` stage built from this machine's base (with its CAs) and the node image, with the
+/// binary of the built wheel (`BINARY=prebuilt`), tagged `localhost/<name>:<pid>`; the guard
+/// removes it, the container `<name>-<pid>` and the untagged images the build left.
+fn runtime_image(dir: &Path, name: &str) -> Cleanup {
     let dist = Dist::load();
     let base = base_with_cas(&base_image());
     let node = node_image();
-    let tmp = tempfile::tempdir().unwrap();
-    let ctx = context_with_binary(tmp.path(), &dist);
-    let ws = tmp.path().join("ws");
-    let w = |rel: &str, text: &str, exec: bool| {
-        let p = ws.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-        if exec {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+    let ctx = context_with_binary(dir, &dist);
+    let id = std::process::id();
+    let guard = Cleanup {
+        image: format!("localhost/{name}:{id}"),
+        container: format!("{name}-{id}"),
+        dangling_before: dangling(),
     };
+    let t = Instant::now();
+    ok(podman()
+        .args(["build", "-q", "-f"])
+        .arg(workspace().join("docs/deploy/Containerfile"))
+        .args(["--target", "runtime"])
+        .args(["--build-arg", &format!("BASE={base}")])
+        .args(["--build-arg", &format!("NODE_IMAGE={node}")])
+        .args(["--build-arg", "BINARY=prebuilt", "-t", &guard.image])
+        .arg(&ctx));
+    eprintln!(
+        "podman build --target runtime: {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+    guard
+}
+
+/// `podman run --rm` of the guard's container with the session's limits (podman's defaults are
+/// above them); the caller adds its mounts, the image and the command.
+fn run_in(guard: &Cleanup) -> Command {
+    let mut c = podman();
+    c.args(["run", "--rm", "--name", &guard.container]).args([
+        "--ulimit",
+        "nofile=4096:4096",
+        "--ulimit",
+        "nproc=4096:4096",
+    ]);
+    c
+}
+
+/// `text` at `root/rel` (its folders made), executable or not.
+fn put(root: &Path, rel: &str, text: &str, exec: bool) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    if exec {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+#[test]
+fn runtime_image_answers_hover_contained_without_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let guard = runtime_image(tmp.path(), "agent-tools-runtime-test");
+    let ws = tmp.path().join("ws");
+    let w = |rel: &str, text: &str, exec: bool| put(&ws, rel, text, exec);
     w(
         "pyproject.toml",
         "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n",
@@ -457,35 +507,9 @@ fn runtime_image_answers_hover_contained_without_flags() {
         "CompileFlags:\n  Compiler: /ws/c/door-cc\n",
         false,
     );
-    let id = std::process::id();
-    let guard = Cleanup {
-        image: format!("localhost/agent-tools-runtime-test:{id}"),
-        container: format!("agent-tools-runtime-test-{id}"),
-        dangling_before: dangling(),
-    };
-    let t = Instant::now();
-    ok(podman()
-        .args(["build", "-q", "-f"])
-        .arg(workspace().join("docs/deploy/Containerfile"))
-        .args(["--target", "runtime"])
-        .args(["--build-arg", &format!("BASE={base}")])
-        .args(["--build-arg", &format!("NODE_IMAGE={node}")])
-        .args(["--build-arg", "BINARY=prebuilt", "-t", &guard.image])
-        .arg(&ctx));
-    eprintln!(
-        "podman build --target runtime: {:.1}s",
-        t.elapsed().as_secs_f64()
-    );
     let call = |args: &str| {
-        ok(podman()
-            .args(["run", "--rm", "--name", &guard.container])
-            .args([
-                "--ulimit",
-                "nofile=4096:4096",
-                "--ulimit",
-                "nproc=4096:4096",
-                "-v",
-            ])
+        ok(run_in(&guard)
+            .arg("-v")
             .arg(format!("{}:/ws", ws.display()))
             .arg(&guard.image)
             .args(["sh", "-c", args]))
@@ -523,6 +547,338 @@ fn runtime_image_answers_hover_contained_without_flags() {
         "RAN-project-cc",
     ] {
         assert!(!ws.join(marker).exists(), "{marker}: {out}");
+    }
+    drop(guard);
+}
+
+/// What the repository's programs report: each touches `/ws/RAN-<name>` and sends its name to
+/// the Unix socket `/marks/sock`, which a program contained by Landlock can still reach (it may
+/// write only beneath its private folder), so that a program that ran is seen even contained.
+struct Reports {
+    sock: PathBuf,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// The end of what was reported before it (the listener takes connections one at a time).
+const END: &str = "--end--";
+
+impl Reports {
+    /// A listener on `dir/sock` (mounted at `/marks`), read by a thread of the test.
+    fn listen(dir: &Path) -> Reports {
+        use std::io::Read;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(dir).unwrap();
+        let sock = dir.join("sock");
+        let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        // root in the container has no capability left once contained: the mode lets it in.
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = seen.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut name = String::new();
+                let _ = conn.read_to_string(&mut name);
+                into.lock().unwrap().push(name);
+            }
+        });
+        Reports { sock, seen }
+    }
+
+    /// Everything reported since the last `take`.
+    fn take(&self) -> Vec<String> {
+        use std::io::Write;
+        let mut end = std::os::unix::net::UnixStream::connect(&self.sock).unwrap();
+        end.write_all(END.as_bytes()).unwrap();
+        drop(end);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            {
+                let mut seen = self.seen.lock().unwrap();
+                if let Some(i) = seen.iter().position(|n| n == END) {
+                    let mut out: Vec<String> = seen.drain(..=i).collect();
+                    out.pop();
+                    return out;
+                }
+            }
+            assert!(Instant::now() < deadline, "the report listener is stuck");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The `RAN-*` files in `ws`.
+fn ran_files(ws: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(ws)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("RAN-"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// A Rust crate (paths as the container sees it, at /ws) whose every own program reports when
+/// it runs (`Reports`): the `rustc-wrapper` and `runner` of its `.cargo/config.toml`, the
+/// `rustc`, `cargo` and `rust-analyzer` of the path toolchain its `rust-toolchain.toml` names
+/// (each execs the host toolchain's, at `real_bin`, so that trusted the project still loads),
+/// its `build.rs`, and the proc macro of its member crate `pm`.
+fn hostile_crate(ws: &Path, real_bin: &str) {
+    let report_sh = "report() {\n  touch \"/ws/RAN-$1\" 2>/dev/null\n  /usr/bin/python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(\"/marks/sock\"); s.sendall(sys.argv[1].encode())' \"$1\" 2>/dev/null\n}\n";
+    let report_rs = "fn report(name: &str) {\n    let _ = std::fs::write(format!(\"/ws/RAN-{name}\"), \"\");\n    if let Ok(mut s) = std::os::unix::net::UnixStream::connect(\"/marks/sock\") {\n        let _ = std::io::Write::write_all(&mut s, name.as_bytes());\n    }\n}\n";
+    let w = |rel: &str, text: &str, exec: bool| put(ws, rel, text, exec);
+    w(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\npm = { path = \"pm\" }\n\n[workspace]\nmembers = [\"pm\"]\n",
+        false,
+    );
+    w(
+        "Cargo.lock",
+        "# This file is automatically @generated by Cargo.\nversion = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = [\n \"pm\",\n]\n\n[[package]]\nname = \"pm\"\nversion = \"0.1.0\"\n",
+        false,
+    );
+    w(
+        "src/lib.rs",
+        "pm::mark!();\n\n/// Makes a greeter.\npub fn make_greeter(name: &str) -> String {\n    format!(\"hi {name}\")\n}\n\npub fn use_it() -> String {\n    make_greeter(\"x\")\n}\n",
+        false,
+    );
+    w(
+        "build.rs",
+        &format!("{report_rs}\nfn main() {{\n    report(\"build-rs\");\n}}\n"),
+        false,
+    );
+    w(
+        "pm/Cargo.toml",
+        "[package]\nname = \"pm\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nproc-macro = true\n",
+        false,
+    );
+    w(
+        "pm/src/lib.rs",
+        &format!(
+            "use proc_macro::TokenStream;\n\n{report_rs}\n#[proc_macro]\npub fn mark(_: TokenStream) -> TokenStream {{\n    report(\"proc-macro\");\n    \"fn marked() {{}}\".parse().unwrap()\n}}\n"
+        ),
+        false,
+    );
+    for (name, what) in [("wrap.sh", "wrapper"), ("run.sh", "runner")] {
+        w(
+            &format!("tools/{name}"),
+            &format!("#!/bin/sh\n{report_sh}report {what}\nexec \"$@\"\n"),
+            true,
+        );
+    }
+    w(
+        ".cargo/config.toml",
+        "[build]\nrustc-wrapper = \"tools/wrap.sh\"\n\n[target.'cfg(unix)']\nrunner = \"tools/run.sh\"\n",
+        false,
+    );
+    // rustup takes a path toolchain by absolute path only.
+    w(
+        "rust-toolchain.toml",
+        "[toolchain]\npath = \"/ws/fake-toolchain\"\n",
+        false,
+    );
+    std::fs::create_dir_all(ws.join("fake-toolchain/lib")).unwrap();
+    for name in ["rustc", "cargo", "rust-analyzer"] {
+        w(
+            &format!("fake-toolchain/bin/{name}"),
+            &format!("#!/bin/sh\n{report_sh}report tc-{name}\nexec {real_bin}/{name} \"$@\"\n"),
+            true,
+        );
+    }
+}
+
+/// Where this machine's rustup and cargo live (`RUSTUP_HOME`, `CARGO_HOME`, else under the
+/// home folder), and the folder of the default toolchain's binaries relative to `RUSTUP_HOME`
+/// (asked from `/`, outside any project).
+fn host_rust() -> (PathBuf, PathBuf, PathBuf) {
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap());
+    let dir = |var: &str, default: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(default))
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("{var}: {e}: install Rust with rustup"))
+    };
+    let (rustup_home, cargo_home) = (dir("RUSTUP_HOME", ".rustup"), dir("CARGO_HOME", ".cargo"));
+    let out = Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .current_dir("/")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output()
+        .expect("rustup is needed (installed with the toolchain)");
+    assert!(
+        out.status.success(),
+        "rustup which rust-analyzer: {out:?} (`rustup component add rust-analyzer`)"
+    );
+    let ra = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    let bin = ra
+        .parent()
+        .unwrap()
+        .strip_prefix(&rustup_home)
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} is not inside {}: a linked toolchain cannot be mounted as RUSTUP_HOME",
+                ra.display(),
+                rustup_home.display()
+            )
+        })
+        .to_path_buf();
+    (rustup_home, cargo_home, bin)
+}
+
+/// The guard's image with a C linker (`gcc`, `libc6-dev`), which a Rust toolchain wants beside
+/// it (rustc links build scripts and proc macros with `cc`; the runtime stage has none, so
+/// without it no build script could run there, trusted or not). Tagged as the guard's image, so
+/// that the guard removes it, and the image it was built on (untagged then) with the rest.
+fn add_c_linker(guard: &Cleanup) {
+    let ctx = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ctx.path().join("Containerfile"),
+        format!(
+            "FROM {}\nRUN apt-get update -q \\\n && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev \\\n && rm -rf /var/lib/apt/lists/*\n",
+            guard.image
+        ),
+    )
+    .unwrap();
+    let t = Instant::now();
+    ok(podman()
+        .args(["build", "-q", "-t", &guard.image])
+        .arg(ctx.path()));
+    eprintln!("gcc added: {:.1}s", t.elapsed().as_secs_f64());
+}
+
+/// Issue 39, the cases of untrusted_repo.rs inside the image we ship: the runtime stage, with
+/// the host's Rust toolchain mounted read-only the way the Containerfile tells a user to add one
+/// (`RUSTUP_HOME` and `CARGO_HOME` set, `CARGO_HOME/bin` on PATH, a C linker installed; the
+/// host's toolchain is rustup's, linked against an older glibc than the base's Debian, this
+/// machine's own release).
+/// On a mounted project that supplies a `rustc-wrapper`, a `runner`, a path toolchain, a
+/// `build.rs` and a proc macro, `lsp hover` with no flags is answered by the real rust-analyzer,
+/// contained by Landlock, and none of the project's programs runs. A probe server of the user's
+/// config shows what a program that did run there could do: write nothing in the workspace, but
+/// report through the socket. Trusted (`--trust`), the project's programs do run and report (so
+/// the check can fail).
+#[test]
+fn runtime_image_runs_no_rust_repository_code() {
+    let (rustup_home, cargo_home, bin) = host_rust();
+    let tmp = tempfile::tempdir().unwrap();
+    let guard = runtime_image(tmp.path(), "agent-tools-runtime-rust-test");
+    add_c_linker(&guard);
+    let ws = tmp.path().join("ws");
+    hostile_crate(
+        &ws,
+        &Path::new("/opt/rustup").join(&bin).display().to_string(),
+    );
+    let reports = Reports::listen(&tmp.path().join("marks"));
+    // The user's own config (outside the workspace): a probe server for `.probe` files.
+    let cfg = tmp.path().join("cfg");
+    put(
+        &cfg,
+        "agent-tools/lsp.json",
+        &serde_json::json!({"servers": {"probe": {
+            "language": "probe",
+            "commands": [["/usr/bin/python3", "/cfg/probe.py"]],
+            "extensions": {"probe": "probe"},
+            "root_markers": ["a.probe"],
+        }}})
+        .to_string(),
+        false,
+    );
+    put(
+        &cfg,
+        "probe.py",
+        "import socket\ntry:\n    open('/ws/RAN-probe', 'w').close()\n    wrote = 'probe: wrote in the workspace'\nexcept OSError:\n    wrote = 'probe: write refused'\ns = socket.socket(socket.AF_UNIX)\ns.connect('/marks/sock')\ns.sendall(wrote.encode())\n",
+        false,
+    );
+    put(&ws, "a.probe", "probe\n", false);
+    let run = |script: &str| {
+        ok(run_in(&guard)
+            .arg("-v")
+            .arg(format!("{}:/opt/rustup:ro", rustup_home.display()))
+            .arg("-v")
+            .arg(format!("{}:/opt/cargo:ro", cargo_home.display()))
+            .args([
+                "-e",
+                "RUSTUP_HOME=/opt/rustup",
+                "-e",
+                "CARGO_HOME=/opt/cargo",
+            ])
+            .arg("-v")
+            .arg(format!("{}:/ws", ws.display()))
+            .arg("-v")
+            .arg(format!(
+                "{}:/marks",
+                reports.sock.parent().unwrap().display()
+            ))
+            .arg("-v")
+            .arg(format!("{}:/cfg:ro", cfg.display()))
+            .args(["-e", "XDG_CONFIG_HOME=/cfg"])
+            .arg(&guard.image)
+            .args([
+                "sh",
+                "-c",
+                &format!("export PATH=/opt/cargo/bin:$PATH; {script}"),
+            ]))
+    };
+
+    // The toolchain runs in the image (asked from `/`: the workspace's rust-toolchain.toml
+    // names its own toolchain).
+    let version = run("cd / && rust-analyzer --version");
+    assert!(version.starts_with("rust-analyzer "), "{version}");
+    assert_eq!(reports.take(), Vec::<String>::new());
+
+    // Not trusted (no flag): from /ws, as `docker exec box agent-tools serve --root /ws` runs.
+    let hover =
+        r#"{"operation": "hover", "path": "src/lib.rs", "line": 9, "symbol": "make_greeter"}"#;
+    let probe = r#"{"operation": "hover", "path": "a.probe", "line": 1, "symbol": "probe"}"#;
+    let t = Instant::now();
+    let out = run(&format!(
+        "agent-tools call lsp '{hover}' --root /ws; agent-tools call lsp '{probe}' --root /ws; \
+         agent-tools call lsp '{{\"operation\": \"status\"}}' --root /ws"
+    ));
+    eprintln!(
+        "untrusted hover in the container: {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+    for want in [
+        "pub fn make_greeter(name: &str) -> String",
+        "(rust-analyzer)",
+        "run contained: Landlock",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    // The probe ran contained (its write refused) and reached the socket; nothing else did.
+    let seen = reports.take();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|s| s == "probe: write refused"),
+        "{seen:?}\n{out}"
+    );
+    assert_eq!(ran_files(&ws), Vec::<String>::new(), "{out}");
+
+    // Trusted (`--trust`): the project's toolchain, wrapper, build script and proc macro run.
+    // One host over stdio that lives until they have (a `call` ends its rust-analyzer before
+    // the build script is built), asked the hover again every 5 s (a macro is expanded when a
+    // question needs it), for at most 300 s.
+    let init = r#"{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "deploy-test", "version": "0"}}}"#;
+    let initialized = r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#;
+    // Each request `{head}<n>{tail}`, numbered by the shell.
+    let head = r#"{"jsonrpc": "2.0", "id": "#;
+    let tail =
+        format!(r#", "method": "tools/call", "params": {{"name": "lsp", "arguments": {hover}}}}}"#);
+    let t = Instant::now();
+    let out = run(&format!(
+        "{{ printf '%s\\n' '{init}' '{initialized}'; for i in $(seq 60); do \
+         printf '%s%s%s\\n' '{head}' \"$i\" '{tail}'; sleep 5; \
+         [ -e /ws/RAN-build-rs ] && [ -e /ws/RAN-proc-macro ] && break; done; }} \
+         | timeout 400 agent-tools serve --root /ws --trust --tools lsp"
+    ));
+    eprintln!("trusted control: {:.1}s", t.elapsed().as_secs_f64());
+    let seen = reports.take();
+    for name in ["tc-rust-analyzer", "wrapper", "build-rs", "proc-macro"] {
+        assert!(seen.iter().any(|s| s == name), "{name}: {seen:?}\n{out}");
+        assert!(ws.join(format!("RAN-{name}")).exists(), "{name}: {out}");
     }
     drop(guard);
 }
