@@ -858,9 +858,9 @@ fn runtime_image_runs_no_rust_repository_code() {
     assert_eq!(ran_files(&ws), Vec::<String>::new(), "{out}");
 
     // Trusted (`--trust`): the project's toolchain, wrapper, build script and proc macro run.
-    // One host over stdio that lives until they have (a `call` ends its rust-analyzer before
-    // the build script is built), asked the hover again every 5 s (a macro is expanded when a
-    // question needs it), for at most 300 s.
+    // One host over stdio, asked the hover again every 5 s until the build script and the macro
+    // have reported (rust-analyzer builds them in the background after its first answer), for
+    // at most 300 s.
     let init = r#"{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "deploy-test", "version": "0"}}}"#;
     let initialized = r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#;
     // Each request `{head}<n>{tail}`, numbered by the shell.
