@@ -1,12 +1,16 @@
 //! # agent-testkit
 //!
-//! What every family's tests share, so no suite writes its own: the rule that a test needing a
-//! real program fails without it ([`require`]), fixture folders copied to a fresh root
-//! ([`copy_dir`], [`Root`]), the fake host `write` tool a harness would supply ([`FakeWrite`]),
-//! insta redaction of run-specific paths ([`redact`]), and the MCP client that drives
-//! `agent-tools serve` over stdio ([`serve::Client`]), and the raw LSP client benches measure
-//! the `lsp` tool against ([`raw_lsp::Raw`]), and the folder-for-symlink swap the read race tests
-//! run ([`swap::Swapper`]).
+//! What every family's tests share, so no suite writes its own:
+//!
+//! - the rule that a test needing a real program fails without it ([`require`]);
+//! - fixture folders copied to a fresh root ([`copy_dir`], [`Root`]);
+//! - the fake host `write` tool a harness would supply ([`FakeWrite`]);
+//! - insta redaction of run-specific paths ([`redact`]);
+//! - the MCP client that drives `agent-tools serve` over stdio ([`serve::Client`]);
+//! - the raw LSP client benches measure the `lsp` tool against ([`raw_lsp::Raw`]);
+//! - the folder-for-symlink swap the read race tests run ([`swap::Swapper`]);
+//! - bubblewrap hidden, as on most containers and CI images ([`without_bwrap`]);
+//! - the socket a contained program reports to when it runs ([`reports::Reports`]).
 //!
 //! It is a dev-dependency only: `tests/architecture.rs` refuses it anywhere else, and it is never
 //! published. It owns no tool logic and spawns nothing but the program a test or bench hands it.
@@ -14,6 +18,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed unwrap is a failed test
 
 pub mod raw_lsp;
+pub mod reports;
 pub mod serve;
 pub mod swap;
 
@@ -52,6 +57,27 @@ pub fn require(program: &str) -> PathBuf {
                 "`{program}` is not on PATH; run `cargo xtask setup` (and run tests through `cargo xtask test`, which puts .tools/venv/bin and .tools/node/node_modules/.bin on PATH)"
             )
         })
+}
+
+/// A command that starts `program` (its arguments added by the caller) where bubblewrap is
+/// hidden, as on most containers and CI images: in a private mount namespace (`unshare -m`)
+/// with `/dev/null` bound over `bwrap`, so no lookup finds it and the host falls back to
+/// Landlock. It exits with 97 if bubblewrap could not be hidden; [`hidden_bwrap_failed`] says
+/// so of an output.
+pub fn without_bwrap(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let bwrap = require("bwrap");
+    let mut c = std::process::Command::new(require("unshare"));
+    c.args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg("mount --bind /dev/null \"$1\" || exit 97; shift; exec \"$@\"")
+        .arg("sh")
+        .arg(bwrap)
+        .arg(program);
+    c
+}
+
+/// Whether a command of [`without_bwrap`] ended because bubblewrap could not be hidden.
+pub fn hidden_bwrap_failed(out: &std::process::Output) -> bool {
+    out.status.code() == Some(97)
 }
 
 /// The virtualenv the test environment provides (`AGENT_TOOLS_VENV`, set by `cargo xtask test`).

