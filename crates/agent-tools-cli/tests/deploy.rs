@@ -22,8 +22,9 @@
 //!   a contained program may write nowhere the test looks).
 //! - The same image with the host's Rust toolchain mounted read-only as the Containerfile tells a
 //!   user to add one (`RUSTUP_HOME`, `CARGO_HOME`, its `bin` on PATH): on a mounted Rust project
-//!   with a `rustc-wrapper`, a `runner`, a path toolchain, a `build.rs` and a proc macro (the
-//!   cases of untrusted_repo.rs), the real rust-analyzer answers `lsp hover` contained by
+//!   with a `rustc-wrapper`, a `runner`, a path toolchain, a `build.rs` and a proc macro, and
+//!   one beside a `rust-project.json` naming its own sysroot (the cases of untrusted_repo.rs),
+//!   the real rust-analyzer answers `lsp hover` contained by
 //!   Landlock and none of the project's programs runs — seen through a Unix socket a contained
 //!   program could still reach (a probe server of the user's config shows it can), and trusted
 //!   (`--trust`) they do run and report.
@@ -703,6 +704,41 @@ fn hostile_crate(ws: &Path, real_bin: &str) {
     }
 }
 
+/// Issue 40's case at /ws/rpj: a crate beside a `rust-project.json` whose `sysroot` is its own
+/// folder, whose `bin/rustc` reports `fake-rustc` (then runs the host's, at `real_bin`).
+/// Untrusted, rust-analyzer is told to load the `Cargo.toml` and never reads the file; trusted,
+/// it loads the file and runs that rustc.
+fn rust_project_json(ws: &Path, real_bin: &str) {
+    let w = |rel: &str, text: &str, exec: bool| put(&ws.join("rpj"), rel, text, exec);
+    w(
+        "Cargo.toml",
+        "[package]\nname = \"rpj\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        false,
+    );
+    w(
+        "src/lib.rs",
+        "/// From the JSON project.\npub fn from_json() -> u32 {\n    1\n}\n\npub fn use_it() -> u32 {\n    from_json()\n}\n",
+        false,
+    );
+    w(
+        "fake/bin/rustc",
+        &format!(
+            "#!/bin/sh\n{}report fake-rustc\nexec {real_bin}/rustc \"$@\"\n",
+            sh_reporter("/marks/sock", "/ws/RAN-")
+        ),
+        true,
+    );
+    w(
+        "rust-project.json",
+        &serde_json::json!({
+            "sysroot": "/ws/rpj/fake",
+            "crates": [{"root_module": "/ws/rpj/src/lib.rs", "edition": "2021", "deps": []}],
+        })
+        .to_string(),
+        false,
+    );
+}
+
 /// Where this machine's rustup and cargo live (`RUSTUP_HOME`, `CARGO_HOME`, else under the
 /// home folder), and the folder of the default toolchain's binaries relative to `RUSTUP_HOME`
 /// (asked from `/`, outside any project).
@@ -788,10 +824,9 @@ fn runtime_image_runs_no_rust_repository_code() {
     let runtime = runtime_image();
     let guard = add_c_linker(&runtime);
     let ws = tmp.path().join("ws");
-    hostile_crate(
-        &ws,
-        &Path::new("/opt/rustup").join(&bin).display().to_string(),
-    );
+    let real_bin = Path::new("/opt/rustup").join(&bin).display().to_string();
+    hostile_crate(&ws, &real_bin);
+    rust_project_json(&ws, &real_bin);
     let reports = Reports::listen(&tmp.path().join("marks"));
     let cfg = probe_config(tmp.path(), &ws);
     let run = |script: &str| {
@@ -833,9 +868,12 @@ fn runtime_image_runs_no_rust_repository_code() {
     // Not trusted (no flag): from /ws, as `docker exec box agent-tools serve --root /ws` runs.
     let hover =
         r#"{"operation": "hover", "path": "src/lib.rs", "line": 9, "symbol": "make_greeter"}"#;
+    let json_hover =
+        r#"{"operation": "hover", "path": "src/lib.rs", "line": 7, "symbol": "from_json"}"#;
     let t = Instant::now();
     let out = run(&format!(
         "agent-tools call lsp '{hover}' --root /ws; agent-tools call lsp '{PROBE}' --root /ws; \
+         agent-tools call lsp '{json_hover}' --root /ws/rpj; \
          agent-tools call lsp '{{\"operation\": \"status\"}}' --root /ws"
     ));
     eprintln!(
@@ -844,6 +882,7 @@ fn runtime_image_runs_no_rust_repository_code() {
     );
     for want in [
         "pub fn make_greeter(name: &str) -> String",
+        "pub fn from_json() -> u32",
         "(rust-analyzer)",
         "run contained: Landlock",
     ] {
@@ -880,6 +919,12 @@ fn runtime_image_runs_no_rust_repository_code() {
         assert!(seen.iter().any(|s| s == name), "{name}: {seen:?}\n{out}");
         assert!(ws.join(format!("RAN-{name}")).exists(), "{name}: {out}");
     }
+    // Trusted, rust-analyzer loads the rust-project.json and runs its sysroot's rustc.
+    let out = run(&format!(
+        "agent-tools call lsp '{json_hover}' --root /ws/rpj --trust"
+    ));
+    let seen = reports.take();
+    assert!(seen.iter().any(|s| s == "fake-rustc"), "{seen:?}\n{out}");
     drop(guard);
 }
 
