@@ -1,5 +1,5 @@
 //! `cargo xtask bench scale` (issue 44): cost as the tree grows. One real C tree (Debian's Linux
-//! 6.1 source, `linux-source-6.1`, unpacked under `.tools/corpora` on first use) at three
+//! 6.1 source, `linux-source-6.1`, unpacked outside the checkout on first use) at three
 //! sizes — `drivers/net`, `drivers`, the whole tree — searched process per call, as a harness
 //! without a long-lived host runs the tools: `grep` against ripgrep (`rg -c`, the same
 //! pattern; the counts must be identical; median of 3 after a warm-up) and `ast_grep` against
@@ -45,12 +45,27 @@ const PATTERNS: &[&str] = &[
     "memcpy($A, $B, sizeof($C))",
 ];
 
-/// The unpacked tree: `.tools/corpora/linux-source-6.1`, from `/usr/src`'s tarball when the
-/// package is installed, else from the package fetched with `apt-get download`.
-fn kernel_tree(root: &Path) -> Result<PathBuf> {
-    let corpora = root.join(".tools/corpora");
+/// The unpacked tree: `/var/tmp/agent-tools-corpora/linux-source-6.1` (`AGENT_TOOLS_CORPORA`
+/// names another folder), from `/usr/src`'s tarball when the package is installed, else from the
+/// package fetched with `apt-get download`. Outside this checkout on purpose: inside a git
+/// repository the tree's own `.gitignore` (`/*`, then `!/debian/`) counts, as git counts it,
+/// and both tools search nothing at its root; the bench measures the tree as a user unpacks it.
+fn kernel_tree() -> Result<PathBuf> {
+    let corpora = std::env::var_os("AGENT_TOOLS_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/tmp/agent-tools-corpora"));
     let tree = corpora.join("linux-source-6.1");
     if tree.join("MAINTAINERS").is_file() {
+        let inside = Command::new("git")
+            .args(["rev-parse", "--is-inside-work-tree"])
+            .current_dir(&tree)
+            .output()?;
+        if inside.status.success() {
+            bail!(
+                "{} is inside a git repository, whose ignore rules hide the tree's files: set AGENT_TOOLS_CORPORA to a folder outside any",
+                tree.display()
+            );
+        }
         return Ok(tree);
     }
     std::fs::create_dir_all(&corpora)?;
@@ -172,7 +187,7 @@ fn witness_row(witness: &str, rg: &str, tree: &Path, size: &str) -> Result<()> {
 }
 
 pub fn run(root: &Path, bin: &Path) -> Result<()> {
-    let tree = kernel_tree(root)?;
+    let tree = kernel_tree()?;
     let witness = witness_binary(root)?.display().to_string();
     let rg = crate::setup::on_path("rg")
         .context("ripgrep (`rg`) is the peer: apt-get install ripgrep")?;
