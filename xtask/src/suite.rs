@@ -109,44 +109,26 @@ pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
 }
 
 /// Run `cmd` (a `cargo test`), echo its output and hand every line to `seen`, in the order
-/// they come; whether it succeeded.
+/// they were written; whether it succeeded.
+///
+/// stdout and stderr are one pipe: cargo names the test binary it starts on stderr, and the
+/// binary's result line (with its time) comes on stdout. Read from two pipes by two threads,
+/// the next binary's `Running` line often overtook the last one's result, and the times were
+/// put under the wrong names (seen: client_configs.rs's 66 s shown as control.rs's).
 fn stream(cmd: &mut std::process::Command, seen: &mut dyn FnMut(&str)) -> Result<bool> {
     use std::io::{BufRead, BufReader};
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("cannot start cargo test")?;
-    // Both streams through one channel, in the order they come: cargo names the test binary it
-    // starts on stderr, and the binary's result line (with its time) follows on stdout.
-    let (tx, rx) = std::sync::mpsc::channel::<(bool, String)>();
-    let stdout = child.stdout.take().context("cargo test stdout")?;
-    let stderr = child.stderr.take().context("cargo test stderr")?;
-    let readers = [
-        (false, Box::new(stdout) as Box<dyn std::io::Read + Send>),
-        (true, Box::new(stderr)),
-    ]
-    .map(|(is_err, stream)| {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                if tx.send((is_err, line)).is_err() {
-                    break;
-                }
-            }
-        })
-    });
-    drop(tx);
-    for (is_err, line) in rx {
-        if is_err {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
+    let (reader, writer) = std::io::pipe().context("cannot make a pipe for cargo test")?;
+    let spawned = cmd
+        .stdout(writer.try_clone().context("cannot share the pipe")?)
+        .stderr(writer)
+        .spawn();
+    // The command holds the pipe's write ends until they are replaced: end-of-file needs them
+    // closed here.
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let mut child = spawned.context("cannot start cargo test")?;
+    for line in BufReader::new(reader).lines().map_while(Result::ok) {
+        println!("{line}");
         seen(&line);
-    }
-    for r in readers {
-        let _ = r.join();
     }
     Ok(child.wait()?.success())
 }
@@ -249,7 +231,28 @@ fn counts(line: &str) -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Timings, counts};
+    use super::{Timings, counts, stream};
+
+    /// Lines written to stderr and stdout in turn are seen in the order they were written (a
+    /// result line never falls behind the next binary's name).
+    #[test]
+    fn streams_both_outputs_in_the_order_written() {
+        let script = (0..200)
+            .map(|i| format!("echo out{i}; echo err{i} >&2"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut seen = Vec::new();
+        let ok = stream(
+            std::process::Command::new("sh").args(["-c", &script]),
+            &mut |l| seen.push(l.to_string()),
+        )
+        .unwrap();
+        assert!(ok);
+        let want: Vec<String> = (0..200)
+            .flat_map(|i| [format!("out{i}"), format!("err{i}")])
+            .collect();
+        assert_eq!(seen, want);
+    }
 
     #[test]
     fn reads_test_counts() {
