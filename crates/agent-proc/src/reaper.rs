@@ -1,8 +1,10 @@
 //! The reaper: a small process that ends the run's processes after the host is gone, however
 //! it went (SIGKILL included, when no code of the host runs).
 //!
-//! The host binary starts it once ([`start`], re-executing itself with a hidden subcommand that
-//! calls [`main`]). It watches the host's pid through a pidfd (readable when the host has
+//! The host binary arms it once ([`arm`]: how to re-execute itself with a hidden subcommand that
+//! calls [`main`]), and the spawner starts it just before the run's first child: a run that
+//! starts no child (a `call` of `grep`) has nothing to reap and never pays for a process. [`start`]
+//! starts it at once. It watches the host's pid through a pidfd (readable when the host has
 //! exited; no other process can hold it open), and holds the read end of a pipe whose write end
 //! the host holds (every descriptor the host opens is close-on-exec, so no other child inherits
 //! it): end-of-file means the host has exited too, where pidfds are missing. It then kills the
@@ -16,7 +18,7 @@ use crate::sweep::{self, Scope};
 use parking_lot::Mutex;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Stdio};
 use std::sync::OnceLock;
 
@@ -25,6 +27,34 @@ pub const REAPER_ENV: &str = "AGENT_TOOLS_REAPER";
 
 /// The environment variable that tells the reaper the host's pid.
 const HOST_ENV: &str = "AGENT_TOOLS_REAPER_HOST";
+
+/// How to start the reaper, once [`arm`]ed: the program and its arguments.
+static ARMED: OnceLock<(PathBuf, Vec<String>)> = OnceLock::new();
+
+/// Arrange for the reaper (`exe args… <run id>`, as [`start`] runs it) to start just before the
+/// run's first child is forked. Arming twice keeps the first.
+pub fn arm(exe: PathBuf, args: &[&str]) {
+    let _ = ARMED.set((exe, args.iter().map(|a| a.to_string()).collect()));
+}
+
+/// Start the armed reaper unless it runs (the spawner calls this before every fork; only the
+/// first call does anything, and a failure is logged once, not retried).
+pub(crate) fn start_armed() {
+    static TRIED: std::sync::Once = std::sync::Once::new();
+    let Some((exe, args)) = ARMED.get() else {
+        return;
+    };
+    TRIED.call_once(|| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        match start(exe, &args) {
+            Ok(pid) => tracing::debug!(pid, "reaper started"),
+            Err(e) => tracing::warn!(
+                error = %e,
+                "cannot start the reaper; processes that leave their group may outlive a killed host"
+            ),
+        }
+    });
+}
 
 /// Start the reaper for this process's run: `exe args… <run id>`, where `exe args…` calls
 /// [`main`] with the run id. Returns its pid. Starting it twice is a no-op.

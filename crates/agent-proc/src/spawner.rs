@@ -25,6 +25,9 @@ fn queue() -> io::Result<mpsc::Sender<Job>> {
             .name("agent-proc-spawner".into())
             .spawn(move || {
                 while let Ok(mut job) = rx.recv() {
+                    // The run's reaper first, before the run has a child to leave behind (and
+                    // before `ours` is held: starting it takes that lock).
+                    crate::reaper::start_armed();
                     // The child registers with the caller's runtime (its reaper and pipes).
                     let entered = job.handle.enter();
                     // Registered before anything can reap it (see `adopt`).

@@ -1,4 +1,4 @@
-//! The host's life and end: the reaper it starts, the signals that end it, and ending every
+//! The host's life and end: the reaper it arms, the signals that end it, and ending every
 //! process of the run before it exits.
 //!
 //! On SIGTERM, SIGINT or SIGHUP the command in progress is abandoned, the families' polite exits
@@ -27,20 +27,19 @@ pub fn as_reaper(args: &[String]) -> Option<ExitCode> {
     })
 }
 
-/// Start the run's reaper (this binary, re-executed). Without it a SIGKILLed host would leave
-/// behind what its children started in new sessions.
+/// Arm the run's reaper (this binary, re-executed), which starts just before the run's first
+/// child (`agent_proc::reaper::arm`). Without it a SIGKILLed host would leave behind what its
+/// children started in new sessions; a run that starts no child has nothing to leave.
 ///
 /// Also withholds the HTTP bearer token's variable from every child, the reaper first: the token
 /// lives in the host only.
-pub fn start_reaper() {
+pub fn arm_reaper() {
     agent_proc::withhold_env(crate::http::TOKEN_ENV);
-    let started =
-        std::env::current_exe().and_then(|exe| agent_proc::reaper::start(&exe, &[REAPER_ARG]));
-    match started {
-        Ok(pid) => tracing::debug!(pid, "reaper started"),
+    match std::env::current_exe() {
+        Ok(exe) => agent_proc::reaper::arm(exe, &[REAPER_ARG]),
         Err(e) => tracing::warn!(
             error = %e,
-            "cannot start the reaper; processes that leave their group may outlive a killed host"
+            "cannot find this binary to start the reaper; processes that leave their group may outlive a killed host"
         ),
     }
 }

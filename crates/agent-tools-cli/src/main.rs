@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         }
     };
     tracing::debug!(command = ?cmd, "starting");
-    lifecycle::start_reaper();
+    lifecycle::arm_reaper();
     let code = rt.block_on(lifecycle::run(cli::run(cmd)));
     // Every child of the run has ended; do not wait for blocking reader threads.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));

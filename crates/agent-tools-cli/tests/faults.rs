@@ -513,3 +513,63 @@ fn debug_terminate_ends_what_the_debuggee_left_without_its_tag() {
     );
     assert!(alive(run.host()), "the host keeps serving");
 }
+
+/// Issue 44: a `call` that starts no child (a `grep`) forks no process at all — not even the
+/// run's reaper, which now starts just before the first child. Seen from a subreaper that runs
+/// the call: every process the host left behind (the reaper, which outlives it to sweep, and any
+/// child) is adopted by it and counted as it exits. The control, an `eval` that starts a Python
+/// kernel, leaves the reaper to count (the host ends and waits for its kernel itself).
+#[test]
+fn a_call_that_starts_no_child_forks_no_process() {
+    let python = agent_testkit::require("python3");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+    // Becomes a subreaper, runs the call, then waits for every process it adopted.
+    let counter = "import ctypes, os, subprocess, sys\n\
+                   assert ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0\n\
+                   out = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n\
+                   n = 0\n\
+                   while True:\n\
+                   \x20   try:\n\
+                   \x20       os.wait()\n\
+                   \x20       n += 1\n\
+                   \x20   except ChildProcessError:\n\
+                   \x20       break\n\
+                   print(n, out.returncode, out.stdout.replace('\\n', ' '))\n";
+    let run = |tool: &str, args: &str| -> (u32, String) {
+        let out = std::process::Command::new(&python)
+            .args([
+                "-c",
+                counter,
+                env!("CARGO_BIN_EXE_agent-tools"),
+                "call",
+                tool,
+                args,
+            ])
+            .arg("--root")
+            .arg(dir.path())
+            .env("PYTHONUNBUFFERED", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let n = text.split_whitespace().next().unwrap().parse().unwrap();
+        (n, text)
+    };
+    let (n, text) = run("grep", r#"{"pattern": "needle"}"#);
+    assert!(text.contains("a.txt:1"), "{text}");
+    assert_eq!(n, 0, "a grep left processes behind: {text}");
+    let (n, text) = run(
+        "eval",
+        r#"{"language": "python", "code": "print(6 * 7)", "description": "multiply six by seven"}"#,
+    );
+    assert!(text.contains("42"), "{text}");
+    assert!(
+        n >= 1,
+        "the control counted no process (the reaper expected): {text}"
+    );
+}
