@@ -515,9 +515,12 @@ fn searcher() -> Searcher {
         .build()
 }
 
-/// Count the matching lines of every file `walk` names, a thread per core taking the next one
-/// while the walk goes on; the files with their outcomes in the walk's order, and what the walk
-/// skipped.
+/// How many files the walk hands a worker at once.
+const BATCH: usize = 32;
+
+/// Count the matching lines of every file `walk` names, a thread per core taking the next
+/// [`BATCH`] files while the walk goes on; the files with their outcomes in the walk's order,
+/// and what the walk skipped.
 fn scan_parallel(
     below: &workspace::Beneath,
     matcher: &RegexMatcher,
@@ -526,27 +529,39 @@ fn scan_parallel(
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, PathBuf)>(4096);
+    // Files go to the workers in batches: one at a time, every file cost a lock of the shared
+    // receiver and a wake-up (strace counted 84,663 futex calls for the 31,625 files of Linux's
+    // `drivers/`, against ripgrep's 107): a regex search there took 1.2–1.35× ripgrep's time.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, PathBuf)>>(64);
     let rx = std::sync::Mutex::new(rx);
     let work = || {
         let mut searcher = searcher();
         let mut out = Vec::new();
         loop {
             let next = rx.lock().map(|r| r.recv());
-            let Ok(Ok((i, abs))) = next else {
+            let Ok(Ok(batch)) = next else {
                 return out;
             };
-            let s = count(&mut searcher, below, matcher, &abs);
-            out.push((i, abs, s));
+            for (i, abs) in batch {
+                let s = count(&mut searcher, below, matcher, &abs);
+                out.push((i, abs, s));
+            }
         }
     };
     let (mut all, skipped) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
         let mut n = 0usize;
+        let mut batch = Vec::with_capacity(BATCH);
         let skipped = walk(&mut |abs: &Path| {
-            let _ = tx.send((n, abs.to_path_buf()));
+            batch.push((n, abs.to_path_buf()));
             n += 1;
+            if batch.len() == BATCH {
+                let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+            }
         });
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
+        }
         drop(tx);
         let mut all = Vec::with_capacity(n);
         for h in handles {
