@@ -9,6 +9,7 @@
 //! SIGKILLed host runs none of this: its direct children die of their parent-death signal and
 //! the reaper sweeps the rest.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -35,13 +36,10 @@ pub fn as_reaper(args: &[String]) -> Option<ExitCode> {
 /// lives in the host only.
 pub fn arm_reaper() {
     agent_proc::withhold_env(crate::http::TOKEN_ENV);
-    match std::env::current_exe() {
-        Ok(exe) => agent_proc::reaper::arm(exe, &[REAPER_ARG]),
-        Err(e) => tracing::warn!(
-            error = %e,
-            "cannot find this binary to start the reaper; processes that leave their group may outlive a killed host"
-        ),
-    }
+    // `/proc/self/exe`, not the binary's path: the reaper may start long after the host did, and
+    // by then the file at that path may be another version (an upgrade) or gone; the running
+    // image is always this one.
+    agent_proc::reaper::arm(PathBuf::from("/proc/self/exe"), &[REAPER_ARG]);
 }
 
 /// The first of SIGTERM, SIGINT, SIGHUP to arrive (never, if they cannot be watched).
