@@ -77,6 +77,19 @@ impl Reports {
     }
 }
 
+/// The `RAN-*` files in `dir`, sorted: the marks [`sh_reporter`] and [`rust_reporter`] leave
+/// when `mark` names `dir/RAN-`.
+pub fn marks(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("RAN-"))
+        .collect();
+    out.sort();
+    out
+}
+
 /// A POSIX shell function `report NAME` (for a hostile script to call): it creates the file
 /// `{mark}NAME` if it may, and sends NAME to the socket `sock` (paths as the program sees them)
 /// with `/usr/bin/python3`.

@@ -38,7 +38,7 @@
 
 mod dist_common;
 
-use agent_testkit::reports::{Reports, probe_script, rust_reporter, sh_reporter};
+use agent_testkit::reports::{Reports, marks, probe_script, rust_reporter, sh_reporter};
 use dist_common::{Dist, client_venv, clients, python_session_http, scratch_root, workspace};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -581,14 +581,7 @@ fn runtime_image_answers_hover_contained_without_flags() {
     ] {
         assert!(out.contains(want), "{want}: {out}");
     }
-    // The probe ran contained (its write refused) and reached the socket, so a project program
-    // that ran would have been heard; none was, and none left a file.
-    let seen = reports.take();
-    assert!(
-        !seen.is_empty() && seen.iter().all(|s| s == "probe: write refused"),
-        "{seen:?}\n{out}"
-    );
-    assert_eq!(ran_files(&ws), Vec::<String>::new(), "{out}");
+    only_the_probe_was_heard(&reports, &ws, &out);
     drop(guard);
 }
 
@@ -623,16 +616,15 @@ fn probe_config(tmp: &Path, ws: &Path) -> PathBuf {
 /// The probe's hover (`probe_config`).
 const PROBE: &str = r#"{"operation": "hover", "path": "a.probe", "line": 1, "symbol": "probe"}"#;
 
-/// The `RAN-*` files in `ws`.
-fn ran_files(ws: &Path) -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(ws)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("RAN-"))
-        .collect();
-    out.sort();
-    out
+/// The probe ran contained (its write refused) and reached the socket, so a project program
+/// that ran would have been heard; none was, and none left a `RAN-*` file in `ws`.
+fn only_the_probe_was_heard(reports: &Reports, ws: &Path, out: &str) {
+    let seen = reports.take();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|s| s == "probe: write refused"),
+        "{seen:?}\n{out}"
+    );
+    assert_eq!(marks(ws), Vec::<String>::new(), "{out}");
 }
 
 /// A Rust crate (paths as the container sees it, at /ws) whose every own program reports when
@@ -888,13 +880,7 @@ fn runtime_image_runs_no_rust_repository_code() {
     ] {
         assert!(out.contains(want), "{want}: {out}");
     }
-    // The probe ran contained (its write refused) and reached the socket; nothing else did.
-    let seen = reports.take();
-    assert!(
-        !seen.is_empty() && seen.iter().all(|s| s == "probe: write refused"),
-        "{seen:?}\n{out}"
-    );
-    assert_eq!(ran_files(&ws), Vec::<String>::new(), "{out}");
+    only_the_probe_was_heard(&reports, &ws, &out);
 
     // Trusted (`--trust`): the project's toolchain, wrapper, build script and proc macro run.
     // One host over stdio, asked the hover again every 5 s until the build script and the macro

@@ -16,7 +16,7 @@
 //! Trusted, the repository's programs do run and report.
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
-use agent_testkit::reports::{Reports, probe_script, rust_reporter, sh_reporter};
+use agent_testkit::reports::{Reports, marks, probe_script, rust_reporter, sh_reporter};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -176,6 +176,19 @@ impl Scene {
         (text, status, seen)
     }
 
+    /// Untrusted, behind either wall (the default containment: bubblewrap where it is installed,
+    /// Landlock where it is hidden): `hover` answers with `answer`, `status` names the wall, and
+    /// no program of the project was heard or left a mark (else: `what` ran).
+    fn nothing_runs_behind_either_wall(&self, hover: &str, answer: &str, what: &str) {
+        for wall in WALLS {
+            let (text, status, seen) = self.contained_hover(wall, hover);
+            assert!(text.contains(answer), "{wall:?}: {text}");
+            assert!(status.contains(contained_by(wall)), "{wall:?}: {status}");
+            assert_eq!(seen, Vec::<String>::new(), "{wall:?}: {what}");
+            assert_eq!(self.marks(), Vec::<String>::new(), "{wall:?}");
+        }
+    }
+
     /// What ran, heard or marked (a program that runs uncontained may be ended, with the host,
     /// between its mark and its report): for the trusted controls.
     fn ran(&self) -> std::collections::BTreeSet<String> {
@@ -190,15 +203,7 @@ impl Scene {
 
     /// The names of the `RAN-*` files the programs left.
     fn marks(&self) -> Vec<String> {
-        let dir = Path::new(&self.mark).parent().unwrap();
-        let mut out: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("RAN-"))
-            .collect();
-        out.sort();
-        out
+        marks(Path::new(&self.mark).parent().unwrap())
     }
 }
 
@@ -274,12 +279,7 @@ fn a_read_only_hover_runs_no_program_an_untrusted_repository_supplies() {
     // Not trusted, the default containment: bubblewrap where it is installed, Landlock where
     // it is not.
     scene.user_config(serde_json::json!({}));
-    for wall in WALLS {
-        let (text, status, seen) = scene.contained_hover(wall, HOVER);
-        assert!(text.contains("make_greeter"), "{wall:?}: {text}");
-        assert!(status.contains(contained_by(wall)), "{wall:?}: {status}");
-        assert_eq!(seen, Vec::<String>::new(), "{wall:?}: project code ran");
-    }
+    scene.nothing_runs_behind_either_wall(HOVER, "make_greeter", "project code ran");
 
     // Not trusted, bubblewrap off: the environment layer alone keeps cargo and rustup to the
     // host's own toolchain and no wrapper (and the probe's write goes through: no wall).
@@ -342,16 +342,11 @@ fn a_proc_macro_of_an_untrusted_repository_is_not_expanded() {
         r#"{"operation": "hover", "file": "src/lib.rs", "line": 4, "symbol": "make_greeter"}"#;
 
     scene.user_config(serde_json::json!({}));
-    for wall in WALLS {
-        let (text, status, seen) = scene.contained_hover(wall, hover);
-        assert!(text.contains("make_greeter"), "{wall:?}: {text}");
-        assert!(status.contains(contained_by(wall)), "{wall:?}: {status}");
-        assert_eq!(
-            seen,
-            Vec::<String>::new(),
-            "{wall:?}: an untrusted project's proc macro was expanded"
-        );
-    }
+    scene.nothing_runs_behind_either_wall(
+        hover,
+        "make_greeter",
+        "an untrusted project's proc macro was expanded",
+    );
 
     // Trusted: rust-analyzer builds and expands it (it may take a while: a build). Each call is
     // a fresh host whose rust-analyzer loads the project again.
@@ -404,17 +399,7 @@ fn a_rust_project_json_sysroot_runs_nothing_on_a_read_only_hover() {
     )
     .unwrap();
     scene.user_config(serde_json::json!({}));
-    for wall in WALLS {
-        let (text, status, seen) = scene.contained_hover(wall, HOVER);
-        assert!(text.contains("make_greeter"), "{wall:?}: {text}");
-        assert!(status.contains(contained_by(wall)), "{wall:?}: {status}");
-        assert_eq!(
-            seen,
-            Vec::<String>::new(),
-            "{wall:?}: the repository's rustc ran"
-        );
-        assert_eq!(scene.marks(), Vec::<String>::new(), "{wall:?}");
-    }
+    scene.nothing_runs_behind_either_wall(HOVER, "make_greeter", "the repository's rustc ran");
     // Trusted: rust-analyzer loads the rust-project.json and runs its sysroot's rustc.
     scene.user_config(serde_json::json!({"trusted_projects": [root]}));
     let _ = scene.call(Wall::Bubblewrap, HOVER);
