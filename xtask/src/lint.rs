@@ -55,83 +55,14 @@ pub(crate) fn lint(root: &Path) -> Result<()> {
     codegen::codegen(root, true)
 }
 
-/// The workspace's `[profile.dev]`, which `publishing` verifies the packages under.
+/// The workspace's `[profile.dev]`, which `publishing` checks the packages under.
 const PROFILE_DEV_DEBUG: &str = "[profile.dev]\ndebug = \"line-tables-only\"";
 const PROFILE_DEV_DEPS_OPT: &str = "[profile.dev.package.\"*\"]\nopt-level = 1";
 
 /// crates.io readiness: exactly the crates in [`PUBLISHED`] are publishable (xtask and the test
-/// kit are `publish = false`); `cargo package --workspace` packages every crate and builds each
-/// from its package, the workspace's unpublished crates standing in for the registry; and the
-/// docs of every crate build without a warning.
-/// `cargo package --workspace` verifies each package against the others through a local registry
-/// that it extracts under `$CARGO_HOME/registry/src/-<hash>/`; an extracted `NAME-VERSION` folder
-/// is reused as long as it exists, so after a change that kept the version the verification
-/// compiled the code of an earlier run (seen: agent-ask verified against agent-tier as it was
-/// hours before). Our own packages' extracted folders are removed first, so each run verifies
-/// what is in the tree. Cargo also never rebuilds a registry package whose version it has built
-/// (it takes them as immutable): our packages' fingerprints under the target's `debug` go too
-/// (seen: agent-tools-cli verified against an agent-astgrep built before its change), so they
-/// are compiled again; on a fresh target there is nothing to remove.
-fn forget_extracted_packages(meta: &serde_json::Value) -> Result<()> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .context("neither CARGO_HOME nor HOME is set")?;
-    let ours: Vec<String> = meta["packages"]
-        .as_array()
-        .context("cargo metadata: no packages")?
-        .iter()
-        .filter_map(|p| {
-            Some(format!(
-                "{}-{}",
-                p["name"].as_str()?,
-                p["version"].as_str()?
-            ))
-        })
-        .collect();
-    if let Some(target) = meta["target_directory"].as_str() {
-        let fingerprints = Path::new(target).join("debug/.fingerprint");
-        let names: Vec<String> = meta["packages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| Some(format!("{}-", p["name"].as_str()?)))
-            .collect();
-        if let Ok(entries) = std::fs::read_dir(&fingerprints) {
-            for entry in entries.flatten() {
-                let file = entry.file_name().to_string_lossy().into_owned();
-                // `NAME-<16 hex digits>`: the hash alone after our package's name.
-                let ours = names.iter().any(|n| {
-                    file.strip_prefix(n.as_str())
-                        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-                });
-                if ours {
-                    std::fs::remove_dir_all(entry.path()).with_context(|| {
-                        format!("removing the fingerprint {}", entry.path().display())
-                    })?;
-                }
-            }
-        }
-    }
-    let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else {
-        return Ok(());
-    };
-    for registry in registries.flatten() {
-        // Local registries are named `-<hash>`; crates.io's `index.crates.io-<hash>` is left alone.
-        if !registry.file_name().to_string_lossy().starts_with('-') {
-            continue;
-        }
-        for name in &ours {
-            let dir = registry.path().join(name);
-            if dir.is_dir() {
-                std::fs::remove_dir_all(&dir)
-                    .with_context(|| format!("removing the stale {}", dir.display()))?;
-            }
-        }
-    }
-    Ok(())
-}
-
+/// kit are `publish = false`); `cargo package --workspace` packages every crate, and each is
+/// checked from its package ([`check_packages`]); and the docs of every crate build without a
+/// warning.
 fn publishing(root: &Path) -> Result<()> {
     let meta = cargo(root)
         .args(["metadata", "--no-deps", "--format-version", "1"])
@@ -151,9 +82,9 @@ fn publishing(root: &Path) -> Result<()> {
             );
         }
     }
-    // Verified under the workspace's own [profile.dev] (cargo builds each package as a workspace
-    // of its own, with the default profile otherwise), so that the dependencies it builds are the
-    // ones the tests use: compiled once on a fresh machine, not twice (docs/decisions.md).
+    // Checked under the workspace's own [profile.dev] (the packages' workspace has the default
+    // profile otherwise), so that the dependencies it builds are the ones the other checks use:
+    // compiled once on a fresh machine, not twice (docs/decisions.md).
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
     for line in [PROFILE_DEV_DEBUG, PROFILE_DEV_DEPS_OPT] {
         if !manifest.contains(line) {
@@ -162,17 +93,14 @@ fn publishing(root: &Path) -> Result<()> {
             );
         }
     }
-    forget_extracted_packages(&meta)?;
     run(cargo(root).args([
         "package",
         "--workspace",
         "--allow-dirty",
         "--quiet",
-        "--config",
-        "profile.dev.debug=\"line-tables-only\"",
-        "--config",
-        "profile.dev.package.\"*\".opt-level=1",
+        "--no-verify",
     ]))?;
+    check_packages(root, &meta)?;
     run(cargo(root)
         .args([
             "doc",
@@ -182,4 +110,67 @@ fn publishing(root: &Path) -> Result<()> {
             "--quiet",
         ])
         .env("RUSTDOCFLAGS", "-D warnings"))
+}
+
+/// Every published crate checked as cargo's verification of a package builds it, but without
+/// code generation: the `.crate` files `cargo package` wrote are unpacked side by side under
+/// `<target>/package-check` (the same folder each run, so the dependencies' artifacts are
+/// reused), made one workspace whose `[patch.crates-io]` stands the unpacked packages in for the
+/// registry, and `cargo check`ed with every feature under this workspace's `[profile.dev]` and
+/// toolchain: a file a package leaves out, a dependency only a path gave, or a feature another
+/// crate's package lacks fails here as it would on crates.io (docs/decisions.md, "crates.io").
+fn check_packages(root: &Path, meta: &serde_json::Value) -> Result<()> {
+    let target = PathBuf::from(
+        meta["target_directory"]
+            .as_str()
+            .context("cargo metadata: no target_directory")?,
+    );
+    let packages: Vec<(String, String)> = meta["packages"]
+        .as_array()
+        .context("cargo metadata: no packages")?
+        .iter()
+        .filter_map(|p| {
+            Some((
+                p["name"].as_str()?.to_string(),
+                p["version"].as_str()?.to_string(),
+            ))
+        })
+        .filter(|(name, _)| PUBLISHED.contains(&name.as_str()))
+        .collect();
+    let check = target.join("package-check");
+    if check.exists() {
+        std::fs::remove_dir_all(&check).with_context(|| format!("removing {}", check.display()))?;
+    }
+    std::fs::create_dir_all(&check)?;
+    let mut members = String::new();
+    let mut patches = String::new();
+    for (name, version) in &packages {
+        let dir = format!("{name}-{version}");
+        run(std::process::Command::new("tar")
+            .arg("-xzf")
+            .arg(target.join("package").join(format!("{dir}.crate")))
+            .arg("-C")
+            .arg(&check))?;
+        members.push_str(&format!("  \"{dir}\",\n"));
+        patches.push_str(&format!("{name} = {{ path = \"{dir}\" }}\n"));
+    }
+    std::fs::write(
+        check.join("Cargo.toml"),
+        format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [\n{members}]\n\n[patch.crates-io]\n{patches}\n{PROFILE_DEV_DEBUG}\n\n{PROFILE_DEV_DEPS_OPT}\n"
+        ),
+    )?;
+    // The workspace's resolved versions, so the check compiles the dependencies the tests use.
+    std::fs::copy(root.join("Cargo.lock"), check.join("Cargo.lock"))?;
+    // The toolchain is found from the working directory (the workspace's, pinned); the
+    // workspace's own `.cargo/config.toml` applies the same way.
+    run(cargo(root)
+        .args([
+            "check",
+            "--quiet",
+            "--workspace",
+            "--all-features",
+            "--manifest-path",
+        ])
+        .arg(check.join("Cargo.toml")))
 }

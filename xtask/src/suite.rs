@@ -46,13 +46,14 @@ impl Run {
 const COLD_RUNS_LONG: &str = "20,10";
 const COLD_RUNS_DEFAULT: &str = "5,3";
 
-/// Run the whole suite, echo its output, and close with the slowest test binaries and one plain
-/// `tests: N passed, N failed` line summed over every test binary (cargo's own last line is the
-/// doc-tests' count).
+/// Install what the tests use (`setup`), run the whole suite, echo its output, and close with the
+/// slowest test binaries and one plain `tests: N passed, N failed` line summed over every test
+/// binary (cargo's own last line is the doc-tests' count).
+///
+/// `setup` (mostly waiting on the registries) runs while the tests compile (mostly the CPU); the
+/// dist build, which needs setup's maturin, follows both.
 pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
-    // The wheel and npm tarballs the dist tests install (dev profile: docs/decisions.md).
     let dist = dist::default_out(root);
-    dist::build(root, dist::Profile::Dev, &dist)?;
     let cold = match (run.long, std::env::var("AGENT_TOOLS_COLD_RUNS")) {
         (false, Ok(set)) => set,
         (true, _) => COLD_RUNS_LONG.to_string(),
@@ -72,6 +73,20 @@ pub(crate) fn test(root: &Path, run: Run) -> Result<()> {
             .env("AGENT_TOOLS_COLD_RUNS", &cold);
         c
     };
+    std::thread::scope(|s| {
+        let installed = s.spawn(|| crate::setup::setup(root));
+        let mut build = with_env();
+        build
+            .args(["test", "--workspace", "--all-features", "--no-run"])
+            .args(&run.cargo_args);
+        let built = crate::run(&mut build).context("building the tests");
+        let installed = installed
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("setup panicked")));
+        installed.and(built)
+    })?;
+    // The wheel and npm tarballs the dist tests install (dev profile: docs/decisions.md).
+    dist::build(root, dist::Profile::Dev, &dist)?;
     let (mut passed, mut failed) = (0u64, 0u64);
     let mut timings = Timings::default();
     let mut seen = |line: &str| {

@@ -98,15 +98,31 @@ pub(crate) struct Skipped {
     pub symlinks: usize,
     /// FIFOs, sockets and devices (never opened).
     pub special: usize,
-    /// Entries that could not be read, and the first error.
+    /// Entries that could not be read, and the first error in walk order (where, and the text).
     pub unreadable: usize,
-    pub first_error: Option<String>,
+    pub first_error: Option<(PathBuf, String)>,
     /// Where the walk started and whether it took hidden entries: what a search that found
     /// nothing asks [`Skipped::left_out_note`] about.
     pub walked: Option<(PathBuf, bool)>,
 }
 
 impl Skipped {
+    /// Add the counts of `other`, a part of the same walk (the first error the earlier in walk
+    /// order).
+    fn merge(&mut self, other: Skipped) {
+        self.symlinks += other.symlinks;
+        self.special += other.special;
+        self.unreadable += other.unreadable;
+        if let Some((at, text)) = other.first_error
+            && self
+                .first_error
+                .as_ref()
+                .is_none_or(|(mine, _)| walk_order(&at, mine).is_lt())
+        {
+            self.first_error = Some((at, text));
+        }
+    }
+
     /// For a search that found nothing: how many files the ignore rules left out where it
     /// walked, when any.
     pub(crate) fn left_out_note(&self) -> Option<String> {
@@ -130,7 +146,9 @@ impl Skipped {
             parts.push(format!(
                 "{} unreadable (first: {})",
                 self.unreadable,
-                self.first_error.as_deref().unwrap_or("?")
+                self.first_error
+                    .as_ref()
+                    .map_or("?", |(_, text)| text.as_str())
             ));
         }
         parts
@@ -156,34 +174,10 @@ pub(crate) fn files(
     let mut builder = agent_tier::ignore_rules::walker(from, hidden);
     builder.sort_by_file_name(|a, b| a.cmp(b));
     for entry in builder.build() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                skipped.unreadable += 1;
-                if skipped.first_error.is_none() {
-                    skipped.first_error = Some(error_text(root, &e));
-                }
-                continue;
-            }
+        let entry = match classify(root, base, pattern, entry, &mut skipped) {
+            Some(e) => e,
+            None => continue,
         };
-        let Some(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            continue;
-        }
-        let rel = entry.path().strip_prefix(base).unwrap_or(entry.path());
-        if pattern.is_some_and(|p| !p.matches(rel)) {
-            continue;
-        }
-        if kind.is_symlink() {
-            skipped.symlinks += 1;
-            continue;
-        }
-        if !kind.is_file() {
-            skipped.special += 1;
-            continue;
-        }
         // A stat per file only when the caller reads it (a search does not).
         let meta = if with_meta {
             let Ok(meta) = entry.metadata() else {
@@ -199,6 +193,123 @@ pub(crate) fn files(
         }
     }
     skipped
+}
+
+/// One entry of a walk: the regular file to visit, or `None` with what it was counted as in
+/// `skipped` (a folder or a file the pattern does not match is not counted).
+fn classify(
+    root: &Path,
+    base: &Path,
+    pattern: Option<&Pattern>,
+    entry: Result<ignore::DirEntry, ignore::Error>,
+    skipped: &mut Skipped,
+) -> Option<ignore::DirEntry> {
+    let entry = match entry {
+        Ok(e) => e,
+        Err(e) => {
+            skipped.unreadable += 1;
+            let text = error_text(root, &e);
+            // The first in walk order, whichever thread met it first.
+            if skipped
+                .first_error
+                .as_ref()
+                .is_none_or(|(at, _)| walk_order(&error_path(&e), at).is_lt())
+            {
+                skipped.first_error = Some((error_path(&e), text));
+            }
+            return None;
+        }
+    };
+    let kind = entry.file_type()?;
+    if kind.is_dir() {
+        return None;
+    }
+    let rel = entry.path().strip_prefix(base).unwrap_or(entry.path());
+    if pattern.is_some_and(|p| !p.matches(rel)) {
+        return None;
+    }
+    if kind.is_symlink() {
+        skipped.symlinks += 1;
+        return None;
+    }
+    if !kind.is_file() {
+        skipped.special += 1;
+        return None;
+    }
+    Some(entry)
+}
+
+/// [`files`] with the walk and `visit` spread over `threads` threads, as ripgrep walks: each
+/// thread reads folders and visits the files it finds, so the files come in no set order
+/// ([`walk_order`] puts them back in the order [`files`] gives). `visitor` makes each thread's
+/// visitor; `visit` cannot stop the walk.
+pub(crate) fn files_parallel<V: FnMut(&Path) + Send>(
+    root: &Path,
+    from: &Path,
+    base: &Path,
+    pattern: Option<&Pattern>,
+    threads: usize,
+    visitor: impl Fn() -> V + Sync,
+) -> Skipped {
+    let hidden = pattern.is_some_and(|p| p.hidden);
+    let mut builder = agent_tier::ignore_rules::walker(from, hidden);
+    builder.threads(threads);
+    let all = std::sync::Mutex::new(Skipped::default());
+    /// A thread's count, added to the walk's when the thread ends.
+    struct Counted<'a, V> {
+        skipped: Skipped,
+        all: &'a std::sync::Mutex<Skipped>,
+        visit: V,
+    }
+    impl<V> Drop for Counted<'_, V> {
+        fn drop(&mut self) {
+            let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+            all.merge(std::mem::take(&mut self.skipped));
+        }
+    }
+    builder.build_parallel().run(|| {
+        let mut counted = Counted {
+            skipped: Skipped::default(),
+            all: &all,
+            visit: visitor(),
+        };
+        Box::new(move |entry| {
+            if let Some(entry) = classify(root, base, pattern, entry, &mut counted.skipped) {
+                (counted.visit)(entry.path());
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut skipped = all.into_inner().unwrap_or_else(|e| e.into_inner());
+    skipped.walked = Some((from.to_path_buf(), hidden));
+    skipped
+}
+
+/// The order [`files`] visits paths in: folder by folder, each folder's entries by name, a
+/// folder's files right after it (as comparing the paths component by component). With `/` as
+/// the lowest byte, comparing the bytes does it: a name never holds `/` or NUL.
+pub(crate) fn walk_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    use std::os::unix::ffi::OsStrExt;
+    let key = |p: &Path| {
+        p.as_os_str()
+            .as_bytes()
+            .iter()
+            .map(|&c| if c == b'/' { 0 } else { c })
+            .collect::<Vec<u8>>()
+    };
+    key(a).cmp(&key(b))
+}
+
+/// The path an error of the walk is about, for ordering (empty when it names none).
+fn error_path(e: &ignore::Error) -> PathBuf {
+    match e {
+        ignore::Error::WithPath { path, .. } => path.clone(),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.first().map(error_path).unwrap_or_default(),
+        _ => PathBuf::new(),
+    }
 }
 
 /// An error of the walk, with paths shown relative to the root.

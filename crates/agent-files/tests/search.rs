@@ -425,3 +425,67 @@ async fn grep_counts_equal_ripgreps_on_a_real_tree() {
         );
     }
 }
+
+/// Many files over many folders, named so that comparing paths as strings and walking folder by
+/// folder disagree (`a.c` sorts before `a/b` as a string, after it as a walk): grep's threads
+/// each walk and read the files they find, in no set order, but the files it shows come in the
+/// order glob lists them by path, run after run, and with a limit the first ones of that order
+/// are shown.
+#[tokio::test]
+async fn grep_shows_files_in_walk_order_whatever_thread_found_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut names = Vec::new();
+    for top in ["a", "a.c", "a-b", "ab", "A", "a0", "z", "m.d"] {
+        names.push(format!("{top}.txt"));
+        for sub in ["b", "b.c", "b-d", "B", "b0"] {
+            for leaf in ["x.txt", "x.c.txt", "x-y.txt", "X.txt", "x0.txt"] {
+                names.push(format!("{top}/{sub}/{leaf}"));
+            }
+        }
+    }
+    for n in &names {
+        write(root, n, format!("needle in {n}\n"));
+    }
+    let r = registry(root);
+    let listed = call(
+        &r,
+        "glob",
+        json!({"pattern": "**/*.txt", "sort": "path", "limit": 1000}),
+    )
+    .await;
+    assert!(!listed.is_error, "{}", listed.text);
+    let by_path: Vec<&str> = listed
+        .text
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .collect();
+    assert_eq!(by_path.len(), names.len(), "{}", listed.text);
+    // A string sort would put `a.c` before `a/…`; the walk does not.
+    let pos = |p: &str| by_path.iter().position(|l| *l == p).unwrap();
+    assert!(pos("a/b/x.txt") < pos("a.c.txt"), "{}", listed.text);
+    for _ in 0..5 {
+        let out = call(&r, "grep", json!({"pattern": "needle", "limit": 1000})).await;
+        assert!(!out.is_error, "{}", out.text);
+        let shown: Vec<&str> = out
+            .text
+            .lines()
+            .filter_map(|l| l.split_once(":1: ").map(|(p, _)| p))
+            .collect();
+        assert_eq!(shown, by_path);
+    }
+    let out = call(&r, "grep", json!({"pattern": "needle", "limit": 3})).await;
+    let shown: Vec<&str> = out
+        .text
+        .lines()
+        .filter_map(|l| l.split_once(":1: ").map(|(p, _)| p))
+        .collect();
+    assert_eq!(shown, by_path[..3], "{}", out.text);
+    let n = names.len();
+    assert_eq!(
+        out.text.lines().last().unwrap(),
+        format!(
+            "[3 of {n} matching lines shown, in {n} file(s); {n} file(s) searched; narrow `path` or `glob`, or raise `limit`]"
+        )
+    );
+}

@@ -62,6 +62,16 @@ fn podman() -> Command {
     c
 }
 
+/// Held by every `podman build` and by a [`Cleanup`] removing the untagged images a build left:
+/// a test's cleanup could otherwise remove a stage image another test's build is still reading.
+static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `cmd` (a `podman build`) run to success, one build at a time.
+fn build(cmd: &mut Command) -> String {
+    let _one = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    ok(cmd)
+}
+
 fn ok(cmd: &mut Command) -> String {
     let shown = format!("{cmd:?}");
     let out = cmd.stdin(Stdio::null()).output().unwrap();
@@ -197,6 +207,7 @@ impl Drop for Cleanup {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
+        let _no_build = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
         for id in dangling() {
             if !self.dangling_before.contains(&id) {
                 let _ = podman()
@@ -227,13 +238,15 @@ fn containerfile_builds_and_serves_mcp_over_streamable_http() {
         dangling_before: dangling(),
     };
     let t = Instant::now();
-    ok(podman()
-        .args(["build", "-q", "-f"])
-        .arg(workspace().join("docs/deploy/Containerfile"))
-        .args(["--target", "host", "--build-arg"])
-        .arg(format!("BASE={base}"))
-        .args(["--build-arg", "BINARY=prebuilt", "-t", &guard.image])
-        .arg(&ctx));
+    build(
+        podman()
+            .args(["build", "-q", "-f"])
+            .arg(workspace().join("docs/deploy/Containerfile"))
+            .args(["--target", "host", "--build-arg"])
+            .arg(format!("BASE={base}"))
+            .args(["--build-arg", "BINARY=prebuilt", "-t", &guard.image])
+            .arg(&ctx),
+    );
     eprintln!("podman build: {:.1}s", t.elapsed().as_secs_f64());
 
     // As the README's `docker run` line, with a free port on the machine's loopback.
@@ -289,9 +302,11 @@ fn containerfile_builds_and_serves_mcp_over_streamable_http() {
 }
 
 /// `base` with this machine's extra CA certificates (`/usr/local/share/ca-certificates`), which
-/// the runtime stage's `ca-certificates` install then trusts; `base` itself when it has none.
+/// the runtime stage's `ca-certificates` install then trusts, kept as
+/// `localhost/agent-tools-base-ca:<key>` (a hash of `base`'s id and the certificates); `base`
+/// itself when it has none.
 fn base_with_cas(base: &str) -> String {
-    let cas: Vec<PathBuf> = std::fs::read_dir("/usr/local/share/ca-certificates")
+    let mut cas: Vec<PathBuf> = std::fs::read_dir("/usr/local/share/ca-certificates")
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
@@ -302,18 +317,25 @@ fn base_with_cas(base: &str) -> String {
     if cas.is_empty() {
         return base.to_string();
     }
-    let image = format!("{base}-ca");
-    let ctx = tempfile::tempdir().unwrap();
+    cas.sort();
+    let mut inputs = vec![image_id(base).into_bytes()];
     for ca in &cas {
-        std::fs::copy(ca, ctx.path().join(ca.file_name().unwrap())).unwrap();
+        inputs.push(ca.as_os_str().as_encoded_bytes().to_vec());
+        inputs.push(std::fs::read(ca).unwrap());
     }
-    std::fs::write(
-        ctx.path().join("Containerfile"),
-        format!("FROM {base}\nCOPY *.crt /usr/local/share/ca-certificates/\n"),
-    )
-    .unwrap();
-    ok(podman().args(["build", "-q", "-t", &image]).arg(ctx.path()));
-    image
+    let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    kept_image("localhost/agent-tools-base-ca", &inputs, |image| {
+        let ctx = tempfile::tempdir().unwrap();
+        for ca in &cas {
+            std::fs::copy(ca, ctx.path().join(ca.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(
+            ctx.path().join("Containerfile"),
+            format!("FROM {base}\nCOPY *.crt /usr/local/share/ca-certificates/\n"),
+        )
+        .unwrap();
+        build(podman().args(["build", "-q", "-t", image]).arg(ctx.path()));
+    })
 }
 
 /// Node 20 as an image (`/usr/local/bin/node`, npm under `/usr/local/lib/node_modules`), made
@@ -378,45 +400,121 @@ fn node_image() -> String {
     image
 }
 
-/// The `runtime` stage built from this machine's base (with its CAs) and the node image, with the
-/// binary of the built wheel (`BINARY=prebuilt`), tagged `localhost/agent-tools-runtime-test:<pid>`,
-/// built once for the tests that run while one holds it (the build is the slowest step of this
-/// binary: two tests building it side by side cost twice). The last holder's drop removes it,
-/// the container `agent-tools-runtime-test-<pid>` and the untagged images the build left.
-fn runtime_image() -> std::sync::Arc<Cleanup> {
-    use std::sync::{Arc, Mutex, Weak};
-    static SHARED: Mutex<Weak<Cleanup>> = Mutex::new(Weak::new());
-    // Held through the build, so a second test waits for the first one's image.
-    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(guard) = shared.upgrade() {
-        return guard;
+/// The Containerfile's `tools` stage (the servers and adapters, no binary) on this machine's
+/// base with its CAs and the node image, tagged `localhost/agent-tools-tools:<key>` and kept
+/// (podman keeps it, as the base): `key` is a hash of the Containerfile and the ids of the two
+/// images, so a change to either builds it again; the images of other keys are removed then.
+/// Installing the servers is most of the runtime's build (apt, pip and npm from the registries);
+/// the binary, which every run has new, is added after it.
+fn tools_image() -> String {
+    static TOOLS: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let mut made = TOOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(image) = made.as_ref() {
+        return image.clone();
     }
-    let dist = Dist::load();
     let base = base_with_cas(&base_image());
     let node = node_image();
+    let containerfile = workspace().join("docs/deploy/Containerfile");
+    let image = kept_image(
+        TOOLS_IMAGE,
+        &[
+            &std::fs::read(&containerfile).unwrap(),
+            image_id(&base).as_bytes(),
+            image_id(&node).as_bytes(),
+        ],
+        |image| {
+            let ctx = tempfile::tempdir().unwrap();
+            build(
+                podman()
+                    .args(["build", "-q", "-f"])
+                    .arg(&containerfile)
+                    .args(["--target", "tools"])
+                    .args(["--build-arg", &format!("BASE={base}")])
+                    .args(["--build-arg", &format!("NODE_IMAGE={node}")])
+                    .args(["-t", image])
+                    .arg(ctx.path()),
+            );
+        },
+    );
+    *made = Some(image.clone());
+    image
+}
+
+const TOOLS_IMAGE: &str = "localhost/agent-tools-tools";
+
+/// `repo:<hash of inputs>`, made by `build` when podman does not hold it yet; the images of
+/// `repo` with other tags (made from inputs since changed) are removed then.
+fn kept_image(repo: &str, inputs: &[&[u8]], build: impl FnOnce(&str)) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    inputs.hash(&mut h);
+    let image = format!("{repo}:{:016x}", h.finish());
+    let exists = podman()
+        .args(["image", "exists", &image])
+        .status()
+        .unwrap()
+        .success();
+    if exists {
+        return image;
+    }
+    let t = Instant::now();
+    build(&image);
+    eprintln!("made {image} in {:.1}s", t.elapsed().as_secs_f64());
+    let listed = ok(podman().args(["images", "--format", "{{.Repository}}:{{.Tag}}", repo]));
+    for old in listed
+        .lines()
+        .filter(|l| *l != image && l.starts_with(repo))
+    {
+        let _ = podman()
+            .args(["rmi", old])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    image
+}
+
+/// The id podman gives `image`.
+fn image_id(image: &str) -> String {
+    ok(podman().args(["image", "inspect", "--format", "{{.Id}}", image]))
+        .trim()
+        .to_string()
+}
+
+/// The `runtime` stage on `tools` (TOOLS=, an image of the `tools` stage) with the binary of the
+/// built wheel (`BINARY=prebuilt`), tagged `image`.
+fn build_runtime(tools: &str, image: &str) {
+    let dist = Dist::load();
     let dir = tempfile::tempdir().unwrap();
     let ctx = context_with_binary(dir.path(), &dist);
+    let t = Instant::now();
+    build(
+        podman()
+            .args(["build", "-q", "-f"])
+            .arg(workspace().join("docs/deploy/Containerfile"))
+            .args(["--target", "runtime"])
+            .args(["--build-arg", &format!("TOOLS={tools}")])
+            .args(["--build-arg", "BINARY=prebuilt", "-t", image])
+            .arg(&ctx),
+    );
+    eprintln!(
+        "podman build --target runtime on {tools}: {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+}
+
+/// The `runtime` stage (on [`tools_image`], with the binary of the built wheel), tagged
+/// `localhost/agent-tools-runtime-test:<pid>`; its drop removes it, the container
+/// `agent-tools-runtime-test-<pid>` and the untagged images the build left.
+fn runtime_image() -> Cleanup {
+    let tools = tools_image();
     let id = std::process::id();
     let guard = Cleanup {
         image: format!("localhost/agent-tools-runtime-test:{id}"),
         container: format!("agent-tools-runtime-test-{id}"),
         dangling_before: dangling(),
     };
-    let t = Instant::now();
-    ok(podman()
-        .args(["build", "-q", "-f"])
-        .arg(workspace().join("docs/deploy/Containerfile"))
-        .args(["--target", "runtime"])
-        .args(["--build-arg", &format!("BASE={base}")])
-        .args(["--build-arg", &format!("NODE_IMAGE={node}")])
-        .args(["--build-arg", "BINARY=prebuilt", "-t", &guard.image])
-        .arg(&ctx));
-    eprintln!(
-        "podman build --target runtime: {:.1}s",
-        t.elapsed().as_secs_f64()
-    );
-    let guard = Arc::new(guard);
-    *shared = Arc::downgrade(&guard);
+    build_runtime(&tools, &guard.image);
     guard
 }
 
@@ -772,29 +870,34 @@ fn host_rust() -> (PathBuf, PathBuf, PathBuf) {
 
 /// The runtime image with a C linker (`gcc`, `libc6-dev`), which a Rust toolchain wants beside
 /// it (rustc links build scripts and proc macros with `cc`; the runtime stage has none, so
-/// without it no build script could run there, trusted or not): an image of its own,
-/// `<runtime>-cc`, with its own container name, so the runtime image other tests share stays as
-/// built. Drop it before `runtime`.
-fn add_c_linker(runtime: &Cleanup) -> Cleanup {
-    let ctx = tempfile::tempdir().unwrap();
-    std::fs::write(
-        ctx.path().join("Containerfile"),
-        format!(
-            "FROM {}\nRUN apt-get update -q \\\n && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev \\\n && rm -rf /var/lib/apt/lists/*\n",
-            runtime.image
-        ),
-    )
-    .unwrap();
+/// without it no build script could run there, trusted or not): the `runtime` stage on
+/// [`tools_image`] with the linker added (`localhost/agent-tools-tools-cc:<key>`, kept as the
+/// tools image is), tagged `localhost/agent-tools-runtime-cc-test:<pid>`, with its own
+/// container name.
+fn runtime_with_c_linker() -> Cleanup {
+    let tools = tools_image();
+    let cc = kept_image(
+        "localhost/agent-tools-tools-cc",
+        &[tools.as_bytes()],
+        |image| {
+            let ctx = tempfile::tempdir().unwrap();
+            std::fs::write(
+            ctx.path().join("Containerfile"),
+            format!(
+                "FROM {tools}\nRUN apt-get update -q \\\n && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev \\\n && rm -rf /var/lib/apt/lists/*\n"
+            ),
+        )
+        .unwrap();
+            build(podman().args(["build", "-q", "-t", image]).arg(ctx.path()));
+        },
+    );
+    let id = std::process::id();
     let guard = Cleanup {
-        image: format!("{}-cc", runtime.image),
-        container: format!("agent-tools-runtime-rust-test-{}", std::process::id()),
+        image: format!("localhost/agent-tools-runtime-cc-test:{id}"),
+        container: format!("agent-tools-runtime-rust-test-{id}"),
         dangling_before: dangling(),
     };
-    let t = Instant::now();
-    ok(podman()
-        .args(["build", "-q", "-t", &guard.image])
-        .arg(ctx.path()));
-    eprintln!("gcc added: {:.1}s", t.elapsed().as_secs_f64());
+    build_runtime(&cc, &guard.image);
     guard
 }
 
@@ -813,8 +916,7 @@ fn add_c_linker(runtime: &Cleanup) -> Cleanup {
 fn runtime_image_runs_no_rust_repository_code() {
     let (rustup_home, cargo_home, bin) = host_rust();
     let tmp = tempfile::tempdir().unwrap();
-    let runtime = runtime_image();
-    let guard = add_c_linker(&runtime);
+    let guard = runtime_with_c_linker();
     let ws = tmp.path().join("ws");
     let real_bin = Path::new("/opt/rustup").join(&bin).display().to_string();
     hostile_crate(&ws, &real_bin);
