@@ -2,7 +2,7 @@
 //! 6.1 source, `linux-source-6.1`, unpacked outside the checkout on first use) at three
 //! sizes — `drivers/net`, `drivers`, the whole tree — searched process per call, as a harness
 //! without a long-lived host runs the tools: `grep` against ripgrep (`rg -c`, the same
-//! pattern; the counts must be identical; median of 3 after a warm-up) and `ast_grep` against
+//! pattern; the counts must be identical; median of 7, the two run in turn, after a warm-up) and `ast_grep` against
 //! the ast-grep CLI (one run each: a whole-tree search takes minutes), with each process's peak
 //! RSS; and the identifier witness (`examples/witness_scale.rs`, one process per size: the first
 //! query walks and indexes the tree, then warm and repeated queries) against ripgrep's
@@ -123,6 +123,38 @@ fn measure(cmd: &[&str], cwd: &Path, runs: usize) -> Result<(Duration, f64, Vec<
     Ok((median(walls), rss as f64 / 1024.0, out))
 }
 
+/// How many times each grep command runs, ours and the peer's in turn.
+const GREP_RUNS: usize = 7;
+
+/// [`measure`] of `ours` and `peer` run in turn, `runs` times each after a warm-up of both: a
+/// machine that slows down for a while slows both (run one after the other, a slow spell
+/// during one command's runs showed as its ratio: the same grep measured 1.07× and 1.27× on
+/// `drivers/` in one session).
+type Measured = (Duration, f64, Vec<u8>);
+fn measure_pair(
+    ours: &[&str],
+    peer: &[&str],
+    cwd: &Path,
+    runs: usize,
+) -> Result<(Measured, Measured)> {
+    timed(ours, cwd)?;
+    timed(peer, cwd)?;
+    let mut sides: [(Vec<Duration>, u64, Vec<u8>); 2] = Default::default();
+    for _ in 0..runs {
+        for (side, cmd) in sides.iter_mut().zip([ours, peer]) {
+            let t = timed(cmd, cwd)?;
+            side.0.push(t.wall);
+            side.1 = side.1.max(t.rss_kib);
+            side.2 = t.stdout;
+        }
+    }
+    let [a, b] = sides;
+    Ok((
+        (median(a.0), a.1 as f64 / 1024.0, a.2),
+        (median(b.0), b.1 as f64 / 1024.0, b.2),
+    ))
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -202,7 +234,7 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
     );
     let root_s = tree.display().to_string();
     println!(
-        "tree: {root_s} (Linux 6.1); process per call; grep: median of 3 after a warm-up, ast_grep: one run each"
+        "tree: {root_s} (Linux 6.1); process per call; grep: median of {GREP_RUNS}, ours and ripgrep in turn, after a warm-up; ast_grep: one run each"
     );
     println!("| size | tool | pattern | ours | peer | ratio | counts | RSS ours / peer |");
     println!("|---|---|---|---|---|---|---|---|");
@@ -210,17 +242,17 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
         for (name, pattern, literal) in GREPS {
             let args = json!({"pattern": pattern, "literal": literal, "path": size, "limit": 5});
             let args_s = args.to_string();
-            let ours = measure(
-                &[&bin_s, "call", "grep", &args_s, "--json", "--root", &root_s],
-                &tree,
-                3,
-            )?;
             let mut peer_cmd = vec![rg_s.as_str(), "-c"];
             if *literal {
                 peer_cmd.push("--fixed-strings");
             }
             peer_cmd.extend(["--", pattern, size]);
-            let peer = measure(&peer_cmd, &tree, 3)?;
+            let (ours, peer) = measure_pair(
+                &[&bin_s, "call", "grep", &args_s, "--json", "--root", &root_s],
+                &peer_cmd,
+                &tree,
+                GREP_RUNS,
+            )?;
             let our_count = structured(&ours.2)?["matches"].as_u64().unwrap_or(0);
             let peer_count: u64 = String::from_utf8_lossy(&peer.2)
                 .lines()
