@@ -89,7 +89,12 @@ pub(crate) fn run(
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    let key = |b: &Binary| format!("{} {}", b.dir.display(), b.shown);
+    // By the package's folder name, not its path: a fresh clone elsewhere on the machine (as CI
+    // makes) finds the times of the last run.
+    let key = |b: &Binary| {
+        let folder = b.dir.file_name().unwrap_or_default().to_string_lossy();
+        format!("{folder} {}", b.shown)
+    };
     // Taken from the end: the longest first, and before them the ones without a time yet (a
     // new binary may be long).
     queue.sort_by(|a, b| {
