@@ -79,6 +79,8 @@ struct Walked {
 struct Answer {
     key: (Vec<Lang>, String),
     holders: Vec<(PathBuf, Option<Fingerprint>)>,
+    /// The files that could not be read then (too big, unreadable, links out of the walk).
+    unread: Vec<PathBuf>,
     sightings: Sightings,
 }
 
@@ -461,16 +463,21 @@ impl Witness {
         let holders: Vec<&Found> = found.iter().filter(|f| may.contains(&f.path)).collect();
         let held: Vec<(PathBuf, Option<Fingerprint>)> =
             holders.iter().map(|f| (f.path.clone(), f.print)).collect();
-        let unchanged = unread.is_empty();
-        if unchanged {
+        // Reused while the holders are unchanged and the same files could not be read (a file
+        // too big to read stays so until it changes; with one in `drivers/`, every repeated
+        // query there parsed its holders again: 1.1 s).
+        {
             let answers = self.answers.lock();
-            if let Some(a) = answers.iter().find(|a| a.key == key && a.holders == held)
-                && a.sightings.files == found.len()
+            if let Some(a) = answers
+                .iter()
+                .find(|a| a.key == key && a.holders == held && a.unread == unread)
+                && a.sightings.files == found.len() - skipped.len()
                 && (a.sightings.occurrences.len() <= limit)
             {
                 return Ok(a.sightings.clone());
             }
         }
+        let read_now = unread.clone();
         let mut out = Sightings {
             files: found.len() - skipped.len(),
             skipped: unread.len(),
@@ -482,7 +489,8 @@ impl Witness {
         if let Some(stop) = self.positions(&holders, name, limit, &mut out) {
             return Ok(stop);
         }
-        if unchanged && out.skipped == 0 {
+        // Kept unless a holder could not be parsed now (perhaps a passing fault).
+        if out.skipped == read_now.len() {
             let mut answers = self.answers.lock();
             answers.retain(|a| a.key != key);
             if answers.len() >= ANSWERS {
@@ -491,6 +499,7 @@ impl Witness {
             answers.push(Answer {
                 key,
                 holders: held,
+                unread: read_now,
                 sightings: out.clone(),
             });
         }
@@ -696,6 +705,33 @@ mod tests {
         );
         // Another name has its own verdicts.
         assert_eq!(sites(&full, &a, "g"), vec![("b.c".into(), 0, 4)]);
+    }
+
+    /// A file too big to read leaves the answer reusable: it is kept with the files that could
+    /// not be read and reused while they are the same; once the big file shrinks, it is read.
+    #[test]
+    fn an_answer_with_an_unread_file_is_reused_while_the_same_files_are_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = write(&root, "a.c", "void f(void *p) { kfree(p); }\n");
+        let big = write(&root, "big.c", "");
+        std::fs::File::options()
+            .write(true)
+            .open(&big)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        let w = Witness::new(root.clone(), Arc::new(TokenIndex::indexing_recent(1 << 20)));
+        let first = w.occurrences(&a, "kfree", 100).unwrap();
+        assert_eq!((first.files, first.skipped), (1, 1));
+        assert_eq!(first.unread, std::slice::from_ref(&big));
+        assert_eq!(w.answers.lock().len(), 1, "the answer was kept");
+        let again = w.occurrences(&a, "kfree", 100).unwrap();
+        assert_eq!(again.occurrences, first.occurrences);
+        std::fs::write(&big, "int g(void) { kfree(0); }\n").unwrap();
+        let after = w.occurrences(&a, "kfree", 100).unwrap();
+        assert_eq!((after.files, after.skipped), (2, 0));
+        assert_eq!(after.occurrences.len(), 2);
     }
 
     #[test]
