@@ -2,12 +2,13 @@
 //! 6.1 source, `linux-source-6.1`, unpacked outside the checkout on first use) at three
 //! sizes — `drivers/net`, `drivers`, the whole tree — searched process per call, as a harness
 //! without a long-lived host runs the tools: `grep` against ripgrep (`rg -c`, the same
-//! pattern; the counts must be identical; median of 7, the two run in turn, after a warm-up) and `ast_grep` against
-//! the ast-grep CLI (one run each: a whole-tree search takes minutes), with each process's peak
-//! RSS; and the identifier witness (`examples/witness_scale.rs`, one process per size: the first
-//! query walks and indexes the tree, then warm and repeated queries) against ripgrep's
-//! whole-word count of the same name, with its peak RSS. Prints the ratio at every size;
-//! docs/benchmarks.md records a run.
+//! pattern; the counts must be identical; median of 7, the two run in turn, after a warm-up)
+//! and `ast_grep` against the ast-grep CLI (median of 3, the two in turn; one run each on the
+//! whole tree, where the CLI takes a minute), with each process's peak RSS; and the identifier
+//! witness (`examples/witness_scale.rs`, one process per size: the first query walks and
+//! indexes the tree, then warm and repeated queries) against ripgrep's whole-word count of the
+//! same name, with its peak RSS. Prints the ratio at every size; docs/benchmarks.md records a
+//! run.
 
 use crate::bench_calls::{median, timed};
 use anyhow::{Context, Result, bail};
@@ -126,19 +127,39 @@ fn measure(cmd: &[&str], cwd: &Path, runs: usize) -> Result<(Duration, f64, Vec<
 /// How many times each grep command runs, ours and the peer's in turn.
 const GREP_RUNS: usize = 7;
 
-/// [`measure`] of `ours` and `peer` run in turn, `runs` times each after a warm-up of both: a
-/// machine that slows down for a while slows both (run one after the other, a slow spell
-/// during one command's runs showed as its ratio: the same grep measured 1.07× and 1.27× on
-/// `drivers/` in one session).
+/// How many times each ast_grep search runs below the whole tree (there once: the CLI takes
+/// about a minute), ours and the CLI's in turn.
+const ASTGREP_RUNS: usize = 3;
+
+/// How many runs [`measure_pair`] makes of each command.
+enum Runs {
+    /// After a warm-up of both.
+    Warmed(usize),
+    /// Without one (the tree's pages are warm from the searches before).
+    Cold(usize),
+}
+
+/// The median wall time, the largest peak RSS (MiB) and the last run's stdout of a command.
 type Measured = (Duration, f64, Vec<u8>);
+
+/// [`measure`] of `ours` and `peer` run in turn: a machine that slows down for a while slows
+/// both (run one after the other, a slow spell during one command's runs showed as its ratio:
+/// the same grep measured 1.07× and 1.27× on `drivers/` in one session; ast_grep's median read
+/// 0.44× and 0.52× with ast_grep unchanged).
 fn measure_pair(
     ours: &[&str],
     peer: &[&str],
     cwd: &Path,
-    runs: usize,
+    runs: Runs,
 ) -> Result<(Measured, Measured)> {
-    timed(ours, cwd)?;
-    timed(peer, cwd)?;
+    let runs = match runs {
+        Runs::Warmed(n) => {
+            timed(ours, cwd)?;
+            timed(peer, cwd)?;
+            n
+        }
+        Runs::Cold(n) => n,
+    };
     let mut sides: [(Vec<Duration>, u64, Vec<u8>); 2] = Default::default();
     for _ in 0..runs {
         for (side, cmd) in sides.iter_mut().zip([ours, peer]) {
@@ -234,7 +255,7 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
     );
     let root_s = tree.display().to_string();
     println!(
-        "tree: {root_s} (Linux 6.1); process per call; grep: median of {GREP_RUNS}, ours and ripgrep in turn, after a warm-up; ast_grep: one run each"
+        "tree: {root_s} (Linux 6.1); process per call; grep: median of {GREP_RUNS}, ours and ripgrep in turn, after a warm-up; ast_grep: median of {ASTGREP_RUNS} in turn, one run each on the whole tree"
     );
     println!("| size | tool | pattern | ours | peer | ratio | counts | RSS ours / peer |");
     println!("|---|---|---|---|---|---|---|---|");
@@ -251,7 +272,7 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
                 &[&bin_s, "call", "grep", &args_s, "--json", "--root", &root_s],
                 &peer_cmd,
                 &tree,
-                GREP_RUNS,
+                Runs::Warmed(GREP_RUNS),
             )?;
             let our_count = structured(&ours.2)?["matches"].as_u64().unwrap_or(0);
             let peer_count: u64 = String::from_utf8_lossy(&peer.2)
@@ -276,14 +297,10 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
         for pattern in PATTERNS {
             let args = json!({"pattern": pattern, "language": "c", "path": size});
             let args_s = args.to_string();
-            let ours = measure(
+            let (ours, peer) = measure_pair(
                 &[
                     &bin_s, "call", "ast_grep", &args_s, "--json", "--root", &root_s,
                 ],
-                &tree,
-                1,
-            )?;
-            let peer = measure(
                 &[
                     &sg_s,
                     "run",
@@ -295,7 +312,7 @@ pub fn run(root: &Path, bin: &Path) -> Result<()> {
                     size,
                 ],
                 &tree,
-                1,
+                Runs::Cold(if *size == "." { 1 } else { ASTGREP_RUNS }),
             )?;
             let our_count = structured(&ours.2)?["total"].as_u64().unwrap_or(0);
             let peer_count = peer
