@@ -290,14 +290,13 @@ pub(crate) fn files_parallel<V: FnMut(&Path) + Send>(
 /// the lowest byte, comparing the bytes does it: a name never holds `/` or NUL.
 pub(crate) fn walk_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     use std::os::unix::ffi::OsStrExt;
-    let key = |p: &Path| {
+    fn bytes(p: &Path) -> impl Iterator<Item = u8> + '_ {
         p.as_os_str()
             .as_bytes()
             .iter()
             .map(|&c| if c == b'/' { 0 } else { c })
-            .collect::<Vec<u8>>()
-    };
-    key(a).cmp(&key(b))
+    }
+    bytes(a).cmp(bytes(b))
 }
 
 /// The path an error of the walk is about, for ordering (empty when it names none).
