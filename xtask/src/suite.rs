@@ -44,7 +44,7 @@ impl Run {
 /// Two test binaries at a time by default: one after another, the suite took 14.7 of a 19.6-minute
 /// CI run on this 2-core machine (881 s of binaries); two at a time, 9.5 of 13.4 minutes, every
 /// test passing (the binaries' own times grow under the shared cores, 1,120 s in all, so not
-/// half). Most of a binary's time is spent waiting on the servers it starts.
+/// half): one binary at a time left a core idle for much of the run.
 const DEFAULT_JOBS: usize = 2;
 
 /// The statistical runs' counts (the cold Django `references` and `lsp_rename` runs of
