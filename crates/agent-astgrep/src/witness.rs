@@ -275,10 +275,10 @@ impl Witness {
         out
     }
 
-    /// The files that may hold `name` (a superset: their positions are parsed next), and the
+    /// The files that may hold the name of `key` (a superset: their positions are parsed next), and the
     /// files that could not be read. A file the index holds is screened by its tokens; a stale
     /// one is read (in parallel), tokenized and offered to the index while the index keeps what
-    /// it is offered — once it refuses one for its bound the rest are screened by a byte search for `name` where it may be a token ([`may_hold`]),
+    /// it is offered — once it refuses one for its bound the rest are screened by a byte search for the name where it may be a token ([`may_hold`]),
     /// which costs a pass over bytes already read instead of a tokenization that would be
     /// thrown away (a tree the size of Linux's `drivers/net` is past the bound).
     /// A file the screen read before for this name and walk, unchanged since (and not changed
@@ -286,10 +286,10 @@ impl Witness {
     fn refresh(
         &self,
         found: &[Found],
-        name: &str,
         key: &(Vec<Lang>, String),
         walk: u64,
     ) -> (HashSet<PathBuf>, HashSet<PathBuf>) {
+        let name = key.1.as_str();
         let want = name_hash(name.as_bytes());
         let mut holders = HashSet::new();
         let mut stale = Vec::new();
@@ -457,7 +457,7 @@ impl Witness {
         }
         let (found, links, walk) = self.walk(langs);
         let key = (langs.to_vec(), name.to_string());
-        let (skipped, may) = self.refresh(&found, name, &key, walk);
+        let (skipped, may) = self.refresh(&found, &key, walk);
         let mut unread: Vec<PathBuf> = links.iter().chain(&skipped).cloned().collect();
         unread.sort();
         let holders: Vec<&Found> = found.iter().filter(|f| may.contains(&f.path)).collect();
@@ -477,11 +477,10 @@ impl Witness {
                 return Ok(a.sightings.clone());
             }
         }
-        let read_now = unread.clone();
         let mut out = Sightings {
             files: found.len() - skipped.len(),
             skipped: unread.len(),
-            unread: unread.into_iter().take(UNREAD_SHOWN).collect(),
+            unread: unread.iter().take(UNREAD_SHOWN).cloned().collect(),
             languages: langs.iter().map(|l| l.id().to_string()).collect(),
             ..Default::default()
         };
@@ -490,7 +489,7 @@ impl Witness {
             return Ok(stop);
         }
         // Kept unless a holder could not be parsed now (perhaps a passing fault).
-        if out.skipped == read_now.len() {
+        if out.skipped == unread.len() {
             let mut answers = self.answers.lock();
             answers.retain(|a| a.key != key);
             if answers.len() >= ANSWERS {
@@ -499,7 +498,7 @@ impl Witness {
             answers.push(Answer {
                 key,
                 holders: held,
-                unread: read_now,
+                unread,
                 sightings: out.clone(),
             });
         }
